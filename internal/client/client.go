@@ -1,0 +1,386 @@
+// Package client is a thin client of the data-integration service's HTTP API:
+// jobs (list, trigger, cancel) and the customer-service connector. It knows
+// nothing of Terraform.
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxRetries     = 4
+	DefaultRequestTimeout = 30 * time.Second
+	defaultMinBackoff     = 500 * time.Millisecond
+	defaultMaxBackoff     = 15 * time.Second
+	defaultMaxRetryAfter  = 30 * time.Second
+
+	// maxBodyBytes bounds what is read of a successful answer; maxErrorBytes
+	// what is read of a failed one; maxMessageRunes what of it is shown.
+	maxBodyBytes    = 32 << 20
+	maxErrorBytes   = 64 << 10
+	maxMessageRunes = 300
+)
+
+// Config configures a Client.
+type Config struct {
+	// BaseURL is the service's base address, with or without a trailing slash.
+	BaseURL string
+	// APIKey is sent as the Authorization header, exactly as given.
+	APIKey string
+	// Version goes into the User-Agent.
+	Version string
+	// MaxRetries is how many times a retryable request is retried; negative
+	// means none.
+	MaxRetries int
+	// RequestTimeout bounds each attempt; zero means DefaultRequestTimeout.
+	RequestTimeout time.Duration
+	// HTTPClient, if set, is used instead of the client's own.
+	HTTPClient *http.Client
+	// Log, if set, is called once per attempt with its method, path, status
+	// and duration. It is never given headers, bodies or query values.
+	Log func(ctx context.Context, msg string, fields map[string]any)
+
+	// MinBackoff and MaxBackoff bound the exponential backoff between
+	// retries, and MaxRetryAfter caps a Retry-After; zero means the default.
+	MinBackoff, MaxBackoff, MaxRetryAfter time.Duration
+}
+
+// Client calls the service. It is safe for concurrent use.
+type Client struct {
+	base       *url.URL
+	apiKey     string
+	userAgent  string
+	maxRetries int
+	timeout    time.Duration
+	http       *http.Client
+	log        func(ctx context.Context, msg string, fields map[string]any)
+
+	minBackoff, maxBackoff, maxRetryAfter time.Duration
+}
+
+// New returns a Client for cfg.
+func New(cfg Config) (*Client, error) {
+	base, err := url.Parse(cfg.BaseURL)
+	if err != nil || base.Scheme == "" || base.Host == "" {
+		return nil, fmt.Errorf("base URL %q is not an absolute URL", cfg.BaseURL)
+	}
+	if !strings.HasSuffix(base.Path, "/") {
+		base.Path += "/"
+	}
+	base.RawPath = ""
+	c := &Client{
+		base:          base,
+		apiKey:        cfg.APIKey,
+		userAgent:     "terraform-provider-dataintegration/" + orDefault(cfg.Version, "dev"),
+		maxRetries:    max(cfg.MaxRetries, 0),
+		timeout:       orDefault(cfg.RequestTimeout, DefaultRequestTimeout),
+		http:          cfg.HTTPClient,
+		log:           cfg.Log,
+		minBackoff:    orDefault(cfg.MinBackoff, defaultMinBackoff),
+		maxBackoff:    orDefault(cfg.MaxBackoff, defaultMaxBackoff),
+		maxRetryAfter: orDefault(cfg.MaxRetryAfter, defaultMaxRetryAfter),
+	}
+	if c.http == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		// Terraform walks the graph ten at a time by default; keep that many
+		// connections to the one host alive.
+		t.MaxIdleConnsPerHost = 16
+		c.http = &http.Client{Transport: t}
+	}
+	return c, nil
+}
+
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// Error is a failed request: the service's answer, or the reason none came.
+type Error struct {
+	// Operation names what was attempted, such as "list jobs".
+	Operation string
+	// Method and Path identify the request (the path holds no secret).
+	Method, Path string
+	// StatusCode is the HTTP status, or 0 when no answer came.
+	StatusCode int
+	// Message is the service's own message, cut to a readable length.
+	Message string
+	// Err is the underlying error when no usable answer came.
+	Err error
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.StatusCode != 0 && e.Message != "":
+		return fmt.Sprintf("%s: HTTP %d: %s", e.Operation, e.StatusCode, e.Message)
+	case e.StatusCode != 0:
+		return fmt.Sprintf("%s: HTTP %d", e.Operation, e.StatusCode)
+	default:
+		return fmt.Sprintf("%s: %v", e.Operation, e.Err)
+	}
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// StatusCode returns the HTTP status of err, or 0 when err carries none.
+func StatusCode(err error) int {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.StatusCode
+	}
+	return 0
+}
+
+// IsNotFound tells whether err is the service answering 404.
+func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound }
+
+// request is one call to the service.
+type request struct {
+	op     string
+	method string
+	path   string
+	query  url.Values
+	body   any
+	want   int
+	out    any
+}
+
+// idempotent requests are retried on more answers than the others.
+func (r *request) idempotent() bool { return r.method != http.MethodPost }
+
+// do sends r, retrying as the rules allow, and decodes the answer into r.out.
+func (c *Client) do(ctx context.Context, r request) error {
+	var payload []byte
+	if r.body != nil {
+		var err error
+		if payload, err = json.Marshal(r.body); err != nil {
+			return &Error{Operation: r.op, Method: r.method, Path: r.path, Err: err}
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		retryAfter, retryable, err := c.attempt(ctx, &r, payload, attempt)
+		if err == nil {
+			return nil
+		}
+		if !retryable || attempt >= c.maxRetries || ctx.Err() != nil {
+			return err
+		}
+		if serr := sleep(ctx, c.backoff(attempt, retryAfter)); serr != nil {
+			return err
+		}
+	}
+}
+
+// attempt sends r once. It returns the Retry-After of the answer (negative
+// when absent), whether another attempt is allowed, and the error.
+func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int) (time.Duration, bool, error) {
+	fail := func(status int, msg string, err error) *Error {
+		return &Error{Operation: r.op, Method: r.method, Path: "/" + r.path, StatusCode: status, Message: msg, Err: err}
+	}
+	actx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+
+	var connected atomic.Bool
+	actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) { connected.Store(true) },
+	})
+	u := c.base.ResolveReference(&url.URL{Path: r.path, RawQuery: r.query.Encode()})
+	var body io.Reader
+	if payload != nil {
+		body = strings.NewReader(string(payload))
+	}
+	req, err := http.NewRequestWithContext(actx, r.method, u.String(), body)
+	if err != nil {
+		return -1, false, fail(0, "", err)
+	}
+	req.Header.Set("Authorization", c.apiKey)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	if payload != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+
+	start := time.Now()
+	resp, err := c.http.Do(req)
+	if err != nil {
+		c.logAttempt(ctx, r, n, 0, time.Since(start))
+		if ctx.Err() != nil {
+			return -1, false, fail(0, "", ctx.Err())
+		}
+		// A connection error: an idempotent request may go again; a POST only
+		// when it never reached the service.
+		return -1, r.idempotent() || !connected.Load(), fail(0, "", transportError(err))
+	}
+	defer drainClose(resp.Body)
+
+	if resp.StatusCode != r.want {
+		msg := readMessage(resp.Body)
+		c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start))
+		return retryAfter(resp.Header, time.Now()), c.retryableStatus(r, resp.StatusCode), fail(resp.StatusCode, msg, nil)
+	}
+	if r.out != nil {
+		err = decode(resp.Body, r.out)
+	}
+	c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start))
+	if err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return -1, false, fail(resp.StatusCode, "", err)
+	}
+	return -1, false, nil
+}
+
+// retryableStatus: every request is retried on 429 and 503, which the
+// service answers before doing anything; idempotent ones also on 502 and
+// 504, after which a POST may or may not have taken effect.
+func (c *Client) retryableStatus(r *request, status int) bool {
+	switch status {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		return true
+	case http.StatusBadGateway, http.StatusGatewayTimeout:
+		return r.idempotent()
+	}
+	return false
+}
+
+func (c *Client) logAttempt(ctx context.Context, r *request, n, status int, d time.Duration) {
+	if c.log == nil {
+		return
+	}
+	c.log(ctx, "API request", map[string]any{
+		"operation":   r.op,
+		"method":      r.method,
+		"path":        "/" + r.path,
+		"status":      status,
+		"attempt":     n + 1,
+		"duration_ms": d.Milliseconds(),
+	})
+}
+
+// backoff is the wait before retry number attempt+1: the answer's
+// Retry-After when it gave one (capped), else exponential with jitter.
+func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
+	if retryAfter >= 0 {
+		return min(retryAfter, c.maxRetryAfter)
+	}
+	d := c.minBackoff << min(attempt, 20)
+	if d <= 0 || d > c.maxBackoff {
+		d = c.maxBackoff
+	}
+	// Equal jitter: half fixed, half random.
+	return d/2 + rand.N(d/2+1)
+}
+
+// retryAfter reads a Retry-After header in seconds or HTTP-date form; it is
+// negative when absent or unreadable.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return -1
+	}
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if s < 0 {
+			return -1
+		}
+		return time.Duration(min(s, 1<<20)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return -1
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// transportError drops the URL that net/http wraps around a transport error:
+// the Error already names the operation and path.
+func transportError(err error) error {
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err
+	}
+	var nerr net.Error
+	if errors.As(err, &nerr) && nerr.Timeout() {
+		return fmt.Errorf("no answer within the request timeout: %w", err)
+	}
+	return err
+}
+
+// decode reads one JSON value from body into out, reading at most
+// maxBodyBytes.
+func decode(body io.Reader, out any) error {
+	lr := &io.LimitedReader{R: body, N: maxBodyBytes + 1}
+	err := json.NewDecoder(lr).Decode(out)
+	switch {
+	case err == nil:
+		return nil
+	case lr.N <= 0:
+		return fmt.Errorf("the answer is larger than %d MiB", maxBodyBytes>>20)
+	case errors.Is(err, io.EOF):
+		return errors.New("the service answered with an empty body where JSON was expected")
+	default:
+		return fmt.Errorf("the answer is not the JSON expected: %w", err)
+	}
+}
+
+// readMessage returns the service's message from an error body: its "detail"
+// when it is JSON with one, else the text itself, cut to a readable length.
+func readMessage(body io.Reader) string {
+	b, _ := io.ReadAll(io.LimitReader(body, maxErrorBytes))
+	var e struct {
+		Detail json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(b, &e) == nil && len(e.Detail) > 0 && string(e.Detail) != "null" {
+		var s string
+		if json.Unmarshal(e.Detail, &s) == nil {
+			return cut(s)
+		}
+		return cut(string(e.Detail))
+	}
+	return cut(string(b))
+}
+
+// cut folds white space and control characters and shortens s to
+// maxMessageRunes.
+func cut(s string) string {
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return r < 0x20 || r == 0x7f || r == ' ' || r == 0xfffd
+	}), " ")
+	if r := []rune(s); len(r) > maxMessageRunes {
+		return string(r[:maxMessageRunes]) + "…"
+	}
+	return s
+}
+
+// drainClose reads a little of what is left so the connection can be reused.
+func drainClose(body io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 4<<10))
+	_ = body.Close()
+}

@@ -1,0 +1,116 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+)
+
+// ConnectorSpec is the whole configuration of a new connector.
+type ConnectorSpec struct {
+	Name       string
+	URL        string
+	Token      string
+	AgentEmail string
+	// Streams nil or empty means every stream.
+	Streams []string
+}
+
+// ConnectorUpdate holds what changes; nil fields are not sent and do not
+// change.
+type ConnectorUpdate struct {
+	Name       *string
+	URL        *string
+	Token      *string
+	AgentEmail *string
+	Streams    []string
+}
+
+// ConnectorFilter selects connectors; nil fields are not sent.
+type ConnectorFilter struct {
+	Name          *string
+	ConnectorName *string
+}
+
+// CreateConnector creates a customer-service connector.
+func (c *Client) CreateConnector(ctx context.Context, workspaceID string, s ConnectorSpec) (*Connector, error) {
+	var out Connector
+	err := c.do(ctx, request{
+		op:     "create connector",
+		method: http.MethodPost,
+		path:   fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)),
+		body: connectorCreateBody{
+			Name:          s.Name,
+			ConnectorName: ConnectorKindCustomerService,
+			Configuration: ConnectorConfiguration{URL: s.URL, Token: s.Token, AgentEmail: s.AgentEmail},
+			Streams:       s.Streams,
+		},
+		want: http.StatusCreated,
+		out:  &out,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetConnector reads a connector; IsNotFound tells when it is gone.
+func (c *Client) GetConnector(ctx context.Context, workspaceID, id string) (*Connector, error) {
+	var out Connector
+	err := c.do(ctx, request{
+		op:     "read connector",
+		method: http.MethodGet,
+		path:   fmt.Sprintf(pathConnector, url.PathEscape(workspaceID), url.PathEscape(id)),
+		want:   http.StatusOK,
+		out:    &out,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// UpdateConnector sends only what u sets.
+func (c *Client) UpdateConnector(ctx context.Context, workspaceID, id string, u ConnectorUpdate) (*Connector, error) {
+	body := connectorPatchBody{Name: u.Name, Streams: u.Streams}
+	if u.URL != nil || u.Token != nil || u.AgentEmail != nil {
+		body.Configuration = &connectorConfigurationPatch{URL: u.URL, Token: u.Token, AgentEmail: u.AgentEmail}
+	}
+	var out Connector
+	err := c.do(ctx, request{
+		op:     "update connector",
+		method: http.MethodPatch,
+		path:   fmt.Sprintf(pathConnector, url.PathEscape(workspaceID), url.PathEscape(id)),
+		body:   body,
+		want:   http.StatusOK,
+		out:    &out,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteConnector deletes a connector; IsNotFound tells when it was gone
+// already.
+func (c *Client) DeleteConnector(ctx context.Context, workspaceID, id string) error {
+	return c.do(ctx, request{
+		op:     "delete connector",
+		method: http.MethodDelete,
+		path:   fmt.Sprintf(pathConnector, url.PathEscape(workspaceID), url.PathEscape(id)),
+		want:   http.StatusNoContent,
+	})
+}
+
+// ListConnectors returns every connector of the workspace that f selects.
+func (c *Client) ListConnectors(ctx context.Context, workspaceID string, f ConnectorFilter) ([]Connector, error) {
+	q := url.Values{}
+	setConnectorFilter(q, f)
+	var all []Connector
+	err := eachPage(ctx, c, "list connectors", fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)), q, func(cs []Connector) bool {
+		all = append(all, cs...)
+		return true
+	})
+	return all, err
+}

@@ -1,0 +1,115 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// PageSize is how many items the client asks for in each list request.
+const PageSize = 100
+
+// JobFilter selects and orders jobs. Nil fields are not sent; every filter
+// is applied by the service.
+type JobFilter struct {
+	ConnectorName *string
+	DataSource    *string
+	Name          *string
+	SchemaName    *string
+	IsActive      *bool
+	// Ordering is passed through as it is; empty means the service's order.
+	Ordering string
+}
+
+// ListJobsPage returns one page of the workspace's jobs.
+func (c *Client) ListJobsPage(ctx context.Context, workspaceID string, f JobFilter, page, pageSize int) (*Page[Job], error) {
+	q := url.Values{}
+	setJobFilter(q, f)
+	return listPage[Job](ctx, c, "list jobs", fmt.Sprintf(pathJobs, url.PathEscape(workspaceID)), q, page, pageSize)
+}
+
+// EachJobPage calls fn with each page of the workspace's jobs in order,
+// following next_page until it is null, and stops early when fn returns
+// false.
+func (c *Client) EachJobPage(ctx context.Context, workspaceID string, f JobFilter, fn func([]Job) bool) error {
+	q := url.Values{}
+	setJobFilter(q, f)
+	return eachPage(ctx, c, "list jobs", fmt.Sprintf(pathJobs, url.PathEscape(workspaceID)), q, fn)
+}
+
+// ListJobs returns every job of the workspace that f selects, in the order
+// the service gives them.
+func (c *Client) ListJobs(ctx context.Context, workspaceID string, f JobFilter) ([]Job, error) {
+	var all []Job
+	err := c.EachJobPage(ctx, workspaceID, f, func(jobs []Job) bool {
+		all = append(all, jobs...)
+		return true
+	})
+	return all, err
+}
+
+// TriggerJob starts an execution of the job. force_full_refresh is sent only
+// when true: the service defaults it to false.
+func (c *Client) TriggerJob(ctx context.Context, workspaceID, jobID string, forceFullRefresh bool) error {
+	q := url.Values{}
+	if forceFullRefresh {
+		q.Set(queryForceFullRefresh, "true")
+	}
+	return c.do(ctx, request{
+		op:     "trigger job",
+		method: http.MethodPost,
+		path:   fmt.Sprintf(pathJobRun, url.PathEscape(workspaceID), url.PathEscape(jobID)),
+		query:  q,
+		want:   http.StatusCreated,
+	})
+}
+
+// CancelJob cancels the job's running execution.
+func (c *Client) CancelJob(ctx context.Context, workspaceID, jobID string) error {
+	return c.do(ctx, request{
+		op:     "cancel job",
+		method: http.MethodDelete,
+		path:   fmt.Sprintf(pathJobCancel, url.PathEscape(workspaceID), url.PathEscape(jobID)),
+		want:   http.StatusNoContent,
+	})
+}
+
+// listPage fetches one page of a list endpoint.
+func listPage[T any](ctx context.Context, c *Client, op, path string, q url.Values, page, pageSize int) (*Page[T], error) {
+	pq := url.Values{}
+	for k, v := range q {
+		pq[k] = v
+	}
+	pq.Set(queryPage, strconv.Itoa(page))
+	pq.Set(queryPageSize, strconv.Itoa(pageSize))
+	var p Page[T]
+	if err := c.do(ctx, request{op: op, method: http.MethodGet, path: path, query: pq, want: http.StatusOK, out: &p}); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// eachPage walks a list endpoint page by page, PageSize items at a time,
+// following next_page until it is null. It never computes pages from count;
+// a next_page that does not move forward is an error rather than a loop.
+func eachPage[T any](ctx context.Context, c *Client, op, path string, q url.Values, fn func([]T) bool) error {
+	for page := 1; ; {
+		p, err := listPage[T](ctx, c, op, path, q, page, PageSize)
+		if err != nil {
+			return err
+		}
+		if !fn(p.Results) || p.NextPage == nil {
+			return nil
+		}
+		next := *p.NextPage
+		if next <= int64(page) {
+			return &Error{
+				Operation: op, Method: http.MethodGet, Path: "/" + path,
+				Err: fmt.Errorf("the service's next_page (%d) does not move forward from page %d", next, page),
+			}
+		}
+		page = int(next)
+	}
+}

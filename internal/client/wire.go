@@ -1,0 +1,130 @@
+package client
+
+// This file holds every wire name the client uses: paths, query parameters,
+// JSON keys and the connector kind value. The jobs API is published by the
+// service (service-api.md); the connector contract is this project's own
+// (connectors-contract.md), so that the real names can be dropped in here.
+
+import "net/url"
+
+// Paths, relative to the base URL. Each %s is a path-escaped UUID.
+const (
+	pathJobs       = "developers/workspaces/%s/jobs/"
+	pathJobRun     = "developers/workspaces/%s/jobs/%s/run/"
+	pathJobCancel  = "developers/workspaces/%s/jobs/%s/cancel/"
+	pathConnectors = "developers/workspaces/%s/connectors/"
+	pathConnector  = "developers/workspaces/%s/connectors/%s/"
+)
+
+// Query parameters.
+const (
+	queryPage             = "page"
+	queryPageSize         = "page_size"
+	queryOrdering         = "ordering"
+	queryConnectorName    = "connector_name"
+	queryDataSource       = "data_source"
+	queryName             = "name"
+	querySchemaName       = "schema_name"
+	queryIsActive         = "is_active"
+	queryForceFullRefresh = "force_full_refresh"
+)
+
+// ConnectorKindCustomerService is the connector_name of the customer-service
+// connector: the client sets it on create and the service returns it.
+const ConnectorKindCustomerService = "customer_service"
+
+// Job is a job of a workspace (service-api.md section 2.1).
+type Job struct {
+	ID            string `json:"_id"`
+	CreatedAt     string `json:"_created_at"`
+	UpdatedAt     string `json:"_updated_at"`
+	DataSource    string `json:"data_source"`
+	ConnectorName string `json:"connector_name"`
+	SchemaName    string `json:"schema_name"`
+	Name          string `json:"name"`
+	IsActive      bool   `json:"is_active"`
+}
+
+// Page is the envelope of a list answer (service-api.md section 2.2). Every
+// field is optional on the wire; the pointers tell absent from zero.
+type Page[T any] struct {
+	Count        *int64 `json:"count"`
+	NextPage     *int64 `json:"next_page"`
+	PreviousPage *int64 `json:"previous_page"`
+	PageSize     *int64 `json:"page_size"`
+	TotalPages   *int64 `json:"total_pages"`
+	CurrentPage  *int64 `json:"current_page"`
+	Results      []T    `json:"results"`
+}
+
+// Connector is a customer-service connector as the service returns it. The
+// token is write-only and never comes back.
+type Connector struct {
+	ID            string                 `json:"_id"`
+	CreatedAt     string                 `json:"_created_at"`
+	UpdatedAt     string                 `json:"_updated_at"`
+	Name          string                 `json:"name"`
+	ConnectorName string                 `json:"connector_name"`
+	Configuration ConnectorConfiguration `json:"configuration"`
+	Streams       []string               `json:"streams"`
+}
+
+// ConnectorConfiguration is the form of the connector (service-api.md
+// section 2.3). Token is only ever sent.
+type ConnectorConfiguration struct {
+	URL        string `json:"url,omitempty"`
+	Token      string `json:"token,omitempty"`
+	AgentEmail string `json:"agent_email,omitempty"`
+}
+
+// connectorCreateBody is the body of a create request.
+type connectorCreateBody struct {
+	Name          string                 `json:"name"`
+	ConnectorName string                 `json:"connector_name"`
+	Configuration ConnectorConfiguration `json:"configuration"`
+	Streams       []string               `json:"streams,omitempty"`
+}
+
+// connectorPatchBody is the body of an update request: only the keys set are
+// sent, and only they change.
+type connectorPatchBody struct {
+	Name          *string                      `json:"name,omitempty"`
+	Configuration *connectorConfigurationPatch `json:"configuration,omitempty"`
+	Streams       []string                     `json:"streams,omitempty"`
+}
+
+type connectorConfigurationPatch struct {
+	URL        *string `json:"url,omitempty"`
+	Token      *string `json:"token,omitempty"`
+	AgentEmail *string `json:"agent_email,omitempty"`
+}
+
+// setJobFilter writes a job filter and ordering into a query.
+func setJobFilter(q url.Values, f JobFilter) {
+	setIf(q, queryConnectorName, f.ConnectorName)
+	setIf(q, queryDataSource, f.DataSource)
+	setIf(q, queryName, f.Name)
+	setIf(q, querySchemaName, f.SchemaName)
+	if f.IsActive != nil {
+		if *f.IsActive {
+			q.Set(queryIsActive, "true")
+		} else {
+			q.Set(queryIsActive, "false")
+		}
+	}
+	if f.Ordering != "" {
+		q.Set(queryOrdering, f.Ordering)
+	}
+}
+
+// setConnectorFilter writes a connector filter into a query.
+func setConnectorFilter(q url.Values, f ConnectorFilter) {
+	setIf(q, queryName, f.Name)
+	setIf(q, queryConnectorName, f.ConnectorName)
+}
+
+func setIf(q url.Values, key string, v *string) {
+	if v != nil {
+		q.Set(key, *v)
+	}
+}

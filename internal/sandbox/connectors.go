@@ -1,0 +1,373 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/mail"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// connectorKind is the only connector_name the contract knows.
+const connectorKind = "customer_service"
+
+// AllStreams are the streams of the customer-service connector, in the
+// order service-api.md lists them.
+var AllStreams = []string{
+	"chats", "messages", "events", "contacts", "tickets",
+	"ticket_interactions", "ticket_tags", "ticket_groups", "ticket_forms",
+	"ticket_priorities", "ticket_types", "ticket_channels", "ticket_status",
+	"organizations", "survey_submissions",
+}
+
+// connector is a connector as stored, token included.
+type connector struct {
+	ID         string    `json:"_id"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
+	Name       string    `json:"name"`
+	URL        string    `json:"url"`
+	Token      string    `json:"token"`
+	AgentEmail string    `json:"agent_email"`
+	Streams    []string  `json:"streams"`
+	// JobID is the job created with the connector.
+	JobID string `json:"job_id"`
+	// TokenWrites counts how many times a token was received.
+	TokenWrites int `json:"token_writes"`
+}
+
+// wire is the connector as the service answers it: never the token.
+func (c *connector) wire() map[string]any {
+	return map[string]any{
+		"_id":            c.ID,
+		"_created_at":    stamp(c.CreatedAt),
+		"_updated_at":    stamp(c.UpdatedAt),
+		"name":           c.Name,
+		"connector_name": connectorKind,
+		"configuration":  map[string]string{"url": c.URL, "agent_email": c.AgentEmail},
+		"streams":        c.Streams,
+	}
+}
+
+// ConnectorView is a connector as tests see it through Server.Connector,
+// token included.
+type ConnectorView struct {
+	ID, Name, URL, Token, AgentEmail string
+	Streams                          []string
+	JobID                            string
+	TokenWrites                      int
+}
+
+// Connector returns a stored connector, token included, for tests.
+func (s *Server) Connector(workspaceID, id string) (ConnectorView, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ws := s.workspaces[strings.ToLower(workspaceID)]
+	if ws == nil {
+		return ConnectorView{}, false
+	}
+	c, ok := ws.Connectors[strings.ToLower(id)]
+	if !ok {
+		return ConnectorView{}, false
+	}
+	return ConnectorView{
+		ID: c.ID, Name: c.Name, URL: c.URL, Token: c.Token, AgentEmail: c.AgentEmail,
+		Streams: slices.Clone(c.Streams), JobID: c.JobID, TokenWrites: c.TokenWrites,
+	}, true
+}
+
+// connectorInput is what a create or update body holds, each key parsed and
+// validated; nil means absent.
+type connectorInput struct {
+	name, url, token, agentEmail *string
+	streams                      []string
+}
+
+// parseConnector validates a body against the contract. On create every
+// required key must be there.
+func parseConnector(body map[string]json.RawMessage, create bool) (connectorInput, error) {
+	var in connectorInput
+	for k := range body {
+		switch k {
+		case "name", "connector_name", "configuration", "streams":
+		default:
+			return in, fmt.Errorf("%s: unknown field", k)
+		}
+	}
+	var err error
+	if in.name, err = stringField(body, "name", "name"); err != nil {
+		return in, err
+	}
+	if in.name != nil {
+		if n := utf8.RuneCountInString(*in.name); n < 1 || n > 255 {
+			return in, fmt.Errorf("name: must be 1 to 255 characters, got %d", n)
+		}
+	}
+	kind, err := stringField(body, "connector_name", "connector_name")
+	if err != nil {
+		return in, err
+	}
+	if (kind == nil && create) || (kind != nil && *kind != connectorKind) {
+		return in, fmt.Errorf("connector_name: must be %q", connectorKind)
+	}
+	if raw, ok := body["configuration"]; ok {
+		var conf map[string]json.RawMessage
+		if json.Unmarshal(raw, &conf) != nil || conf == nil {
+			return in, fmt.Errorf("configuration: must be an object")
+		}
+		for k := range conf {
+			if k != "url" && k != "token" && k != "agent_email" {
+				return in, fmt.Errorf("configuration.%s: unknown field", k)
+			}
+		}
+		if in.url, err = stringField(conf, "url", "configuration.url"); err != nil {
+			return in, err
+		}
+		if in.token, err = stringField(conf, "token", "configuration.token"); err != nil {
+			return in, err
+		}
+		if in.agentEmail, err = stringField(conf, "agent_email", "configuration.agent_email"); err != nil {
+			return in, err
+		}
+	}
+	if in.url != nil {
+		if err := checkAccountURL(*in.url); err != nil {
+			return in, fmt.Errorf("configuration.url: %w", err)
+		}
+	}
+	if in.token != nil && strings.TrimSpace(*in.token) == "" {
+		return in, fmt.Errorf("configuration.token: must not be empty")
+	}
+	if in.agentEmail != nil {
+		if a, err := mail.ParseAddress(*in.agentEmail); err != nil || a.Address != *in.agentEmail || a.Name != "" {
+			return in, fmt.Errorf("configuration.agent_email: %q is not an e-mail address", *in.agentEmail)
+		}
+	}
+	if raw, ok := body["streams"]; ok {
+		if err := json.Unmarshal(raw, &in.streams); err != nil || in.streams == nil {
+			return in, fmt.Errorf("streams: must be an array of stream names")
+		}
+		seen := map[string]bool{}
+		for _, st := range in.streams {
+			if !slices.Contains(AllStreams, st) {
+				return in, fmt.Errorf("streams: unknown stream %q; known streams: %s", st, strings.Join(AllStreams, ", "))
+			}
+			if seen[st] {
+				return in, fmt.Errorf("streams: %q is repeated", st)
+			}
+			seen[st] = true
+		}
+	}
+	if create {
+		for _, req := range []struct {
+			v    *string
+			name string
+		}{{in.name, "name"}, {in.url, "configuration.url"}, {in.token, "configuration.token"}, {in.agentEmail, "configuration.agent_email"}} {
+			if req.v == nil {
+				return in, fmt.Errorf("%s: this field is required", req.name)
+			}
+		}
+	}
+	return in, nil
+}
+
+// stringField reads key of m as a string; absent gives nil.
+func stringField(m map[string]json.RawMessage, key, label string) (*string, error) {
+	raw, ok := m[key]
+	if !ok {
+		return nil, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("%s: must be a string", label)
+	}
+	return &s, nil
+}
+
+// checkAccountURL: an absolute https URL of a host, nothing after it.
+func checkAccountURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%q is not a URL", raw)
+	case u.Scheme != "https":
+		return fmt.Errorf("%q must use https", raw)
+	case u.Host == "" || u.Hostname() == "":
+		return fmt.Errorf("%q has no host", raw)
+	case u.User != nil:
+		return fmt.Errorf("%q must not hold user information", raw)
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(raw, "?#"):
+		return fmt.Errorf("%q must not have a query or fragment", raw)
+	case u.Path != "" && u.Path != "/":
+		return fmt.Errorf("%q must not have a path", raw)
+	}
+	return nil
+}
+
+// schemaName is the connector job's schema: the name in lower case, each run
+// of characters other than letters and digits turned into "_".
+func schemaName(name string) string {
+	var b strings.Builder
+	under := false
+	for _, r := range strings.ToLower(name) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+			under = false
+		} else if !under {
+			b.WriteByte('_')
+			under = true
+		}
+	}
+	return b.String()
+}
+
+func (s *Server) connectorOf(w http.ResponseWriter, r *http.Request, ws *workspace) (*connector, bool) {
+	id := strings.ToLower(r.PathValue("_id"))
+	c, ok := ws.Connectors[id]
+	if !isUUID(id) || !ok {
+		writeError(w, http.StatusNotFound, "Not found.")
+		return nil, false
+	}
+	return c, true
+}
+
+func (s *Server) createConnector(w http.ResponseWriter, r *http.Request, ws *workspace) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	in, err := parseConnector(body, true)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	streams := in.streams
+	if streams == nil {
+		streams = slices.Clone(AllStreams)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	c := &connector{
+		ID: uuid.NewString(), CreatedAt: now, UpdatedAt: now,
+		Name: *in.name, URL: *in.url, Token: *in.token, AgentEmail: *in.agentEmail,
+		Streams: streams, TokenWrites: 1,
+	}
+	job := &Job{
+		ID: uuid.NewString(), CreatedAt: now, UpdatedAt: now, ConnectorName: connectorKind, IsActive: true,
+	}
+	job.Name, job.DataSource, job.SchemaName = c.Name, c.Name, schemaName(c.Name)
+	c.JobID = job.ID
+	ws.Connectors[c.ID] = c
+	ws.Jobs[job.ID] = job
+	if !s.saveOrFail(w) {
+		return
+	}
+	writeJSON(w, http.StatusCreated, c.wire())
+}
+
+func (s *Server) getConnector(w http.ResponseWriter, r *http.Request, ws *workspace) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.connectorOf(w, r, ws); ok {
+		writeJSON(w, http.StatusOK, c.wire())
+	}
+}
+
+func (s *Server) updateConnector(w http.ResponseWriter, r *http.Request, ws *workspace) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.connectorOf(w, r, ws)
+	if !ok {
+		return
+	}
+	in, err := parseConnector(body, false)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	now := s.now()
+	if in.name != nil {
+		c.Name = *in.name
+		// The connector's job follows its name.
+		if j := ws.Jobs[c.JobID]; j != nil {
+			j.Name, j.DataSource, j.SchemaName, j.UpdatedAt = c.Name, c.Name, schemaName(c.Name), now
+		}
+	}
+	if in.url != nil {
+		c.URL = *in.url
+	}
+	if in.token != nil {
+		c.Token = *in.token
+		c.TokenWrites++
+	}
+	if in.agentEmail != nil {
+		c.AgentEmail = *in.agentEmail
+	}
+	if in.streams != nil {
+		c.Streams = in.streams
+	}
+	c.UpdatedAt = now
+	if !s.saveOrFail(w) {
+		return
+	}
+	writeJSON(w, http.StatusOK, c.wire())
+}
+
+func (s *Server) deleteConnector(w http.ResponseWriter, r *http.Request, ws *workspace) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.connectorOf(w, r, ws)
+	if !ok {
+		return
+	}
+	delete(ws.Connectors, c.ID)
+	delete(ws.Jobs, c.JobID)
+	delete(ws.Executions, c.JobID)
+	if !s.saveOrFail(w) {
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) listConnectors(w http.ResponseWriter, r *http.Request, ws *workspace) {
+	q := r.URL.Query()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var cs []*connector
+	for _, c := range ws.Connectors {
+		if filterMatch(q, "name", c.Name) && filterMatch(q, "connector_name", connectorKind) {
+			cs = append(cs, c)
+		}
+	}
+	slices.SortFunc(cs, func(a, b *connector) int {
+		if r := a.CreatedAt.Compare(b.CreatedAt); r != 0 {
+			return r
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	p, ok := paginate(w, r, cs)
+	if !ok {
+		return
+	}
+	out := page[map[string]any]{
+		Count: p.Count, NextPage: p.NextPage, PreviousPage: p.PreviousPage,
+		PageSize: p.PageSize, TotalPages: p.TotalPages, CurrentPage: p.CurrentPage,
+		Results: make([]map[string]any, 0, len(p.Results)),
+	}
+	for _, c := range p.Results {
+		out.Results = append(out.Results, c.wire())
+	}
+	writeJSON(w, http.StatusOK, out)
+}

@@ -1,0 +1,360 @@
+package sandbox
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Job is a job as the service shows it.
+type Job struct {
+	ID            string    `json:"_id"`
+	CreatedAt     time.Time `json:"-"`
+	UpdatedAt     time.Time `json:"-"`
+	DataSource    string    `json:"data_source"`
+	ConnectorName string    `json:"connector_name"`
+	SchemaName    string    `json:"schema_name"`
+	Name          string    `json:"name"`
+	IsActive      bool      `json:"is_active"`
+}
+
+// MarshalJSON writes the timestamps in the service's format.
+func (j Job) MarshalJSON() ([]byte, error) {
+	type plain Job
+	return json.Marshal(struct {
+		plain
+		CreatedAt string `json:"_created_at"`
+		UpdatedAt string `json:"_updated_at"`
+	}{plain(j), stamp(j.CreatedAt), stamp(j.UpdatedAt)})
+}
+
+// Execution is one run of a job.
+type Execution struct {
+	ID               string     `json:"_id"`
+	Status           string     `json:"status"`
+	ForceFullRefresh bool       `json:"force_full_refresh"`
+	CreatedAt        time.Time  `json:"_created_at"`
+	EndedAt          *time.Time `json:"_ended_at"`
+}
+
+// Execution statuses.
+const (
+	StatusRunning   = "running"
+	StatusSucceeded = "succeeded"
+	StatusCancelled = "cancelled"
+)
+
+type workspace struct {
+	ID         string                  `json:"id"`
+	Jobs       map[string]*Job         `json:"jobs"`
+	Executions map[string][]*Execution `json:"executions"` // by job ID
+	Connectors map[string]*connector   `json:"connectors"`
+}
+
+func newWorkspace(id string, jobs int) *workspace {
+	ws := &workspace{
+		ID:         id,
+		Jobs:       map[string]*Job{},
+		Executions: map[string][]*Execution{},
+		Connectors: map[string]*connector{},
+	}
+	for _, j := range SeedJobs(id, jobs) {
+		ws.Jobs[j.ID] = &j
+	}
+	return ws
+}
+
+var seedSources = []struct{ dataSource, connectorName string }{
+	{"salesforce", "crm"},
+	{"hubspot", "crm"},
+	{"stripe", "payments"},
+	{"postgres", "database"},
+	{"zendesk", "customer_service"},
+}
+
+var seedSchemas = []string{"analytics", "raw", "staging"}
+
+// seedEpoch is when the first generated job was created.
+var seedEpoch = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+
+// SeedJobs returns the n jobs a new workspace starts with: the same ones
+// every time for the same workspace. Every fourth job is inactive; names are
+// unique.
+func SeedJobs(workspaceID string, n int) []Job {
+	ns := uuid.MustParse(strings.ToLower(workspaceID))
+	jobs := make([]Job, 0, n)
+	for i := 1; i <= n; i++ {
+		src := seedSources[(i-1)%len(seedSources)]
+		schema := seedSchemas[(i-1)%len(seedSchemas)]
+		created := seedEpoch.Add(time.Duration(i) * time.Hour)
+		jobs = append(jobs, Job{
+			ID:            uuid.NewSHA1(ns, fmt.Appendf(nil, "job-%d", i)).String(),
+			CreatedAt:     created,
+			UpdatedAt:     created.Add(time.Duration(i) * time.Minute),
+			DataSource:    src.dataSource,
+			ConnectorName: src.connectorName,
+			SchemaName:    schema,
+			Name:          fmt.Sprintf("%s to %s %03d", src.dataSource, schema, i),
+			IsActive:      i%4 != 0,
+		})
+	}
+	return jobs
+}
+
+// jobFields are the fields a list may be ordered by, with their comparison.
+var jobFields = map[string]func(a, b *Job) int{
+	"_id":            func(a, b *Job) int { return strings.Compare(a.ID, b.ID) },
+	"_created_at":    func(a, b *Job) int { return a.CreatedAt.Compare(b.CreatedAt) },
+	"_updated_at":    func(a, b *Job) int { return a.UpdatedAt.Compare(b.UpdatedAt) },
+	"data_source":    func(a, b *Job) int { return strings.Compare(a.DataSource, b.DataSource) },
+	"connector_name": func(a, b *Job) int { return strings.Compare(a.ConnectorName, b.ConnectorName) },
+	"schema_name":    func(a, b *Job) int { return strings.Compare(a.SchemaName, b.SchemaName) },
+	"name":           func(a, b *Job) int { return strings.Compare(a.Name, b.Name) },
+	"is_active":      func(a, b *Job) int { return cmp.Compare(b2i(a.IsActive), b2i(b.IsActive)) },
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// ordering parses an ordering parameter into one comparison; the default is
+// _created_at then _id, and _id always breaks ties.
+func ordering(param string) (func(a, b *Job) int, error) {
+	if param == "" {
+		param = "_created_at"
+	}
+	var cmps []func(a, b *Job) int
+	for _, f := range strings.Split(param, ",") {
+		f = strings.TrimSpace(f)
+		desc := strings.HasPrefix(f, "-")
+		c, ok := jobFields[strings.TrimPrefix(f, "-")]
+		if !ok {
+			names := make([]string, 0, len(jobFields))
+			for n := range jobFields {
+				names = append(names, n)
+			}
+			slices.Sort(names)
+			return nil, fmt.Errorf("Invalid ordering field %q: allowed fields are %s, with '-' in front for descending.", f, strings.Join(names, ", "))
+		}
+		if desc {
+			asc := c
+			c = func(a, b *Job) int { return asc(b, a) }
+		}
+		cmps = append(cmps, c)
+	}
+	cmps = append(cmps, jobFields["_id"])
+	return func(a, b *Job) int {
+		for _, c := range cmps {
+			if r := c(a, b); r != 0 {
+				return r
+			}
+		}
+		return 0
+	}, nil
+}
+
+func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, ws *workspace) {
+	q := r.URL.Query()
+	order, err := ordering(q.Get("ordering"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	var active *bool
+	if q.Has("is_active") {
+		v, ok := parseBool(q.Get("is_active"), "True", "False")
+		if !ok {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("is_active: %q is not a boolean: use true or false.", q.Get("is_active")))
+			return
+		}
+		active = &v
+	}
+	match := func(j *Job) bool {
+		return (active == nil || j.IsActive == *active) &&
+			filterMatch(q, "connector_name", j.ConnectorName) &&
+			filterMatch(q, "data_source", j.DataSource) &&
+			filterMatch(q, "name", j.Name) &&
+			filterMatch(q, "schema_name", j.SchemaName)
+	}
+	s.mu.Lock()
+	var jobs []*Job
+	for _, j := range ws.Jobs {
+		if match(j) {
+			jobs = append(jobs, j)
+		}
+	}
+	slices.SortFunc(jobs, order)
+	page, ok := paginate(w, r, jobs)
+	var body []byte
+	if ok {
+		body, err = json.Marshal(page)
+	}
+	s.mu.Unlock()
+	if !ok {
+		return
+	}
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
+
+// filterMatch: a filter present in the query matches exactly and
+// case-sensitively.
+func filterMatch(q map[string][]string, key, value string) bool {
+	v, ok := q[key]
+	return !ok || v[0] == value
+}
+
+// page is the envelope of a list answer.
+type page[T any] struct {
+	Count        int  `json:"count"`
+	NextPage     *int `json:"next_page"`
+	PreviousPage *int `json:"previous_page"`
+	PageSize     int  `json:"page_size"`
+	TotalPages   int  `json:"total_pages"`
+	CurrentPage  int  `json:"current_page"`
+	Results      []T  `json:"results"`
+}
+
+// paginate cuts one page out of items as the query asks; on a bad page it
+// answers 404 itself and gives ok false.
+func paginate[T any](w http.ResponseWriter, r *http.Request, items []T) (page[T], bool) {
+	q := r.URL.Query()
+	size := 20
+	if v := q.Get("page_size"); v != "" {
+		if n, ok := positive(v); ok {
+			size = min(n, 100)
+		}
+	}
+	num := 1
+	if q.Has("page") {
+		n, ok := positive(q.Get("page"))
+		if !ok {
+			writeError(w, http.StatusNotFound, "Invalid page.")
+			return page[T]{}, false
+		}
+		num = n
+	}
+	total := max((len(items)+size-1)/size, 1)
+	if num > total {
+		writeError(w, http.StatusNotFound, "Invalid page.")
+		return page[T]{}, false
+	}
+	lo := (num - 1) * size
+	hi := min(lo+size, len(items))
+	p := page[T]{
+		Count:       len(items),
+		PageSize:    size,
+		TotalPages:  total,
+		CurrentPage: num,
+		Results:     append([]T{}, items[lo:hi]...),
+	}
+	if num < total {
+		n := num + 1
+		p.NextPage = &n
+	}
+	if num > 1 {
+		n := num - 1
+		p.PreviousPage = &n
+	}
+	return p, true
+}
+
+// jobOf finds the job of the path, answering 404 itself when there is none.
+func (s *Server) jobOf(w http.ResponseWriter, r *http.Request, ws *workspace) (*Job, bool) {
+	id := strings.ToLower(r.PathValue("_id"))
+	j, ok := ws.Jobs[id]
+	if !isUUID(id) || !ok {
+		writeError(w, http.StatusNotFound, "Not found.")
+		return nil, false
+	}
+	return j, true
+}
+
+// running returns the job's running execution, settling those whose time is
+// up.
+func (s *Server) running(ws *workspace, jobID string) *Execution {
+	now := s.cfg.Now()
+	var out *Execution
+	for _, e := range ws.Executions[jobID] {
+		if e.Status != StatusRunning {
+			continue
+		}
+		if end := e.CreatedAt.Add(s.cfg.RunDuration); !now.Before(end) {
+			e.Status = StatusSucceeded
+			e.EndedAt = &end
+			continue
+		}
+		out = e
+	}
+	return out
+}
+
+func (s *Server) triggerJob(w http.ResponseWriter, r *http.Request, ws *workspace) {
+	force := false
+	if q := r.URL.Query(); q.Has("force_full_refresh") {
+		v, ok := parseBool(q.Get("force_full_refresh"))
+		if !ok {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("force_full_refresh: %q is not a boolean: use true or false.", q.Get("force_full_refresh")))
+			return
+		}
+		force = v
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobOf(w, r, ws)
+	if !ok {
+		return
+	}
+	if !j.IsActive {
+		writeError(w, http.StatusConflict, "job is inactive")
+		return
+	}
+	if s.running(ws, j.ID) != nil {
+		writeError(w, http.StatusConflict, "job is already running")
+		return
+	}
+	ws.Executions[j.ID] = append(ws.Executions[j.ID], &Execution{
+		ID:               uuid.NewString(),
+		Status:           StatusRunning,
+		ForceFullRefresh: force,
+		CreatedAt:        s.cfg.Now().UTC(),
+	})
+	if !s.saveOrFail(w) {
+		return
+	}
+	w.WriteHeader(http.StatusCreated)
+}
+
+func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request, ws *workspace) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobOf(w, r, ws)
+	if !ok {
+		return
+	}
+	e := s.running(ws, j.ID)
+	if e == nil {
+		writeError(w, http.StatusConflict, "no running execution")
+		return
+	}
+	now := s.cfg.Now().UTC()
+	e.Status = StatusCancelled
+	e.EndedAt = &now
+	if !s.saveOrFail(w) {
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

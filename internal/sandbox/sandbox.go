@@ -1,0 +1,359 @@
+// Package sandbox is a local stand-in for the data-integration service: the
+// published jobs API, this project's connector contract, and a side door
+// under /_sandbox/ for tests and demos. It keeps state, validates what it
+// receives and is safe for concurrent requests. sandbox.md in the project's
+// shared specification describes every choice it makes.
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Defaults of Config.
+const (
+	DefaultAPIKey      = "sandbox-api-key"
+	DefaultWorkspaceID = "00000000-0000-4000-8000-000000000001"
+	DefaultJobs        = 25
+	DefaultRunDuration = 2 * time.Second
+)
+
+// KeyBinding binds an API key to the one workspace it may reach.
+type KeyBinding struct {
+	APIKey      string
+	WorkspaceID string
+}
+
+// Config configures a Server.
+type Config struct {
+	// Keys are the accepted API keys; none means DefaultAPIKey on
+	// DefaultWorkspaceID.
+	Keys []KeyBinding
+	// Jobs is how many generated jobs each workspace starts with.
+	Jobs int
+	// RunDuration is how long an execution runs before it succeeds; zero
+	// means DefaultRunDuration.
+	RunDuration time.Duration
+	// StatePath, if set, is where state is loaded from at start and saved
+	// after every change.
+	StatePath string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Log, if set, gets one line per request.
+	Log *log.Logger
+}
+
+// Faults configures fault injection: a share Rate of the API's requests is
+// answered with one of Statuses before it is processed.
+type Faults struct {
+	Rate      float64 `json:"rate"`
+	Statuses  []int   `json:"statuses"`
+	LatencyMS int     `json:"latency_ms"`
+	Seed      uint64  `json:"seed"`
+}
+
+// Stats counts the requests served since start.
+type Stats struct {
+	Requests int64            `json:"requests"`
+	ByRoute  map[string]int64 `json:"by_route"`
+	// Faults counts the requests answered by fault injection.
+	Faults int64 `json:"faults"`
+}
+
+// Server is the sandbox service, an http.Handler.
+type Server struct {
+	cfg  Config
+	mux  *http.ServeMux
+	keys map[string]string // API key → workspace ID
+
+	mu         sync.Mutex
+	workspaces map[string]*workspace
+	stats      Stats
+	faults     Faults
+	rng        *rand.Rand
+}
+
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+func isUUID(s string) bool { return uuidRE.MatchString(s) }
+
+// New returns a Server for cfg, with the state of cfg.StatePath when that
+// file exists, or freshly generated jobs otherwise.
+func New(cfg Config) (*Server, error) {
+	if len(cfg.Keys) == 0 {
+		cfg.Keys = []KeyBinding{{APIKey: DefaultAPIKey, WorkspaceID: DefaultWorkspaceID}}
+	}
+	if cfg.RunDuration == 0 {
+		cfg.RunDuration = DefaultRunDuration
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Jobs < 0 {
+		return nil, fmt.Errorf("jobs must not be negative, got %d", cfg.Jobs)
+	}
+	s := &Server{
+		cfg:        cfg,
+		keys:       map[string]string{},
+		workspaces: map[string]*workspace{},
+		stats:      Stats{ByRoute: map[string]int64{}},
+		rng:        rand.New(rand.NewPCG(1, 1)),
+	}
+	for _, k := range cfg.Keys {
+		if k.APIKey == "" {
+			return nil, errors.New("an API key must not be empty")
+		}
+		if !isUUID(k.WorkspaceID) {
+			return nil, fmt.Errorf("workspace %q is not a UUID", k.WorkspaceID)
+		}
+		if _, dup := s.keys[k.APIKey]; dup {
+			return nil, fmt.Errorf("API key given twice")
+		}
+		s.keys[k.APIKey] = strings.ToLower(k.WorkspaceID)
+	}
+	loaded, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	for _, ws := range s.keys {
+		if _, ok := s.workspaces[ws]; !ok {
+			s.workspaces[ws] = newWorkspace(ws, cfg.Jobs)
+			loaded = false
+		}
+	}
+	if !loaded {
+		if err := s.saveLocked(); err != nil {
+			return nil, err
+		}
+	}
+	s.routes()
+	return s, nil
+}
+
+// handlerFunc serves a request that passed authentication; ws is the
+// workspace of the path, nil for routes without one.
+type handlerFunc func(w http.ResponseWriter, r *http.Request, ws *workspace)
+
+func (s *Server) routes() {
+	s.mux = http.NewServeMux()
+	api := "/developers/workspaces/{workspace_id}"
+	s.handle("GET "+api+"/jobs/{$}", s.listJobs)
+	s.handle("POST "+api+"/jobs/{_id}/run/{$}", s.triggerJob)
+	s.handle("DELETE "+api+"/jobs/{_id}/cancel/{$}", s.cancelJob)
+	s.handle("GET "+api+"/connectors/{$}", s.listConnectors)
+	s.handle("POST "+api+"/connectors/{$}", s.createConnector)
+	s.handle("GET "+api+"/connectors/{_id}/{$}", s.getConnector)
+	s.handle("PATCH "+api+"/connectors/{_id}/{$}", s.updateConnector)
+	s.handle("DELETE "+api+"/connectors/{_id}/{$}", s.deleteConnector)
+
+	side := "/_sandbox/workspaces/{workspace_id}"
+	s.handle("POST "+side+"/jobs/{$}", s.sideCreateJob)
+	s.handle("GET "+side+"/jobs/{_id}/executions/{$}", s.sideExecutions)
+	s.handle("GET /_sandbox/stats", s.sideStats)
+	s.handle("PUT /_sandbox/faults", s.sideFaults)
+
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.count("")
+		writeError(w, http.StatusNotFound, "Not found.")
+	})
+}
+
+// handle registers fn behind the steps every request goes through: counting,
+// fault injection (API routes only), authentication, and the workspace of
+// the path.
+func (s *Server) handle(pattern string, fn handlerFunc) {
+	route := strings.TrimSuffix(pattern, "{$}")
+	isAPI := strings.Contains(pattern, " /developers/")
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		s.count(route)
+		if isAPI && s.injectFault(w, r) {
+			return
+		}
+		key := r.Header.Get("Authorization")
+		bound, ok := s.keys[key]
+		if !ok {
+			msg := "Invalid API key."
+			if key == "" {
+				msg = "Authentication credentials were not provided."
+			}
+			writeError(w, http.StatusUnauthorized, msg)
+			return
+		}
+		var ws *workspace
+		if id := r.PathValue("workspace_id"); id != "" {
+			if !isUUID(id) {
+				writeError(w, http.StatusNotFound, "Not found.")
+				return
+			}
+			id = strings.ToLower(id)
+			if id != bound {
+				writeError(w, http.StatusForbidden, "You do not have permission to access this workspace.")
+				return
+			}
+			s.mu.Lock()
+			ws = s.workspaces[id]
+			s.mu.Unlock()
+		}
+		fn(w, r, ws)
+	})
+}
+
+// ServeHTTP serves a request and logs it when the Config has a Log.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Log == nil {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	s.mux.ServeHTTP(rec, r)
+	s.cfg.Log.Printf("%s %s %d %s", r.Method, r.URL.Path, rec.status, time.Since(start).Round(time.Microsecond))
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (s *Server) count(route string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.Requests++
+	if route != "" {
+		s.stats.ByRoute[route]++
+	}
+}
+
+// Stats returns a copy of the request counts.
+func (s *Server) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.stats
+	out.ByRoute = make(map[string]int64, len(s.stats.ByRoute))
+	for k, v := range s.stats.ByRoute {
+		out.ByRoute[k] = v
+	}
+	return out
+}
+
+// SetFaults replaces the fault injection settings.
+func (s *Server) SetFaults(f Faults) error {
+	if f.Rate < 0 || f.Rate > 1 {
+		return fmt.Errorf("rate must be between 0 and 1, got %v", f.Rate)
+	}
+	if f.LatencyMS < 0 {
+		return fmt.Errorf("latency_ms must not be negative, got %d", f.LatencyMS)
+	}
+	if f.Rate > 0 && len(f.Statuses) == 0 {
+		return errors.New("statuses must name at least one status when rate is above 0")
+	}
+	for _, st := range f.Statuses {
+		if st < 400 || st > 599 {
+			return fmt.Errorf("status %d is not an error status", st)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = f
+	s.rng = rand.New(rand.NewPCG(f.Seed, f.Seed^0x9e3779b97f4a7c15))
+	return nil
+}
+
+// injectFault applies latency, then answers with a fault status when the
+// draw says so; it tells whether it answered.
+func (s *Server) injectFault(w http.ResponseWriter, r *http.Request) bool {
+	s.mu.Lock()
+	f := s.faults
+	status := 0
+	if f.Rate > 0 && s.rng.Float64() < f.Rate {
+		status = f.Statuses[s.rng.IntN(len(f.Statuses))]
+		s.stats.Faults++
+	}
+	s.mu.Unlock()
+	if f.LatencyMS > 0 {
+		t := time.NewTimer(time.Duration(f.LatencyMS) * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+		}
+	}
+	if status == 0 {
+		return false
+	}
+	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	writeError(w, status, "injected fault: "+http.StatusText(status))
+	return true
+}
+
+// Workspaces returns the IDs of the workspaces the keys are bound to.
+func (s *Server) Workspaces() []string {
+	out := make([]string, 0, len(s.cfg.Keys))
+	for _, k := range s.cfg.Keys {
+		out = append(out, strings.ToLower(k.WorkspaceID))
+	}
+	return out
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, detail string) {
+	writeJSON(w, status, map[string]string{"detail": detail})
+}
+
+// readBody decodes a JSON object body into a map of its raw values.
+func readBody(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, bool) {
+	var m map[string]json.RawMessage
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
+	if err := dec.Decode(&m); err != nil || m == nil {
+		writeError(w, http.StatusBadRequest, "the body must be a JSON object")
+		return nil, false
+	}
+	return m, true
+}
+
+// parseBool reads the boolean forms the sandbox accepts in a query.
+func parseBool(v string, extra ...string) (bool, bool) {
+	switch v {
+	case "true", "1":
+		return true, true
+	case "false", "0":
+		return false, true
+	}
+	for _, e := range extra {
+		if v == e {
+			return strings.EqualFold(v, "true"), true
+		}
+	}
+	return false, false
+}
+
+// positive reads a positive integer, or gives ok false.
+func positive(v string) (int, bool) {
+	n, err := strconv.Atoi(v)
+	return n, err == nil && n > 0
+}
+
+const timeFormat = "2006-01-02T15:04:05.000Z"
+
+func stamp(t time.Time) string { return t.UTC().Format(timeFormat) }
