@@ -1,0 +1,43 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+)
+
+// addRequestError adds the diagnostic of a failed request: who refused and
+// why, with the status code and the service's own message. summary is used
+// when the failure is not one every request shares (authentication, access).
+func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err error) {
+	var e *client.Error
+	if !errors.As(err, &e) {
+		diags.AddError(summary, err.Error())
+		return
+	}
+	msg := e.Message
+	if msg == "" {
+		msg = "the service gave no message"
+	}
+	switch e.StatusCode {
+	case 0:
+		diags.AddError(summary, fmt.Sprintf("No answer from the service to %s %s: %v.", e.Method, e.Path, e.Err))
+	case http.StatusUnauthorized:
+		diags.AddError("Authentication Failed", fmt.Sprintf(
+			"Authentication failed: the service did not accept the API key (HTTP 401: %s). "+
+				"Check api_key in the provider configuration or the %s environment variable.", msg, EnvAPIKey))
+	case http.StatusForbidden:
+		diags.AddError("Access Denied", fmt.Sprintf(
+			"The API key has no access to workspace %s (HTTP 403: %s). Use a key of that workspace, or another workspace_id.", workspaceID, msg))
+	default:
+		detail := fmt.Sprintf("The service answered HTTP %d to %s %s: %s", e.StatusCode, e.Method, e.Path, msg)
+		if e.Err != nil {
+			detail = fmt.Sprintf("The service answered HTTP %d to %s %s, but the answer could not be read: %v", e.StatusCode, e.Method, e.Path, e.Err)
+		}
+		diags.AddError(summary, detail)
+	}
+}

@@ -1,0 +1,163 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+)
+
+var (
+	_ datasource.DataSourceWithConfigure        = (*jobDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*jobDataSource)(nil)
+)
+
+// NewJobDataSource returns the dataintegration_job data source.
+func NewJobDataSource() datasource.DataSource { return &jobDataSource{} }
+
+type jobDataSource struct {
+	data *providerData
+}
+
+type jobDataSourceModel struct {
+	WorkspaceID   types.String `tfsdk:"workspace_id"`
+	ID            types.String `tfsdk:"id"`
+	Name          types.String `tfsdk:"name"`
+	DataSource    types.String `tfsdk:"data_source"`
+	ConnectorName types.String `tfsdk:"connector_name"`
+	SchemaName    types.String `tfsdk:"schema_name"`
+	IsActive      types.Bool   `tfsdk:"is_active"`
+	CreatedAt     types.String `tfsdk:"created_at"`
+	UpdatedAt     types.String `tfsdk:"updated_at"`
+}
+
+func (d *jobDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_job"
+}
+
+func (d *jobDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := map[string]schema.Attribute{
+		"workspace_id": workspaceAttribute("of the job"),
+		"id": schema.StringAttribute{
+			MarkdownDescription: "The job's ID (a UUID). Exactly one of `id` and `name` is required. " +
+				"The API has no single-job endpoint: the job is found by reading the list page by page until it appears.",
+			Optional:   true,
+			Computed:   true,
+			Validators: []validator.String{uuidValidator()},
+		},
+		"name": schema.StringAttribute{
+			MarkdownDescription: "The job's exact name. Exactly one of `id` and `name` is required. " +
+				"The lookup uses the service's `name` filter and fails when no job or more than one job has this name.",
+			Optional: true,
+			Computed: true,
+		},
+	}
+	for name, desc := range jobAttributeDescriptions {
+		if _, ok := attrs[name]; ok {
+			continue
+		}
+		if name == "is_active" {
+			attrs[name] = schema.BoolAttribute{MarkdownDescription: desc, Computed: true}
+		} else {
+			attrs[name] = schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+		}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "One job of a workspace, found by `id` or by `name`.",
+		Attributes:          attrs,
+	}
+}
+
+func (d *jobDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("name")),
+	}
+}
+
+func (d *jobDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = configuredData(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *jobDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m jobDataSourceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws := d.data.workspace(m.WorkspaceID, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx = d.data.maskedContext(ctx)
+
+	var found []client.Job
+	var err error
+	if !m.ID.IsNull() {
+		id := m.ID.ValueString()
+		err = d.data.client.EachJobPage(ctx, ws, client.JobFilter{}, func(jobs []client.Job) bool {
+			for _, j := range jobs {
+				if strings.EqualFold(j.ID, id) {
+					found = append(found, j)
+					return false
+				}
+			}
+			return true
+		})
+		if err == nil && len(found) == 0 {
+			resp.Diagnostics.AddAttributeError(path.Root("id"), "Job Not Found",
+				fmt.Sprintf("No job has the ID %s in workspace %s.", id, ws))
+			return
+		}
+	} else {
+		name := m.Name.ValueString()
+		// The service filters; only exact matches count as the job named.
+		err = d.data.client.EachJobPage(ctx, ws, client.JobFilter{Name: &name}, func(jobs []client.Job) bool {
+			for _, j := range jobs {
+				if j.Name == name {
+					found = append(found, j)
+				}
+			}
+			return true
+		})
+		if err == nil && len(found) != 1 {
+			addNameMatchError(&resp.Diagnostics, name, ws, found)
+			return
+		}
+	}
+	if err != nil {
+		addRequestError(&resp.Diagnostics, "Unable to List Jobs", ws, err)
+		return
+	}
+
+	j := newJobModel(found[0])
+	m = jobDataSourceModel{
+		WorkspaceID: types.StringValue(ws), ID: j.ID, Name: j.Name, DataSource: j.DataSource,
+		ConnectorName: j.ConnectorName, SchemaName: j.SchemaName, IsActive: j.IsActive,
+		CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func addNameMatchError(diags *diag.Diagnostics, name, ws string, found []client.Job) {
+	if len(found) == 0 {
+		diags.AddAttributeError(path.Root("name"), "Job Not Found",
+			fmt.Sprintf("No job is named %q in workspace %s.", name, ws))
+		return
+	}
+	ids := make([]string, len(found))
+	for i, j := range found {
+		ids[i] = j.ID
+	}
+	diags.AddAttributeError(path.Root("name"), "Several Jobs Match",
+		fmt.Sprintf("%d jobs are named %q in workspace %s (IDs %s): look the job up by id instead.",
+			len(found), name, ws, strings.Join(ids, ", ")))
+}

@@ -1,0 +1,170 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+)
+
+var _ datasource.DataSourceWithConfigure = (*jobsDataSource)(nil)
+
+// NewJobsDataSource returns the dataintegration_jobs data source.
+func NewJobsDataSource() datasource.DataSource { return &jobsDataSource{} }
+
+type jobsDataSource struct {
+	data *providerData
+}
+
+type jobsDataSourceModel struct {
+	WorkspaceID   types.String `tfsdk:"workspace_id"`
+	ConnectorName types.String `tfsdk:"connector_name"`
+	DataSource    types.String `tfsdk:"data_source"`
+	Name          types.String `tfsdk:"name"`
+	SchemaName    types.String `tfsdk:"schema_name"`
+	IsActive      types.Bool   `tfsdk:"is_active"`
+	Ordering      types.String `tfsdk:"ordering"`
+	Jobs          []jobModel   `tfsdk:"jobs"`
+	IDs           []string     `tfsdk:"ids"`
+}
+
+// jobModel is a job as both job data sources show it.
+type jobModel struct {
+	ID            types.String `tfsdk:"id"`
+	Name          types.String `tfsdk:"name"`
+	DataSource    types.String `tfsdk:"data_source"`
+	ConnectorName types.String `tfsdk:"connector_name"`
+	SchemaName    types.String `tfsdk:"schema_name"`
+	IsActive      types.Bool   `tfsdk:"is_active"`
+	CreatedAt     types.String `tfsdk:"created_at"`
+	UpdatedAt     types.String `tfsdk:"updated_at"`
+}
+
+func newJobModel(j client.Job) jobModel {
+	return jobModel{
+		ID:            types.StringValue(j.ID),
+		Name:          types.StringValue(j.Name),
+		DataSource:    types.StringValue(j.DataSource),
+		ConnectorName: types.StringValue(j.ConnectorName),
+		SchemaName:    types.StringValue(j.SchemaName),
+		IsActive:      types.BoolValue(j.IsActive),
+		CreatedAt:     types.StringValue(j.CreatedAt),
+		UpdatedAt:     types.StringValue(j.UpdatedAt),
+	}
+}
+
+// jobAttributeDescriptions describe a job's fields, for both data sources.
+var jobAttributeDescriptions = map[string]string{
+	"id":             "The job's ID (a UUID).",
+	"name":           "The job's name.",
+	"data_source":    "The job's data source.",
+	"connector_name": "The name of the job's connector.",
+	"schema_name":    "The job's destination schema.",
+	"is_active":      "Whether the job is active: only an active job can be triggered.",
+	"created_at":     "When the job was created, as the service gives it (ISO 8601 with milliseconds, UTC).",
+	"updated_at":     "When the job was last changed, as the service gives it (ISO 8601 with milliseconds, UTC).",
+}
+
+func workspaceAttribute(what string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "The workspace (a UUID) " + what + ". Defaults to the provider's `workspace_id`; one of the two is required.",
+		Optional:            true,
+		Computed:            true,
+		Validators:          []validator.String{uuidValidator()},
+	}
+}
+
+func (d *jobsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_jobs"
+}
+
+func (d *jobsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	filter := func(field string) schema.StringAttribute {
+		return schema.StringAttribute{
+			MarkdownDescription: "Only jobs whose `" + field + "` matches this value. The service applies the filter; the sandbox matches exactly and case-sensitively.",
+			Optional:            true,
+		}
+	}
+	jobAttrs := map[string]schema.Attribute{}
+	for name, desc := range jobAttributeDescriptions {
+		if name == "is_active" {
+			jobAttrs[name] = schema.BoolAttribute{MarkdownDescription: desc, Computed: true}
+		} else {
+			jobAttrs[name] = schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+		}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The jobs of a workspace, filtered and ordered by the service. " +
+			"Every page is read, 100 jobs per request, so the result holds every matching job.",
+		Attributes: map[string]schema.Attribute{
+			"workspace_id":   workspaceAttribute("whose jobs to list"),
+			"connector_name": filter("connector_name"),
+			"data_source":    filter("data_source"),
+			"name":           filter("name"),
+			"schema_name":    filter("schema_name"),
+			"is_active": schema.BoolAttribute{
+				MarkdownDescription: "Only active jobs when `true`, only inactive ones when `false`; both when unset.",
+				Optional:            true,
+			},
+			"ordering": schema.StringAttribute{
+				MarkdownDescription: "The field to order the jobs by, passed to the service as it is, such as `\"name\"`. " +
+					"With the sandbox: one or more job fields separated by commas, `-` in front for descending (`\"-name\"`); " +
+					"an unknown field is an error from the service. Unset: the service's order.",
+				Optional: true,
+			},
+			"jobs": schema.ListNestedAttribute{
+				MarkdownDescription: "The matching jobs, in the service's order.",
+				Computed:            true,
+				NestedObject:        schema.NestedAttributeObject{Attributes: jobAttrs},
+			},
+			"ids": schema.ListAttribute{
+				MarkdownDescription: "The IDs of `jobs`, in the same order.",
+				Computed:            true,
+				ElementType:         types.StringType,
+			},
+		},
+	}
+}
+
+func (d *jobsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = configuredData(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *jobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m jobsDataSourceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws := d.data.workspace(m.WorkspaceID, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	f := client.JobFilter{
+		ConnectorName: m.ConnectorName.ValueStringPointer(),
+		DataSource:    m.DataSource.ValueStringPointer(),
+		Name:          m.Name.ValueStringPointer(),
+		SchemaName:    m.SchemaName.ValueStringPointer(),
+		IsActive:      m.IsActive.ValueBoolPointer(),
+		Ordering:      m.Ordering.ValueString(),
+	}
+	m.Jobs = []jobModel{}
+	m.IDs = []string{}
+	err := d.data.client.EachJobPage(d.data.maskedContext(ctx), ws, f, func(jobs []client.Job) bool {
+		for _, j := range jobs {
+			m.Jobs = append(m.Jobs, newJobModel(j))
+			m.IDs = append(m.IDs, j.ID)
+		}
+		return true
+	})
+	if err != nil {
+		addRequestError(&resp.Diagnostics, "Unable to List Jobs", ws, err)
+		return
+	}
+	m.WorkspaceID = types.StringValue(ws)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}

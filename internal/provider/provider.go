@@ -1,0 +1,243 @@
+// Package provider is the Terraform-facing side of the provider: its
+// schema, configuration, resources and data sources. It talks to the
+// service only through internal/client.
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
+)
+
+// Environment variables the provider falls back to.
+const (
+	EnvBaseURL     = "DATAINTEGRATION_BASE_URL"
+	EnvAPIKey      = "DATAINTEGRATION_API_KEY"
+	EnvWorkspaceID = "DATAINTEGRATION_WORKSPACE_ID"
+)
+
+const defaultRequestTimeout = "30s"
+
+var _ provider.Provider = (*dataIntegrationProvider)(nil)
+
+type dataIntegrationProvider struct {
+	version string
+}
+
+// New returns a constructor of the provider at the given version.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider {
+		return &dataIntegrationProvider{version: version}
+	}
+}
+
+type providerModel struct {
+	BaseURL        types.String `tfsdk:"base_url"`
+	APIKey         types.String `tfsdk:"api_key"`
+	WorkspaceID    types.String `tfsdk:"workspace_id"`
+	MaxRetries     types.Int64  `tfsdk:"max_retries"`
+	RequestTimeout types.String `tfsdk:"request_timeout"`
+}
+
+// providerData is what resources and data sources receive from Configure.
+type providerData struct {
+	client *client.Client
+	// workspaceID is the default workspace; empty when none was given.
+	workspaceID string
+	// secrets are masked in every log line the provider writes.
+	secrets []string
+}
+
+func (p *dataIntegrationProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "dataintegration"
+	resp.Version = p.version
+}
+
+func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Manages the customer-service connector and job executions of a data-integration service, and reads its jobs.",
+		Attributes: map[string]schema.Attribute{
+			"base_url": schema.StringAttribute{
+				MarkdownDescription: "The service's base address, such as `https://api.example.com`. " +
+					"An absolute `https` URL, or `http` on a loopback host only (`127.0.0.1`, `::1`, `localhost`, as the sandbox uses); " +
+					"a trailing slash is optional. Falls back to the `" + EnvBaseURL + "` environment variable; one of the two is required.",
+				Optional:   true,
+				Validators: []validator.String{stringCheck("an absolute https URL, or http on a loopback host", validate.BaseURL)},
+			},
+			"api_key": schema.StringAttribute{
+				MarkdownDescription: "The service's API key, sent as the `Authorization` header exactly as given: " +
+					"if your key needs a scheme prefix, write it into the value (for example `\"Token abc123\"`). " +
+					"Falls back to the `" + EnvAPIKey + "` environment variable; one of the two is required. Sensitive.",
+				Optional:  true,
+				Sensitive: true,
+			},
+			"workspace_id": schema.StringAttribute{
+				MarkdownDescription: "The default workspace (a UUID) of every resource and data source that takes a `workspace_id`. " +
+					"Falls back to the `" + EnvWorkspaceID + "` environment variable. Optional: without it, each resource and data source must set its own.",
+				Optional:   true,
+				Validators: []validator.String{uuidValidator()},
+			},
+			"max_retries": schema.Int64Attribute{
+				MarkdownDescription: "How many times a request is retried after a rate limit, an unavailable service or a connection error, " +
+					"with exponential backoff and the service's `Retry-After`. From 0 to 10; defaults to `4`.",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(0, 10)},
+			},
+			"request_timeout": schema.StringAttribute{
+				MarkdownDescription: "How long one request may take, as a duration such as `\"30s\"` or `\"2m\"`. Defaults to `\"" + defaultRequestTimeout + "\"`.",
+				Optional:            true,
+				Validators:          []validator.String{stringCheck("a positive duration such as \"30s\"", validate.Duration)},
+			},
+		},
+	}
+}
+
+func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	baseURL := setting(&resp.Diagnostics, cfg.BaseURL, "base_url", EnvBaseURL)
+	apiKey := setting(&resp.Diagnostics, cfg.APIKey, "api_key", EnvAPIKey)
+	workspaceID := setting(&resp.Diagnostics, cfg.WorkspaceID, "workspace_id", EnvWorkspaceID)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	for _, s := range []struct{ value, attr, env string }{{baseURL, "base_url", EnvBaseURL}, {apiKey, "api_key", EnvAPIKey}} {
+		if s.value == "" {
+			resp.Diagnostics.AddAttributeError(path.Root(s.attr), "Missing Provider Setting",
+				fmt.Sprintf("The provider needs %s: set it in the provider configuration or in the %s environment variable.", s.attr, s.env))
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Values from the environment skip the schema's validators: check them here.
+	if cfg.BaseURL.IsNull() {
+		if err := validate.BaseURL(baseURL); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid Provider Setting", fmt.Sprintf("%s: %s.", EnvBaseURL, err))
+		}
+	}
+	if cfg.WorkspaceID.IsNull() && workspaceID != "" {
+		if err := validate.UUID(workspaceID); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("workspace_id"), "Invalid Provider Setting", fmt.Sprintf("%s: %s.", EnvWorkspaceID, err))
+		}
+	}
+	if cfg.MaxRetries.IsUnknown() || cfg.RequestTimeout.IsUnknown() {
+		resp.Diagnostics.AddError("Unknown Provider Setting", "max_retries and request_timeout must be known when Terraform plans: do not set them from values computed during apply.")
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	maxRetries := client.DefaultMaxRetries
+	if !cfg.MaxRetries.IsNull() {
+		maxRetries = int(cfg.MaxRetries.ValueInt64())
+	}
+	timeout, _ := time.ParseDuration(defaultRequestTimeout)
+	if !cfg.RequestTimeout.IsNull() {
+		timeout, _ = time.ParseDuration(cfg.RequestTimeout.ValueString())
+	}
+
+	data := &providerData{workspaceID: workspaceID, secrets: []string{apiKey}}
+	c, err := client.New(client.Config{
+		BaseURL:        baseURL,
+		APIKey:         apiKey,
+		Version:        p.version,
+		MaxRetries:     maxRetries,
+		RequestTimeout: timeout,
+		Log: func(ctx context.Context, msg string, fields map[string]any) {
+			tflog.Debug(data.maskedContext(ctx), msg, fields)
+		},
+	})
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid Provider Setting", err.Error())
+		return
+	}
+	data.client = c
+	resp.DataSourceData = data
+	resp.ResourceData = data
+}
+
+// setting is a provider attribute's value, or else its environment
+// variable's. An unknown value is an error on the attribute.
+func setting(diags *diag.Diagnostics, v types.String, attr, env string) string {
+	if v.IsUnknown() {
+		diags.AddAttributeError(path.Root(attr), "Unknown Provider Setting",
+			fmt.Sprintf("%s must be known when Terraform plans: do not set it from a value computed during apply, or leave it out and use %s.", attr, env))
+		return ""
+	}
+	if !v.IsNull() {
+		return v.ValueString()
+	}
+	return os.Getenv(env)
+}
+
+// maskedContext masks the provider's secrets in whatever is logged with the
+// returned context.
+func (d *providerData) maskedContext(ctx context.Context) context.Context {
+	ctx = tflog.MaskFieldValuesWithFieldKeys(ctx, "api_key", "token", "Authorization")
+	for _, s := range d.secrets {
+		if s != "" {
+			ctx = tflog.MaskAllFieldValuesStrings(ctx, s)
+			ctx = tflog.MaskMessageStrings(ctx, s)
+		}
+	}
+	return ctx
+}
+
+// workspace is the workspace a resource or data source uses: its own
+// workspace_id, else the provider's. Neither is an error on workspace_id.
+func (d *providerData) workspace(v types.String, diags *diag.Diagnostics) string {
+	if !v.IsNull() && !v.IsUnknown() && v.ValueString() != "" {
+		return v.ValueString()
+	}
+	if d.workspaceID == "" {
+		diags.AddAttributeError(path.Root("workspace_id"), "Missing Workspace",
+			"No workspace to use: set workspace_id here, or workspace_id in the provider configuration, or the "+EnvWorkspaceID+" environment variable.")
+	}
+	return d.workspaceID
+}
+
+// configuredData turns the ProviderData a resource or data source receives
+// into the provider's data; nil when the provider is not configured yet.
+func configuredData(raw any, diags *diag.Diagnostics) *providerData {
+	if raw == nil {
+		return nil
+	}
+	d, ok := raw.(*providerData)
+	if !ok {
+		diags.AddError("Unexpected Provider Data",
+			fmt.Sprintf("Expected *providerData, got %T. This is a bug in the provider: please report it.", raw))
+		return nil
+	}
+	return d
+}
+
+func (p *dataIntegrationProvider) Resources(_ context.Context) []func() resource.Resource {
+	return nil
+}
+
+func (p *dataIntegrationProvider) DataSources(_ context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{
+		NewJobsDataSource,
+		NewJobDataSource,
+	}
+}
