@@ -130,6 +130,8 @@ func (e *Error) Error() string {
 	switch {
 	case e.StatusCode != 0 && e.Message != "":
 		return fmt.Sprintf("%s: HTTP %d: %s", e.Operation, e.StatusCode, e.Message)
+	case e.StatusCode != 0 && e.Err != nil:
+		return fmt.Sprintf("%s: HTTP %d: %v", e.Operation, e.StatusCode, e.Err)
 	case e.StatusCode != 0:
 		return fmt.Sprintf("%s: HTTP %d", e.Operation, e.StatusCode)
 	default:

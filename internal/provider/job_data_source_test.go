@@ -1,0 +1,103 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+const jobAddress = "data.dataintegration_job.test"
+
+// expectJob checks every attribute of the dataintegration_job data source.
+func expectJob(workspaceID string, j client.Job) []statecheck.StateCheck {
+	want := map[string]knownvalue.Check{
+		"workspace_id":   knownvalue.StringExact(workspaceID),
+		"id":             knownvalue.StringExact(j.ID),
+		"name":           knownvalue.StringExact(j.Name),
+		"data_source":    knownvalue.StringExact(j.DataSource),
+		"connector_name": knownvalue.StringExact(j.ConnectorName),
+		"schema_name":    knownvalue.StringExact(j.SchemaName),
+		"is_active":      knownvalue.Bool(j.IsActive),
+		"created_at":     knownvalue.StringExact(j.CreatedAt),
+		"updated_at":     knownvalue.StringExact(j.UpdatedAt),
+	}
+	var checks []statecheck.StateCheck
+	for attr, c := range want {
+		checks = append(checks, statecheck.ExpectKnownValue(jobAddress, tfjsonpath.New(attr), c))
+	}
+	return checks
+}
+
+func TestAccJobDataSource_byNameAndByID(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 250})
+	all := e.allJobs(t)
+	// A job on the last page: finding it by id means reading every page.
+	last := all[len(all)-1]
+	other := all[len(all)/2]
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:            e.providerConfig() + fmt.Sprintf(`data "dataintegration_job" "test" { name = %q }`, other.Name),
+				ConfigStateChecks: expectJob(e.workspaceID, other),
+			},
+			{
+				Config:            e.providerConfig() + fmt.Sprintf(`data "dataintegration_job" "test" { id = %q }`, last.ID),
+				ConfigStateChecks: expectJob(e.workspaceID, last),
+			},
+		},
+	})
+}
+
+func TestAccJobDataSource_failures(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	const missingID = "0f0f0f0f-0000-4000-8000-00000000abcd"
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      e.providerConfig() + `data "dataintegration_job" "test" { name = "no job has this name" }`,
+				ExpectError: phrases("Job Not Found", `No job is named "no job has this name" in workspace`),
+			},
+			{
+				Config:      e.providerConfig() + fmt.Sprintf(`data "dataintegration_job" "test" { id = %q }`, missingID),
+				ExpectError: phrases("Job Not Found", "No job has the ID "+missingID),
+			},
+			{
+				Config:      e.providerConfig() + `data "dataintegration_job" "test" {}`,
+				ExpectError: phrases("Missing Attribute Configuration", "Exactly one of these attributes must be configured: [id,name]"),
+			},
+			{
+				Config:      e.providerConfig() + fmt.Sprintf("data \"dataintegration_job\" \"test\" {\n  id   = %q\n  name = \"x\"\n}", missingID),
+				ExpectError: phrases("Invalid Attribute Combination", "Exactly one of these attributes must be configured: [id,name]"),
+			},
+			{
+				Config:      e.providerConfig() + `data "dataintegration_job" "test" { id = "job-1" }`,
+				ExpectError: phrases("Invalid Attribute Value", `"job-1" is not a UUID`),
+			},
+		},
+	})
+}
+
+func TestAccJobDataSource_severalMatches(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	e.requireSandbox(t, "create two jobs of the same name")
+	twin := sandbox.Job{Name: "nightly export", DataSource: "postgres", ConnectorName: "database", SchemaName: "raw", IsActive: true}
+	if err := e.sandbox.AddJobs(e.workspaceID, twin, twin); err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      e.providerConfig() + `data "dataintegration_job" "test" { name = "nightly export" }`,
+			ExpectError: phrases("Several Jobs Match", `2 jobs are named "nightly export"`, "look the job up by id instead"),
+		}},
+	})
+}

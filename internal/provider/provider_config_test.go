@@ -1,0 +1,119 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// TestAccProvider_badSettings: each bad setting fails at plan with a
+// diagnostic on the attribute, saying what is allowed, before any request.
+func TestAccProvider_badSettings(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 1})
+	e.requireSandbox(t, "count the requests made")
+	cases := []struct {
+		name, settings string
+		want           []string
+	}{
+		{"http on a public host", `base_url = "http://api.example.com"`, []string{"Invalid Attribute Value", "base_url", "use https, or http only on 127.0.0.1, ::1 or localhost"}},
+		{"other scheme", `base_url = "ftp://api.example.com"`, []string{"base_url", `has scheme "ftp"`}},
+		{"relative URL", `base_url = "api.example.com"`, []string{"base_url", "is not an absolute URL"}},
+		{"query in URL", `base_url = "https://api.example.com/?x=1"`, []string{"base_url", "must not have a query or fragment"}},
+		{"credentials in URL", `base_url = "https://me:hunter2@api.example.com"`, []string{"base_url", "must not carry user information"}},
+		{"workspace not a UUID", `workspace_id = "my-workspace"`, []string{"workspace_id", `"my-workspace" is not a UUID`}},
+		{"timeout not a duration", `request_timeout = "soon"`, []string{"request_timeout", `"soon" is not a duration`}},
+		{"timeout not positive", `request_timeout = "0s"`, []string{"request_timeout", "must be positive"}},
+		{"too many retries", `max_retries = 11`, []string{"max_retries", "between 0 and 10"}},
+		{"negative retries", `max_retries = -1`, []string{"max_retries", "between 0 and 10"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			config := fmt.Sprintf(`
+provider "dataintegration" {
+  %s
+}
+data "dataintegration_jobs" "test" {}
+`, c.settings)
+			// Every other setting comes from the environment, and is good.
+			t.Setenv(EnvBaseURL, e.baseURL)
+			t.Setenv(EnvAPIKey, e.apiKey)
+			t.Setenv(EnvWorkspaceID, e.workspaceID)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps:                    []resource.TestStep{{Config: config, ExpectError: phrases(c.want...)}},
+			})
+		})
+	}
+	e.expectNoRequests(t)
+}
+
+func TestAccProvider_missingSettings(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 1})
+	e.requireSandbox(t, "count the requests made")
+	for _, c := range []struct{ attr, env, settings string }{
+		{"base_url", EnvBaseURL, fmt.Sprintf("api_key = %q", e.apiKey)},
+		{"api_key", EnvAPIKey, fmt.Sprintf("base_url = %q", e.baseURL)},
+	} {
+		t.Run(c.attr, func(t *testing.T) {
+			t.Setenv(EnvBaseURL, "")
+			t.Setenv(EnvAPIKey, "")
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      fmt.Sprintf("provider \"dataintegration\" {\n  %s\n}\ndata \"dataintegration_jobs\" \"test\" {}\n", c.settings),
+					ExpectError: phrases("Missing Provider Setting", "The provider needs "+c.attr, c.env+" environment variable"),
+				}},
+			})
+		})
+	}
+	t.Run("base_url from the environment is checked", func(t *testing.T) {
+		t.Setenv(EnvBaseURL, "http://api.example.com")
+		t.Setenv(EnvAPIKey, e.apiKey)
+		t.Setenv(EnvWorkspaceID, e.workspaceID)
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+			Steps: []resource.TestStep{{
+				Config:      `data "dataintegration_jobs" "test" {}`,
+				ExpectError: phrases("Invalid Provider Setting", EnvBaseURL+": \"http://api.example.com\" uses http"),
+			}},
+		})
+	})
+	e.expectNoRequests(t)
+}
+
+// TestAccProvider_environment: with no provider block at all, the three
+// variables configure the provider; a setting in the configuration wins
+// over its variable; a trailing slash on base_url works.
+func TestAccProvider_environment(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 3})
+	ids := jobIDs(e.allJobs(t))
+	t.Setenv(EnvBaseURL, e.baseURL)
+	t.Setenv(EnvAPIKey, e.apiKey)
+	t.Setenv(EnvWorkspaceID, e.workspaceID)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:            `data "dataintegration_jobs" "test" {}`,
+				ConfigStateChecks: []statecheck.StateCheck{expectIDs(jobsAddress, ids)},
+			},
+			{
+				PreConfig: func() {
+					// Unreachable: only the configuration's value can work.
+					t.Setenv(EnvBaseURL, "http://127.0.0.1:1")
+				},
+				Config: fmt.Sprintf(`
+provider "dataintegration" {
+  base_url = "%s/"
+}
+data "dataintegration_jobs" "test" {}
+`, e.baseURL),
+				ConfigStateChecks: []statecheck.StateCheck{expectIDs(jobsAddress, ids)},
+			},
+		},
+	})
+}
