@@ -233,7 +233,7 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	defer drainClose(resp.Body)
 
 	if resp.StatusCode != r.want {
-		msg := readMessage(resp.Body)
+		msg := c.redact(readMessage(resp.Body))
 		c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start))
 		return retryAfter(resp.Header, time.Now()), c.retryableStatus(r, resp.StatusCode), fail(resp.StatusCode, msg, nil)
 	}
@@ -367,6 +367,14 @@ func readMessage(body io.Reader) string {
 		return cut(string(e.Detail))
 	}
 	return cut(string(b))
+}
+
+// redact masks the API key wherever a message of the service repeats it.
+func (c *Client) redact(msg string) string {
+	if c.apiKey == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, c.apiKey, "***")
 }
 
 // cut folds white space and control characters and shortens s to

@@ -497,3 +497,15 @@ func TestLogNeverSeesSecrets(t *testing.T) {
 		}
 	}
 }
+
+func TestErrorMessageMasksTheAPIKey(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(401)
+		_, _ = fmt.Fprintf(w, `{"detail": "Invalid API key %s."}`, r.Header.Get("Authorization"))
+	}))
+	defer ts.Close()
+	err := newTestClient(t, ts.URL).CancelJob(context.Background(), testWS, "j")
+	if err == nil || strings.Contains(err.Error(), "key-123") || !strings.Contains(err.Error(), "Invalid API key ***.") {
+		t.Errorf("error: %v", err)
+	}
+}
