@@ -45,31 +45,20 @@ func (d *jobDataSource) Metadata(_ context.Context, req datasource.MetadataReque
 }
 
 func (d *jobDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	attrs := map[string]schema.Attribute{
-		"workspace_id": workspaceAttribute("of the job"),
-		"id": schema.StringAttribute{
-			MarkdownDescription: "The job's ID (a UUID). Exactly one of `id` and `name` is required. " +
-				"The API has no single-job endpoint: the job is found by reading the list page by page until it appears.",
-			Optional:   true,
-			Computed:   true,
-			Validators: []validator.String{uuidValidator()},
-		},
-		"name": schema.StringAttribute{
-			MarkdownDescription: "The job's exact name. Exactly one of `id` and `name` is required. " +
-				"The lookup uses the service's `name` filter and fails when no job or more than one job has this name.",
-			Optional: true,
-			Computed: true,
-		},
+	attrs := jobAttributes()
+	attrs["workspace_id"] = workspaceAttribute("of the job")
+	attrs["id"] = schema.StringAttribute{
+		MarkdownDescription: "The job's ID (a UUID). Exactly one of `id` and `name` is required. " +
+			"The API has no single-job endpoint: the job is found by reading the list page by page until it appears.",
+		Optional:   true,
+		Computed:   true,
+		Validators: []validator.String{uuidValidator()},
 	}
-	for name, desc := range jobAttributeDescriptions {
-		if _, ok := attrs[name]; ok {
-			continue
-		}
-		if name == "is_active" {
-			attrs[name] = schema.BoolAttribute{MarkdownDescription: desc, Computed: true}
-		} else {
-			attrs[name] = schema.StringAttribute{MarkdownDescription: desc, Computed: true}
-		}
+	attrs["name"] = schema.StringAttribute{
+		MarkdownDescription: "The job's exact name. Exactly one of `id` and `name` is required. " +
+			"The lookup uses the service's `name` filter and fails when no job or more than one job has this name.",
+		Optional: true,
+		Computed: true,
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "One job of a workspace, found by `id` or by `name`.",
@@ -119,13 +108,8 @@ func (d *jobDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 		}
 	} else {
 		name := m.Name.ValueString()
-		// The service filters; only exact matches count as the job named.
 		err = d.data.client.EachJobPage(ctx, ws, client.JobFilter{Name: &name}, func(jobs []client.Job) bool {
-			for _, j := range jobs {
-				if j.Name == name {
-					found = append(found, j)
-				}
-			}
+			found = append(found, jobsNamed(jobs, name)...)
 			return true
 		})
 		if err == nil && len(found) != 1 {
@@ -145,6 +129,19 @@ func (d *jobDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 		CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// jobsNamed keeps the jobs named exactly name: the service's matching rules
+// are not published, and a filter that also matched "name (copy)" or "NAME"
+// must not make the lookup ambiguous.
+func jobsNamed(jobs []client.Job, name string) []client.Job {
+	var out []client.Job
+	for _, j := range jobs {
+		if j.Name == name {
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 func addNameMatchError(diags *diag.Diagnostics, name, ws string, found []client.Job) {

@@ -69,6 +69,19 @@ var jobAttributeDescriptions = map[string]string{
 	"updated_at":     "When the job was last changed, as the service gives it (ISO 8601 with milliseconds, UTC).",
 }
 
+// jobAttributes are a job's fields as computed attributes.
+func jobAttributes() map[string]schema.Attribute {
+	attrs := make(map[string]schema.Attribute, len(jobAttributeDescriptions))
+	for name, desc := range jobAttributeDescriptions {
+		if name == "is_active" {
+			attrs[name] = schema.BoolAttribute{MarkdownDescription: desc, Computed: true}
+		} else {
+			attrs[name] = schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+		}
+	}
+	return attrs
+}
+
 func workspaceAttribute(what string) schema.StringAttribute {
 	return schema.StringAttribute{
 		MarkdownDescription: "The workspace (a UUID) " + what + ". Defaults to the provider's `workspace_id`; one of the two is required.",
@@ -87,14 +100,6 @@ func (d *jobsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, r
 		return schema.StringAttribute{
 			MarkdownDescription: "Only jobs whose `" + field + "` matches this value. The service applies the filter; the sandbox matches exactly and case-sensitively.",
 			Optional:            true,
-		}
-	}
-	jobAttrs := map[string]schema.Attribute{}
-	for name, desc := range jobAttributeDescriptions {
-		if name == "is_active" {
-			jobAttrs[name] = schema.BoolAttribute{MarkdownDescription: desc, Computed: true}
-		} else {
-			jobAttrs[name] = schema.StringAttribute{MarkdownDescription: desc, Computed: true}
 		}
 	}
 	resp.Schema = schema.Schema{
@@ -119,7 +124,7 @@ func (d *jobsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, r
 			"jobs": schema.ListNestedAttribute{
 				MarkdownDescription: "The matching jobs, in the service's order.",
 				Computed:            true,
-				NestedObject:        schema.NestedAttributeObject{Attributes: jobAttrs},
+				NestedObject:        schema.NestedAttributeObject{Attributes: jobAttributes()},
 			},
 			"ids": schema.ListAttribute{
 				MarkdownDescription: "The IDs of `jobs`, in the same order.",
