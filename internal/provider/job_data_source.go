@@ -86,8 +86,6 @@ func (d *jobDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx = d.data.maskedContext(ctx)
-
 	var found []client.Job
 	var err error
 	if !m.ID.IsNull() {

@@ -159,7 +159,7 @@ func (d *jobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 	}
 	m.Jobs = []jobModel{}
 	m.IDs = []string{}
-	err := d.data.client.EachJobPage(d.data.maskedContext(ctx), ws, f, func(jobs []client.Job) bool {
+	err := d.data.client.EachJobPage(ctx, ws, f, func(jobs []client.Job) bool {
 		for _, j := range jobs {
 			m.Jobs = append(m.Jobs, newJobModel(j))
 			m.IDs = append(m.IDs, j.ID)

@@ -191,7 +191,8 @@ func setting(diags *diag.Diagnostics, v types.String, attr, env string) string {
 }
 
 // maskedContext masks the provider's secrets in whatever is logged with the
-// returned context.
+// returned context. The client's log calls go through it, so every request
+// logged is masked.
 func (d *providerData) maskedContext(ctx context.Context) context.Context {
 	ctx = tflog.MaskFieldValuesWithFieldKeys(ctx, "api_key", "token", "Authorization")
 	for _, s := range d.secrets {
