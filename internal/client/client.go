@@ -233,7 +233,7 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	defer drainClose(resp.Body)
 
 	if resp.StatusCode != r.want {
-		msg := c.redact(readMessage(resp.Body))
+		msg := cut(c.redact(readMessage(resp.Body)))
 		c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start))
 		return retryAfter(resp.Header, time.Now()), c.retryableStatus(r, resp.StatusCode), fail(resp.StatusCode, msg, nil)
 	}
@@ -353,7 +353,8 @@ func decode(body io.Reader, out any) error {
 }
 
 // readMessage returns the service's message from an error body: its "detail"
-// when it is JSON with one, else the text itself, cut to a readable length.
+// when it is JSON with one, else the text itself. The caller masks secrets
+// in it before cutting it to a readable length.
 func readMessage(body io.Reader) string {
 	b, _ := io.ReadAll(io.LimitReader(body, maxErrorBytes))
 	var e struct {
@@ -362,11 +363,11 @@ func readMessage(body io.Reader) string {
 	if json.Unmarshal(b, &e) == nil && len(e.Detail) > 0 && string(e.Detail) != "null" {
 		var s string
 		if json.Unmarshal(e.Detail, &s) == nil {
-			return cut(s)
+			return s
 		}
-		return cut(string(e.Detail))
+		return string(e.Detail)
 	}
-	return cut(string(b))
+	return string(b)
 }
 
 // redact masks the API key wherever a message of the service repeats it.

@@ -509,3 +509,18 @@ func TestErrorMessageMasksTheAPIKey(t *testing.T) {
 		t.Errorf("error: %v", err)
 	}
 }
+
+// TestErrorMessageMasksAKeyTheCutWouldSplit: the key is masked before the
+// message is shortened, so no part of it survives the cut.
+func TestErrorMessageMasksAKeyTheCutWouldSplit(t *testing.T) {
+	key := "k-" + strings.Repeat("9", 40)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(401)
+		_, _ = fmt.Fprintf(w, `{"detail": "%s%s"}`, strings.Repeat("x", maxMessageRunes-10), r.Header.Get("Authorization"))
+	}))
+	defer ts.Close()
+	err := newTestClient(t, ts.URL, func(c *Config) { c.APIKey = key }).CancelJob(context.Background(), testWS, "j")
+	if err == nil || strings.Contains(err.Error(), key[:10]) {
+		t.Errorf("a part of the key is shown: %v", err)
+	}
+}
