@@ -31,8 +31,6 @@ const (
 	EnvWorkspaceID = "DATAINTEGRATION_WORKSPACE_ID"
 )
 
-const defaultRequestTimeout = "30s"
-
 var _ provider.Provider = (*dataIntegrationProvider)(nil)
 
 type dataIntegrationProvider struct {
@@ -99,7 +97,7 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 				Validators: []validator.Int64{int64validator.Between(0, 10)},
 			},
 			"request_timeout": schema.StringAttribute{
-				MarkdownDescription: "How long one request may take, as a duration such as `\"30s\"` or `\"2m\"`. Defaults to `\"" + defaultRequestTimeout + "\"`.",
+				MarkdownDescription: "How long one request may take, as a duration such as `\"30s\"` or `\"2m\"`. Defaults to `\"" + client.DefaultRequestTimeout.String() + "\"`.",
 				Optional:            true,
 				Validators:          []validator.String{stringCheck("a positive duration such as \"30s\"", validate.Duration)},
 			},
@@ -151,7 +149,7 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 	if !cfg.MaxRetries.IsNull() {
 		maxRetries = int(cfg.MaxRetries.ValueInt64())
 	}
-	timeout, _ := time.ParseDuration(defaultRequestTimeout)
+	var timeout time.Duration // zero: the client's default
 	if !cfg.RequestTimeout.IsNull() {
 		timeout, _ = time.ParseDuration(cfg.RequestTimeout.ValueString())
 	}
