@@ -95,18 +95,13 @@ func (e *testEnv) allJobs(t *testing.T) []client.Job {
 	return jobs
 }
 
-// routeCount is how many requests the sandbox served on a route template.
-func (e *testEnv) routeCount(route string) int64 {
-	return e.sandbox.Stats().ByRoute[route]
-}
-
 const routeListJobs = "GET /developers/workspaces/{workspace_id}/jobs/"
 
 // expectRouteCount checks, once the step is applied, how many requests the
 // sandbox served on a route.
 func (e *testEnv) expectRouteCount(route string, want int64) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		if got := e.routeCount(route); got != want {
+		if got := e.sandbox.Stats().ByRoute[route]; got != want {
 			return fmt.Errorf("sandbox served %d requests on %q, want %d", got, route, want)
 		}
 		return nil
