@@ -69,4 +69,4 @@ echo "==> terraform init"
 echo "==> terraform apply"
 "$terraform" apply -auto-approve -input=false
 echo "==> Active jobs of workspace $DATAINTEGRATION_WORKSPACE_ID"
-"$terraform" output -json active_jobs | tr -d '[]"' | tr ',' '\n' | sed 's/^/    /'
+"$terraform" output active_jobs
