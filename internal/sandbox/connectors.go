@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/mail"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -13,6 +11,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
 // connectorKind is the only connector_name the contract knows.
@@ -20,12 +21,7 @@ const connectorKind = "customer_service"
 
 // AllStreams are the streams of the customer-service connector, in the
 // order service-api.md lists them.
-var AllStreams = []string{
-	"chats", "messages", "events", "contacts", "tickets",
-	"ticket_interactions", "ticket_tags", "ticket_groups", "ticket_forms",
-	"ticket_priorities", "ticket_types", "ticket_channels", "ticket_status",
-	"organizations", "survey_submissions",
-}
+var AllStreams = slices.Clone(client.CustomerServiceStreams)
 
 // connector is a connector as stored, token included.
 type connector struct {
@@ -138,7 +134,7 @@ func parseConnector(body map[string]json.RawMessage, create bool) (connectorInpu
 		}
 	}
 	if in.url != nil {
-		if err := checkAccountURL(*in.url); err != nil {
+		if err := validate.AccountURL(*in.url); err != nil {
 			return in, fmt.Errorf("configuration.url: %w", err)
 		}
 	}
@@ -146,23 +142,18 @@ func parseConnector(body map[string]json.RawMessage, create bool) (connectorInpu
 		return in, fmt.Errorf("configuration.token: must not be empty")
 	}
 	if in.agentEmail != nil {
-		if a, err := mail.ParseAddress(*in.agentEmail); err != nil || a.Address != *in.agentEmail || a.Name != "" {
-			return in, fmt.Errorf("configuration.agent_email: %q is not an e-mail address", *in.agentEmail)
+		if err := validate.Email(*in.agentEmail); err != nil {
+			return in, fmt.Errorf("configuration.agent_email: %w", err)
 		}
 	}
 	if raw, ok := body["streams"]; ok {
 		if err := json.Unmarshal(raw, &in.streams); err != nil || in.streams == nil {
 			return in, fmt.Errorf("streams: must be an array of stream names")
 		}
-		seen := map[string]bool{}
-		for _, st := range in.streams {
-			if !slices.Contains(AllStreams, st) {
-				return in, fmt.Errorf("streams: unknown stream %q; known streams: %s", st, strings.Join(AllStreams, ", "))
+		if len(in.streams) > 0 {
+			if err := validate.Streams(in.streams); err != nil {
+				return in, fmt.Errorf("streams: %w; known streams: %s", err, strings.Join(AllStreams, ", "))
 			}
-			if seen[st] {
-				return in, fmt.Errorf("streams: %q is repeated", st)
-			}
-			seen[st] = true
 		}
 	}
 	if create {
@@ -189,26 +180,6 @@ func stringField(m map[string]json.RawMessage, key, label string) (*string, erro
 		return nil, fmt.Errorf("%s: must be a string", label)
 	}
 	return &s, nil
-}
-
-// checkAccountURL: an absolute https URL of a host, nothing after it.
-func checkAccountURL(raw string) error {
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		return fmt.Errorf("%q is not a URL", raw)
-	case u.Scheme != "https":
-		return fmt.Errorf("%q must use https", raw)
-	case u.Host == "" || u.Hostname() == "":
-		return fmt.Errorf("%q has no host", raw)
-	case u.User != nil:
-		return fmt.Errorf("%q must not hold user information", raw)
-	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(raw, "?#"):
-		return fmt.Errorf("%q must not have a query or fragment", raw)
-	case u.Path != "" && u.Path != "/":
-		return fmt.Errorf("%q must not have a path", raw)
-	}
-	return nil
 }
 
 // schemaName is the connector job's schema: the name in lower case, each run

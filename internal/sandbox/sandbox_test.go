@@ -353,8 +353,8 @@ func TestConnectorValidation(t *testing.T) {
 		{with(conf("token", "")), "configuration.token"},
 		{with(conf("agent_email", "not-an-email")), "configuration.agent_email"},
 		{with(conf("agent_email", "Agent <a@b.com>")), "configuration.agent_email"},
-		{with(func(m map[string]any) { m["streams"] = []string{"chats", "gossip"} }), `unknown stream "gossip"`},
-		{with(func(m map[string]any) { m["streams"] = []string{"chats", "chats"} }), `"chats" is repeated`},
+		{with(func(m map[string]any) { m["streams"] = []string{"chats", "gossip"} }), `streams: "gossip" is not a stream`},
+		{with(func(m map[string]any) { m["streams"] = []string{"chats", "chats"} }), `streams: "chats" is listed twice`},
 		{with(func(m map[string]any) { delete(m["configuration"].(map[string]any), "token") }), "configuration.token: this field is required"},
 	} {
 		h.expect("POST", base, c.body, 400, c.want)

@@ -7,10 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/mail"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
@@ -73,4 +78,63 @@ func Duration(s string) error {
 		return errors.New("the duration must be positive")
 	}
 	return nil
+}
+
+// AccountURL accepts the address of an account on the customer-service
+// platform: an absolute https URL of a host (a port is allowed), with no path
+// beyond "/", no query, no fragment and no user information.
+func AccountURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return errors.New("the value is not a URL: expected the form https://<account_host>")
+	case u.User != nil:
+		return fmt.Errorf("%q must not carry user information: the platform's API key goes in the token", redactUser(u))
+	case u.Scheme == "" || u.Host == "" || u.Hostname() == "":
+		return fmt.Errorf("%q is not an absolute URL: expected the form https://<account_host>", s)
+	case u.Scheme != "https":
+		return fmt.Errorf("%q must use https", s)
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(s, "?#"):
+		return fmt.Errorf("%q must not have a query or fragment", s)
+	case u.Path != "" && u.Path != "/":
+		return fmt.Errorf("%q must not have a path: give the account's address only, such as https://acme.example.com", s)
+	}
+	return nil
+}
+
+// Email accepts a bare e-mail address such as agent@example.com: no display
+// name, no angle brackets, no surrounding spaces.
+func Email(s string) error {
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Name != "" || a.Address != s || !strings.Contains(s, "@") {
+		return fmt.Errorf("%q is not an e-mail address: expected the form name@example.com", s)
+	}
+	return nil
+}
+
+// Streams accepts a non-empty list of distinct names of the customer-service
+// connector's streams.
+func Streams(names []string) error {
+	if len(names) == 0 {
+		return errors.New("at least one stream is needed: leave streams out for all of them")
+	}
+	for i, n := range names {
+		if !slices.Contains(client.CustomerServiceStreams, n) {
+			return fmt.Errorf("%q is not a stream of the customer-service connector", printable(n))
+		}
+		if slices.Contains(names[:i], n) {
+			return fmt.Errorf("%q is listed twice: each stream may appear once", n)
+		}
+	}
+	return nil
+}
+
+// printable keeps an unknown value readable in a message: invalid UTF-8 and
+// very long values are cut.
+func printable(s string) string {
+	s = strings.ToValidUTF8(s, "\ufffd")
+	if utf8.RuneCountInString(s) > 64 {
+		return string([]rune(s)[:64]) + "…"
+	}
+	return s
 }

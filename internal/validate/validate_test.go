@@ -63,3 +63,73 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestAccountURL(t *testing.T) {
+	for _, ok := range []string{"https://acme.example-helpdesk.com", "https://acme.example-helpdesk.com/", "https://acme.example.com:8443", "HTTPS://acme.example.com"} {
+		if err := AccountURL(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"http://acme.example.com", "must use https"},
+		{"http://127.0.0.1", "must use https"},
+		{"ftp://acme.example.com", "must use https"},
+		{"acme.example.com", "not an absolute URL"},
+		{"", "not an absolute URL"},
+		{"https://", "not an absolute URL"},
+		{"https://acme.example.com/api", "must not have a path"},
+		{"https://acme.example.com//", "must not have a path"},
+		{"https://acme.example.com?x=1", "query or fragment"},
+		{"https://acme.example.com/?", "query or fragment"},
+		{"https://acme.example.com#top", "query or fragment"},
+		{"https://agent:s3cret@acme.example.com", "user information"},
+		{"https://acme example.com", "not a URL"},
+	} {
+		err := AccountURL(c.in)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error with %q", c.in, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%q: the error shows the password: %v", c.in, err)
+		}
+	}
+}
+
+func TestEmail(t *testing.T) {
+	for _, ok := range []string{"agent@acme.com", "first.last+desk@sub.acme.co.uk", "a@b"} {
+		if err := Email(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "agent", "agent@", "@acme.com", "Agent <agent@acme.com>", "<agent@acme.com>", " agent@acme.com", "agent@acme.com ", "a b@acme.com", "agent@@acme.com"} {
+		if err := Email(bad); err == nil || !strings.Contains(err.Error(), "is not an e-mail address") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+func TestStreams(t *testing.T) {
+	for _, ok := range [][]string{{"chats"}, {"tickets", "chats"}, {"chats", "messages", "events", "contacts", "tickets",
+		"ticket_interactions", "ticket_tags", "ticket_groups", "ticket_forms", "ticket_priorities", "ticket_types",
+		"ticket_channels", "ticket_status", "organizations", "survey_submissions"}} {
+		if err := Streams(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{nil, "at least one stream"},
+		{[]string{}, "at least one stream"},
+		{[]string{"chats", "gossip"}, `"gossip" is not a stream`},
+		{[]string{"Chats"}, `"Chats" is not a stream`},
+		{[]string{""}, `"" is not a stream`},
+		{[]string{"chats", "tickets", "chats"}, `"chats" is listed twice`},
+		{[]string{strings.Repeat("x", 100)}, strings.Repeat("x", 64) + "…"},
+	} {
+		if err := Streams(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error with %q", c.in, err, c.want)
+		}
+	}
+}
