@@ -215,6 +215,35 @@ func (d *providerData) workspace(v types.String, diags *diag.Diagnostics) string
 	return d.workspaceID
 }
 
+// planWorkspace plans a resource's workspace_id: the configured one, else
+// the provider's, known at plan time. A different workspace than the state's
+// replaces the resource. Unconfigured provider data (d nil) leaves it unknown.
+func (d *providerData) planWorkspace(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || d == nil {
+		return
+	}
+	var planned types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("workspace_id"), &planned)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if planned.IsNull() {
+		planned = types.StringValue(d.workspace(planned, &resp.Diagnostics))
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("workspace_id"), planned)...)
+	}
+	if req.State.Raw.IsNull() || planned.IsUnknown() {
+		return
+	}
+	var prior types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("workspace_id"), &prior)...)
+	if !prior.Equal(planned) {
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("workspace_id"))
+	}
+}
+
 // configuredData turns the ProviderData a resource or data source receives
 // into the provider's data; nil when the provider is not configured yet.
 func configuredData(raw any, diags *diag.Diagnostics) *providerData {
@@ -231,12 +260,15 @@ func configuredData(raw any, diags *diag.Diagnostics) *providerData {
 }
 
 func (p *dataIntegrationProvider) Resources(_ context.Context) []func() resource.Resource {
-	return nil
+	return []func() resource.Resource{
+		NewConnectorResource,
+	}
 }
 
 func (p *dataIntegrationProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewJobsDataSource,
 		NewJobDataSource,
+		NewConnectorDataSource,
 	}
 }

@@ -178,9 +178,14 @@ func TestProviderSchemaIsValid(t *testing.T) {
 	for _, d := range resp.Diagnostics {
 		t.Errorf("schema diagnostic: %s: %s", d.Summary, d.Detail)
 	}
-	for _, name := range []string{"dataintegration_jobs", "dataintegration_job"} {
+	for _, name := range []string{"dataintegration_jobs", "dataintegration_job", "dataintegration_customer_service_connector"} {
 		if _, ok := resp.DataSourceSchemas[name]; !ok {
 			t.Errorf("data source %s is missing", name)
+		}
+	}
+	for _, name := range []string{"dataintegration_customer_service_connector"} {
+		if _, ok := resp.ResourceSchemas[name]; !ok {
+			t.Errorf("resource %s is missing", name)
 		}
 	}
 }
@@ -198,3 +203,7 @@ func phrases(ps ...string) *regexp.Regexp {
 	}
 	return regexp.MustCompile(strings.Join(parts, `[\s\S]*`))
 }
+
+// timestampRE is the service's timestamp format: ISO 8601 with milliseconds
+// and Z.
+var timestampRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)

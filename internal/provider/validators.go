@@ -3,9 +3,12 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
@@ -42,5 +45,42 @@ func (v stringCheckValidator) ValidateString(_ context.Context, req validator.St
 	if err := v.check(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value",
 			fmt.Sprintf("%s: %s. Allowed: %s.", req.Path, err, v.allowed))
+	}
+}
+
+// streamsValidator checks a list of stream names with validate.Streams and
+// names the allowed streams when it fails.
+type streamsValidator struct{}
+
+var _ validator.List = streamsValidator{}
+
+func (streamsValidator) Description(context.Context) string {
+	return "value must be a non-empty list of distinct stream names among " + strings.Join(client.CustomerServiceStreams, ", ")
+}
+
+func (v streamsValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (streamsValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	names := make([]string, 0, len(req.ConfigValue.Elements()))
+	for _, e := range req.ConfigValue.Elements() {
+		s, ok := e.(types.String)
+		if !ok || s.IsUnknown() {
+			return // checked again once known
+		}
+		if s.IsNull() {
+			resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value",
+				fmt.Sprintf("%s: a stream name is null. Allowed: the names %s, each at most once.", req.Path, strings.Join(client.CustomerServiceStreams, ", ")))
+			return
+		}
+		names = append(names, s.ValueString())
+	}
+	if err := validate.Streams(names); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value",
+			fmt.Sprintf("%s: %s. Allowed: the names %s, each at most once.", req.Path, err, strings.Join(client.CustomerServiceStreams, ", ")))
 	}
 }

@@ -112,6 +112,15 @@ func Email(s string) error {
 	return nil
 }
 
+// Token accepts a secret that is not empty or blank. Its error never shows
+// the value.
+func Token(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("the token is empty")
+	}
+	return nil
+}
+
 // Streams accepts a non-empty list of distinct names of the customer-service
 // connector's streams.
 func Streams(names []string) error {

@@ -133,3 +133,14 @@ func TestStreams(t *testing.T) {
 		}
 	}
 }
+
+func TestToken(t *testing.T) {
+	if err := Token("platform-key-1"); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []string{"", " ", "\t\n"} {
+		if err := Token(bad); err == nil {
+			t.Errorf("%q: accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,375 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
+)
+
+var (
+	_ resource.ResourceWithConfigure        = (*connectorResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*connectorResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*connectorResource)(nil)
+	_ resource.ResourceWithImportState      = (*connectorResource)(nil)
+)
+
+// NewConnectorResource returns the dataintegration_customer_service_connector
+// resource.
+func NewConnectorResource() resource.Resource { return &connectorResource{} }
+
+type connectorResource struct {
+	data *providerData
+}
+
+type connectorResourceModel struct {
+	ID             types.String `tfsdk:"id"`
+	WorkspaceID    types.String `tfsdk:"workspace_id"`
+	Name           types.String `tfsdk:"name"`
+	URL            types.String `tfsdk:"url"`
+	AgentEmail     types.String `tfsdk:"agent_email"`
+	Token          types.String `tfsdk:"token"`
+	TokenWO        types.String `tfsdk:"token_wo"`
+	TokenWOVersion types.Int64  `tfsdk:"token_wo_version"`
+	Streams        types.List   `tfsdk:"streams"`
+	ConnectorName  types.String `tfsdk:"connector_name"`
+	CreatedAt      types.String `tfsdk:"created_at"`
+	UpdatedAt      types.String `tfsdk:"updated_at"`
+}
+
+// connectorDescriptions describe what the resource and its data source share.
+var connectorDescriptions = map[string]string{
+	"id":             "The connector's ID (a UUID), given by the service.",
+	"name":           "The connector's name, 1 to 255 characters. The service names the connector's job after it.",
+	"url":            "The base address of the account on the customer-service platform, `https://<account_host>`: an absolute `https` URL of a host (a port is allowed), with no path beyond `/`, no query, no fragment and no user information.",
+	"agent_email":    "The e-mail address of the platform's agent whom the token belongs to, such as `agent@example.com`.",
+	"streams":        "The streams the connector loads, each at most once, among `" + strings.Join(client.CustomerServiceStreams, "`, `") + "`.",
+	"connector_name": "The kind of connector, as the service names it: always `" + client.ConnectorKindCustomerService + "`.",
+	"created_at":     "When the connector was created, as the service gives it (ISO 8601 with milliseconds, UTC).",
+	"updated_at":     "When the connector was last changed, as the service gives it (ISO 8601 with milliseconds, UTC).",
+}
+
+func (r *connectorResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_customer_service_connector"
+}
+
+func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	tokenRule := "Exactly one of `token` and `token_wo` is required; it may not be empty."
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The configuration of a customer-service connector: the platform account it reads, the token it reads with, and the streams it loads. " +
+			"Creating one also makes the service create the connector's job, named after the connector (find it with `dataintegration_jobs` and `data_source`). " +
+			"The service never returns the token, so a token changed outside Terraform cannot be detected.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: connectorDescriptions["id"],
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"workspace_id": schema.StringAttribute{
+				MarkdownDescription: "The workspace (a UUID) that holds the connector. Defaults to the provider's `workspace_id`; one of the two is required. Changing it replaces the connector.",
+				Optional:            true,
+				Computed:            true,
+				Validators:          []validator.String{uuidValidator()},
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: connectorDescriptions["name"],
+				Required:            true,
+				Validators:          []validator.String{stringvalidator.UTF8LengthBetween(1, 255)},
+			},
+			"url": schema.StringAttribute{
+				MarkdownDescription: connectorDescriptions["url"],
+				Required:            true,
+				Validators:          []validator.String{stringCheck("an https URL of a host only, such as https://acme.example.com", validate.AccountURL)},
+			},
+			"agent_email": schema.StringAttribute{
+				MarkdownDescription: connectorDescriptions["agent_email"],
+				Required:            true,
+				Validators:          []validator.String{stringCheck("an e-mail address such as agent@example.com", validate.Email)},
+			},
+			"token": schema.StringAttribute{
+				MarkdownDescription: "The platform's API key, which the connector authenticates with. Sensitive: kept in the state, hidden in plans. " +
+					tokenRule + " It is sent when the connector is created and whenever its value changes.",
+				Optional:   true,
+				Sensitive:  true,
+				Validators: []validator.String{stringCheck("a token that is not empty", validate.Token)},
+			},
+			"token_wo": schema.StringAttribute{
+				MarkdownDescription: "The platform's API key, as a write-only value: never stored in the state or the plan. " +
+					"Needs Terraform 1.11 or later, or OpenTofu 1.11 or later. " + tokenRule +
+					" It is sent when the connector is created and whenever `token_wo_version` changes.",
+				Optional:   true,
+				WriteOnly:  true,
+				Sensitive:  true,
+				Validators: []validator.String{stringCheck("a token that is not empty", validate.Token)},
+			},
+			"token_wo_version": schema.Int64Attribute{
+				MarkdownDescription: "A number to change whenever `token_wo` holds a new token: a change sends `token_wo` to the service. Only with `token_wo`.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.AlsoRequires(path.MatchRoot("token_wo"))},
+			},
+			"streams": schema.ListAttribute{
+				MarkdownDescription: connectorDescriptions["streams"] + " A list used as a set: its order does not matter to the service, " +
+					"and an order the service answers differently is not a change. At least one. Defaults to all 15.",
+				ElementType: types.StringType,
+				Optional:    true,
+				Computed:    true,
+				Default:     listdefault.StaticValue(stringList(client.CustomerServiceStreams)),
+				Validators:  []validator.List{streamsValidator{}},
+			},
+			"connector_name": schema.StringAttribute{
+				MarkdownDescription: connectorDescriptions["connector_name"],
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"created_at": schema.StringAttribute{
+				MarkdownDescription: connectorDescriptions["created_at"],
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"updated_at": schema.StringAttribute{
+				MarkdownDescription: connectorDescriptions["updated_at"],
+				Computed:            true,
+			},
+		},
+	}
+}
+
+func (r *connectorResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{
+		resourcevalidator.ExactlyOneOf(path.MatchRoot("token"), path.MatchRoot("token_wo")),
+	}
+}
+
+func (r *connectorResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *connectorResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	r.data.planWorkspace(ctx, req, resp)
+}
+
+func (r *connectorResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan connectorResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	token := r.token(ctx, plan, req.Config, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws := plan.WorkspaceID.ValueString()
+	c, err := r.data.client.CreateConnector(ctx, ws, client.ConnectorSpec{
+		Name:       plan.Name.ValueString(),
+		URL:        plan.URL.ValueString(),
+		Token:      token,
+		AgentEmail: plan.AgentEmail.ValueString(),
+		Streams:    listStrings(plan.Streams),
+	})
+	if err != nil {
+		addRequestError(&resp.Diagnostics, "Unable to Create Connector", ws, err)
+		return
+	}
+	plan.fill(c)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *connectorResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state connectorResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws := state.WorkspaceID.ValueString()
+	c, err := r.data.client.GetConnector(ctx, ws, state.ID.ValueString())
+	if client.IsNotFound(err) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		addRequestError(&resp.Diagnostics, "Unable to Read Connector", ws, err)
+		return
+	}
+	if !checkConnectorKind(c, &resp.Diagnostics) {
+		return
+	}
+	state.fill(c)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *connectorResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state connectorResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var u client.ConnectorUpdate
+	changed := func(planned, prior types.String) *string {
+		if planned.Equal(prior) {
+			return nil
+		}
+		return planned.ValueStringPointer()
+	}
+	u.Name = changed(plan.Name, state.Name)
+	u.URL = changed(plan.URL, state.URL)
+	u.AgentEmail = changed(plan.AgentEmail, state.AgentEmail)
+	if !plan.Streams.Equal(state.Streams) {
+		u.Streams = listStrings(plan.Streams)
+	}
+	// The token is sent only when it changed: a new token, or a new
+	// token_wo_version for token_wo.
+	if !plan.Token.Equal(state.Token) || !plan.TokenWOVersion.Equal(state.TokenWOVersion) {
+		token := r.token(ctx, plan, req.Config, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		u.Token = &token
+	}
+
+	ws, id := state.WorkspaceID.ValueString(), state.ID.ValueString()
+	var c *client.Connector
+	var err error
+	if u.IsEmpty() {
+		// Nothing the service holds changed: read what it has.
+		c, err = r.data.client.GetConnector(ctx, ws, id)
+	} else {
+		c, err = r.data.client.UpdateConnector(ctx, ws, id, u)
+	}
+	if err != nil {
+		addRequestError(&resp.Diagnostics, "Unable to Update Connector", ws, err)
+		return
+	}
+	plan.fill(c)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *connectorResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state connectorResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws := state.WorkspaceID.ValueString()
+	err := r.data.client.DeleteConnector(ctx, ws, state.ID.ValueString())
+	if err != nil && !client.IsNotFound(err) {
+		addRequestError(&resp.Diagnostics, "Unable to Delete Connector", ws, err)
+	}
+}
+
+// ImportState takes "<workspace_id>/<connector_id>", or "<connector_id>"
+// when the provider has a workspace_id.
+func (r *connectorResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ws, id, ok := strings.Cut(req.ID, "/")
+	if !ok {
+		ws, id = "", req.ID
+	}
+	if (ok && validate.UUID(ws) != nil) || validate.UUID(id) != nil {
+		resp.Diagnostics.AddError("Unexpected Format of ID",
+			fmt.Sprintf("Expected <workspace_id>/<connector_id>, or <connector_id> alone when the provider has a workspace_id, each a UUID; got %q.", req.ID))
+		return
+	}
+	if ws == "" {
+		ws = r.data.workspace(types.StringNull(), &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("workspace_id"), ws)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+}
+
+// token is the token to send: token, or else token_wo, which only the
+// configuration holds.
+func (r *connectorResource) token(ctx context.Context, plan connectorResourceModel, config tfsdk.Config, diags *diag.Diagnostics) string {
+	if !plan.Token.IsNull() {
+		return plan.Token.ValueString()
+	}
+	var wo types.String
+	diags.Append(config.GetAttribute(ctx, path.Root("token_wo"), &wo)...)
+	return wo.ValueString()
+}
+
+// fill sets what the service returns; the token attributes are the
+// configuration's, and token_wo is never kept.
+func (m *connectorResourceModel) fill(c *client.Connector) {
+	m.ID = types.StringValue(c.ID)
+	m.Name = types.StringValue(c.Name)
+	m.URL = types.StringValue(c.Configuration.URL)
+	m.AgentEmail = types.StringValue(c.Configuration.AgentEmail)
+	m.Streams = streamsValue(c.Streams, m.Streams)
+	m.ConnectorName = types.StringValue(c.ConnectorName)
+	m.CreatedAt = types.StringValue(c.CreatedAt)
+	m.UpdatedAt = types.StringValue(c.UpdatedAt)
+	m.TokenWO = types.StringNull()
+}
+
+// checkConnectorKind reports a connector of another kind than the
+// customer-service one.
+func checkConnectorKind(c *client.Connector, diags *diag.Diagnostics) bool {
+	if c.ConnectorName == client.ConnectorKindCustomerService {
+		return true
+	}
+	diags.AddError("Not a Customer-Service Connector",
+		fmt.Sprintf("Connector %s is a %q connector, not a %q one: this provider manages customer-service connectors only.",
+			c.ID, c.ConnectorName, client.ConnectorKindCustomerService))
+	return false
+}
+
+// streamsValue is the service's streams as a list, in the prior value's
+// order when both hold the same names: the order means nothing to the
+// service.
+func streamsValue(got []string, prior types.List) types.List {
+	if !prior.IsNull() && !prior.IsUnknown() {
+		before := listStrings(prior)
+		if len(before) == len(got) && sameElements(before, got) {
+			return prior
+		}
+	}
+	return stringList(got)
+}
+
+func sameElements(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+func stringList(ss []string) types.List {
+	elems := make([]attr.Value, len(ss))
+	for i, s := range ss {
+		elems[i] = types.StringValue(s)
+	}
+	return types.ListValueMust(types.StringType, elems)
+}
+
+// listStrings is a known list of strings as a slice; nil when null or
+// unknown.
+func listStrings(l types.List) []string {
+	if l.IsNull() || l.IsUnknown() {
+		return nil
+	}
+	out := make([]string, 0, len(l.Elements()))
+	for _, e := range l.Elements() {
+		if s, ok := e.(types.String); ok {
+			out = append(out, s.ValueString())
+		}
+	}
+	return out
+}

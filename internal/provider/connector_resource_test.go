@@ -1,0 +1,471 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/config"
+	"github.com/hashicorp/terraform-plugin-testing/helper/acctest"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+const (
+	connectorAddress = "dataintegration_customer_service_connector.test"
+	routeConnectors  = "/developers/workspaces/{workspace_id}/connectors/"
+)
+
+// connectorArgs are a connector block's attributes as HCL expressions.
+type connectorArgs map[string]string
+
+// newConnectorArgs is a valid connector of the given name, with a token.
+func newConnectorArgs(name string) connectorArgs {
+	return connectorArgs{
+		"name":        strconv.Quote(name),
+		"url":         `"https://acme.example-helpdesk.com"`,
+		"agent_email": `"agent@acme.com"`,
+		"token":       `"platform-token-1"`,
+	}
+}
+
+// with is a copy of a with each key set to the value after it; an empty
+// value leaves the attribute out.
+func (a connectorArgs) with(kv ...string) connectorArgs {
+	out := maps.Clone(a)
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == "" {
+			delete(out, kv[i])
+		} else {
+			out[kv[i]] = kv[i+1]
+		}
+	}
+	return out
+}
+
+func (a connectorArgs) hcl() string {
+	var b strings.Builder
+	b.WriteString("resource \"dataintegration_customer_service_connector\" \"test\" {\n")
+	for _, k := range slices.Sorted(maps.Keys(a)) {
+		fmt.Fprintf(&b, "  %s = %s\n", k, a[k])
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// testName is a connector name no other test run uses, so that the tests
+// can share the real service's workspace.
+func testName(what string) string {
+	return "tfacc " + what + " " + acctest.RandString(8)
+}
+
+func stringsExact(ss ...string) knownvalue.Check {
+	checks := make([]knownvalue.Check, len(ss))
+	for i, s := range ss {
+		checks[i] = knownvalue.StringExact(s)
+	}
+	return knownvalue.ListExact(checks)
+}
+
+// expectStored checks the connector at address as the sandbox holds it,
+// token included. Against the real service, which never shows a token, the
+// check is logged and left out.
+func (e *testEnv) expectStored(t *testing.T, address string, check func(sandbox.ConnectorView) error) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		if e.sandbox == nil {
+			t.Logf("not checked against the real service: what the sandbox holds for %s", address)
+			return nil
+		}
+		rs, ok := s.RootModule().Resources[address]
+		if !ok {
+			return fmt.Errorf("%s is not in the state", address)
+		}
+		v, ok := e.sandbox.Connector(rs.Primary.Attributes["workspace_id"], rs.Primary.ID)
+		if !ok {
+			return fmt.Errorf("the sandbox holds no connector %s", rs.Primary.ID)
+		}
+		return check(v)
+	}
+}
+
+// storedToken checks the token the sandbox holds and how many times one was
+// sent.
+func storedToken(token string, writes int) func(sandbox.ConnectorView) error {
+	return func(v sandbox.ConnectorView) error {
+		if v.Token != token || v.TokenWrites != writes {
+			return fmt.Errorf("the sandbox holds token %q written %d times, want %q written %d times", v.Token, v.TokenWrites, token, writes)
+		}
+		return nil
+	}
+}
+
+// connectorsGone is a CheckDestroy: no connector of the state is left in
+// the service.
+func (e *testEnv) connectorsGone(t *testing.T) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		c := e.client(t)
+		for _, rs := range s.RootModule().Resources {
+			if rs.Type != "dataintegration_customer_service_connector" {
+				continue
+			}
+			_, err := c.GetConnector(context.Background(), rs.Primary.Attributes["workspace_id"], rs.Primary.ID)
+			if !client.IsNotFound(err) {
+				return fmt.Errorf("connector %s: want 404 after destroy, got %v", rs.Primary.ID, err)
+			}
+		}
+		return nil
+	}
+}
+
+// captureID stores the ID of the resource at address.
+func captureID(address string, id *string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[address]
+		if !ok {
+			return fmt.Errorf("%s is not in the state", address)
+		}
+		*id = rs.Primary.ID
+		return nil
+	}
+}
+
+func TestAccConnector_lifecycle(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	name := testName("lifecycle")
+	args := newConnectorArgs(name)
+	sameID := statecheck.CompareValue(compare.ValuesSame())
+	update := func(a connectorArgs, checks ...resource.TestCheckFunc) resource.TestStep {
+		return resource.TestStep{
+			Config: e.providerConfig() + a.hcl(),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:            []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(connectorAddress, tfjsonpath.New("id"))},
+			Check:             resource.ComposeAggregateTestCheckFunc(checks...),
+		}
+	}
+	var id string
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.connectorsGone(t),
+		Steps: []resource.TestStep{
+			{
+				Config: e.providerConfig() + args.hcl(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionCreate),
+						// Without streams, the plan shows every stream.
+						plancheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact(client.CustomerServiceStreams...)),
+						plancheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.workspaceID)),
+						plancheck.ExpectSensitiveValue(connectorAddress, tfjsonpath.New("token")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameID.AddStateValue(connectorAddress, tfjsonpath.New("id")),
+					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.workspaceID)),
+					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("name"), knownvalue.StringExact(name)),
+					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("url"), knownvalue.StringExact("https://acme.example-helpdesk.com")),
+					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("agent_email"), knownvalue.StringExact("agent@acme.com")),
+					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact(client.CustomerServiceStreams...)),
+					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("connector_name"), knownvalue.StringExact("customer_service")),
+					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("created_at"), knownvalue.StringRegexp(timestampRE)),
+					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("updated_at"), knownvalue.StringRegexp(timestampRE)),
+					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("token_wo_version"), knownvalue.Null()),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					captureID(connectorAddress, &id),
+					e.expectStored(t, connectorAddress, storedToken("platform-token-1", 1)),
+				),
+			},
+			// Each attribute changes in place; the token is sent only when it changes.
+			update(args.with("name", strconv.Quote(name+" renamed")),
+				resource.TestCheckResourceAttr(connectorAddress, "name", name+" renamed"),
+				e.expectStored(t, connectorAddress, storedToken("platform-token-1", 1))),
+			update(args.with("name", strconv.Quote(name+" renamed"), "url", `"https://desk.example-helpdesk.com/"`),
+				resource.TestCheckResourceAttr(connectorAddress, "url", "https://desk.example-helpdesk.com/")),
+			update(args.with("name", strconv.Quote(name+" renamed"), "url", `"https://desk.example-helpdesk.com/"`, "agent_email", `"desk@acme.com"`),
+				resource.TestCheckResourceAttr(connectorAddress, "agent_email", "desk@acme.com")),
+			update(args.with("name", strconv.Quote(name+" renamed"), "url", `"https://desk.example-helpdesk.com/"`, "agent_email", `"desk@acme.com"`,
+				"streams", `["tickets", "chats"]`),
+				resource.TestCheckResourceAttr(connectorAddress, "streams.#", "2"),
+				e.expectStored(t, connectorAddress, func(v sandbox.ConnectorView) error {
+					if !slices.Equal(v.Streams, []string{"tickets", "chats"}) {
+						return fmt.Errorf("stored streams %q", v.Streams)
+					}
+					return storedToken("platform-token-1", 1)(v)
+				})),
+			update(args.with("name", strconv.Quote(name+" renamed"), "url", `"https://desk.example-helpdesk.com/"`, "agent_email", `"desk@acme.com"`,
+				"streams", `["tickets", "chats"]`, "token", `"platform-token-2"`),
+				e.expectStored(t, connectorAddress, storedToken("platform-token-2", 2))),
+			{
+				ResourceName:            connectorAddress,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"token"},
+				ImportStateIdFunc:       func(*terraform.State) (string, error) { return e.workspaceID + "/" + id, nil },
+			},
+			{
+				// The provider has a workspace_id: the connector's ID alone is enough.
+				ResourceName:            connectorAddress,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"token"},
+				ImportStateIdFunc:       func(*terraform.State) (string, error) { return id, nil },
+			},
+			{
+				ResourceName:  connectorAddress,
+				ImportState:   true,
+				ImportStateId: e.workspaceID + "/support-desk",
+				ExpectError:   phrases("Unexpected Format of ID", "Expected <workspace_id>/<connector_id>", `got "`+e.workspaceID+`/support-desk"`),
+			},
+		},
+	})
+}
+
+func TestAccConnector_outOfBandChanges(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	cfg := e.providerConfig() + newConnectorArgs(testName("drift")).with("streams", `["chats", "messages"]`).hcl()
+	c := e.client(t)
+	ctx := context.Background()
+	var id, recreated string
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.connectorsGone(t),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check:  captureID(connectorAddress, &id),
+			},
+			{
+				// Someone changes the streams through the API.
+				PreConfig: func() {
+					if _, err := c.UpdateConnector(ctx, e.workspaceID, id, client.ConnectorUpdate{Streams: []string{"tickets"}}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact("chats", "messages")),
+					},
+				},
+				Check: func(*terraform.State) error {
+					got, err := c.GetConnector(ctx, e.workspaceID, id)
+					if err != nil {
+						return err
+					}
+					if !slices.Equal(got.Streams, []string{"chats", "messages"}) {
+						return fmt.Errorf("after apply the service holds streams %q", got.Streams)
+					}
+					return nil
+				},
+			},
+			{
+				// Someone deletes the connector: it is planned for creation.
+				PreConfig: func() {
+					if err := c.DeleteConnector(ctx, e.workspaceID, id); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionCreate)},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					captureID(connectorAddress, &recreated),
+					func(*terraform.State) error {
+						if recreated == id {
+							return fmt.Errorf("the connector kept the deleted ID %s", id)
+						}
+						_, err := c.GetConnector(ctx, e.workspaceID, recreated)
+						return err
+					},
+				),
+			},
+		},
+	})
+}
+
+// TestAccConnector_importBlockThenToken imports a connector made outside
+// Terraform with an import block, with the token in the configuration: the
+// plan updates it in place (sending the token once), never replaces it.
+func TestAccConnector_importBlockThenToken(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	name := testName("import")
+	c := e.client(t)
+	made, err := c.CreateConnector(context.Background(), e.workspaceID, client.ConnectorSpec{
+		Name: name, URL: "https://acme.example-helpdesk.com", Token: "outside-token", AgentEmail: "agent@acme.com",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.DeleteConnector(context.Background(), e.workspaceID, made.ID) })
+	importBlock := fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", connectorAddress, e.workspaceID+"/"+made.ID)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.connectorsGone(t),
+		Steps: []resource.TestStep{{
+			Config: e.providerConfig() + importBlock + newConnectorArgs(name).hcl(),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:            []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("id"), knownvalue.StringExact(made.ID)),
+				statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact(client.CustomerServiceStreams...)),
+			},
+			Check: e.expectStored(t, connectorAddress, storedToken("platform-token-1", 2)),
+		}},
+	})
+}
+
+// noTrace fails when the JSON of a plan or state holds any of the secrets.
+type noTrace struct{ secrets []string }
+
+func (n noTrace) find(what string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	for _, s := range n.secrets {
+		if strings.Contains(string(b), s) {
+			return fmt.Errorf("the %s holds the secret %q", what, s)
+		}
+	}
+	return nil
+}
+
+func (n noTrace) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	resp.Error = n.find("state", req.State)
+}
+
+func (n noTrace) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	resp.Error = n.find("plan", req.Plan)
+}
+
+func TestAccConnector_writeOnlyToken(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	// The token comes from an ephemeral variable, as a user would pass it:
+	// a literal would be kept in the configuration that a plan file holds.
+	name := testName("write-only")
+	cfg := func(version int) string {
+		return e.providerConfig() + `
+variable "platform_token" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+` + newConnectorArgs(name).with("token", "", "token_wo", "var.platform_token", "token_wo_version", strconv.Itoa(version)).hcl()
+	}
+	secrets := noTrace{secrets: []string{"wo-token-1", "wo-token-2"}}
+	step := func(token string, version int, action plancheck.ResourceActionType, stored func(sandbox.ConnectorView) error) resource.TestStep {
+		return resource.TestStep{
+			Config:          cfg(version),
+			ConfigVariables: config.Variables{"platform_token": config.StringVariable(token)},
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:            []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, action), secrets},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan(), secrets},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				secrets,
+				statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("token_wo"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("token"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("token_wo_version"), knownvalue.Int64Exact(int64(version))),
+			},
+			Check: e.expectStored(t, connectorAddress, stored),
+		}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.connectorsGone(t),
+		Steps: []resource.TestStep{
+			step("wo-token-1", 1, plancheck.ResourceActionCreate, storedToken("wo-token-1", 1)),
+			// A new token_wo alone changes nothing: Terraform cannot see it.
+			step("wo-token-2", 1, plancheck.ResourceActionNoop, storedToken("wo-token-1", 1)),
+			// A new token_wo_version sends it.
+			step("wo-token-2", 2, plancheck.ResourceActionUpdate, storedToken("wo-token-2", 2)),
+		},
+	})
+}
+
+// TestAccConnector_writeOnlyNeedsNewEngine: engines without write-only
+// attributes (Terraform before 1.11) refuse token_wo at plan with a clear
+// error, before any request.
+func TestAccConnector_writeOnlyNeedsNewEngine(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipAbove(tfversion.Version1_10_0)},
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      e.providerConfig() + newConnectorArgs("old engine").with("token", "", "token_wo", `"wo-token-1"`).hcl(),
+			ExpectError: phrases("WriteOnly Attribute Not Allowed", "only supported in Terraform 1.11 and later"),
+		}},
+	})
+	e.expectNoRequests(t)
+}
+
+func TestAccConnector_invalidConfigurations(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	base := newConnectorArgs("bad")
+	cases := []struct {
+		name string
+		args connectorArgs
+		want []string
+	}{
+		{"http URL", base.with("url", `"http://acme.example-helpdesk.com"`), []string{"url", "must use https"}},
+		{"URL with a path", base.with("url", `"https://acme.example-helpdesk.com/api/v2"`), []string{"url", "must not have a path", "Allowed: an https URL of a host only"}},
+		{"URL with a query", base.with("url", `"https://acme.example-helpdesk.com?tenant=1"`), []string{"url", "must not have a query or fragment"}},
+		{"URL with user information", base.with("url", `"https://agent:pw@acme.example-helpdesk.com"`), []string{"url", "must not carry user information"}},
+		{"relative URL", base.with("url", `"acme.example-helpdesk.com"`), []string{"url", "is not an absolute URL"}},
+		{"bad e-mail", base.with("agent_email", `"agent.acme.com"`), []string{"agent_email", `"agent.acme.com" is not an e-mail address`}},
+		{"e-mail with a display name", base.with("agent_email", `"Agent <agent@acme.com>"`), []string{"agent_email", "is not an e-mail address"}},
+		{"unknown stream", base.with("streams", `["chats", "gossip"]`), []string{"streams", `"gossip" is not a stream`, "Allowed: the names chats, messages, events, contacts, tickets, ticket_interactions, ticket_tags, ticket_groups, ticket_forms, ticket_priorities, ticket_types, ticket_channels, ticket_status, organizations, survey_submissions"}},
+		{"repeated stream", base.with("streams", `["chats", "tickets", "chats"]`), []string{"streams", `"chats" is listed twice`}},
+		{"no stream", base.with("streams", `[]`), []string{"streams", "at least one stream is needed"}},
+		{"empty name", base.with("name", `""`), []string{"name", "UTF-8 character count must be between 1 and 255, got: 0"}},
+		{"long name", base.with("name", strconv.Quote(strings.Repeat("n", 256))), []string{"name", "UTF-8 character count must be between 1 and 255, got: 256"}},
+		{"empty token", base.with("token", `"  "`), []string{"token", "the token is empty"}},
+		{"both tokens", base.with("token_wo", `"wo-token-1"`), []string{"Invalid Attribute Combination", "Exactly one of these attributes must be configured: [token,token_wo]"}},
+		{"neither token", base.with("token", ""), []string{"Missing Attribute Configuration", "Exactly one of these attributes must be configured: [token,token_wo]"}},
+		{"token_wo_version without token_wo", base.with("token_wo_version", "1"), []string{"Invalid Attribute Combination", `Attribute "token_wo" must be specified when "token_wo_version" is specified`}},
+		{"workspace not a UUID", base.with("workspace_id", `"workspace-1"`), []string{"workspace_id", `"workspace-1" is not a UUID`}},
+	}
+	var steps []resource.TestStep
+	for _, c := range cases {
+		steps = append(steps, resource.TestStep{Config: e.providerConfig() + c.args.hcl(), ExpectError: phrases(c.want...)})
+	}
+	if os.Getenv(EnvWorkspaceID) == "" {
+		steps = append(steps, resource.TestStep{
+			Config: fmt.Sprintf("provider \"dataintegration\" {\n  base_url = %q\n  api_key  = %q\n}\n", e.baseURL, e.apiKey) + base.hcl(),
+			ExpectError: phrases("Missing Workspace", "set workspace_id here, or workspace_id in the provider configuration"),
+		})
+	}
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	if e.sandbox != nil {
+		for route, n := range e.sandbox.Stats().ByRoute {
+			if strings.Contains(route, routeConnectors) {
+				t.Errorf("the sandbox served %d requests on %s, want none", n, route)
+			}
+		}
+	}
+	e.expectNoRequests(t)
+}
