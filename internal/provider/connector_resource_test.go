@@ -469,3 +469,52 @@ func TestAccConnector_invalidConfigurations(t *testing.T) {
 	}
 	e.expectNoRequests(t)
 }
+
+func TestAccConnector_workspaceChangeReplaces(t *testing.T) {
+	second := "22222222-2222-4222-8222-222222222222"
+	e := newTestEnv(t, sandbox.Config{Jobs: 0, Keys: []sandbox.KeyBinding{
+		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: sandbox.DefaultWorkspaceID},
+		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: second},
+	}})
+	e.requireSandbox(t, "bind the API key to a second workspace")
+	args := newConnectorArgs(testName("move"))
+	var first, moved string
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.connectorsGone(t),
+		Steps: []resource.TestStep{
+			{
+				Config: e.providerConfig() + args.hcl(),
+				Check:  captureID(connectorAddress, &first),
+			},
+			{
+				// Naming the provider's workspace explicitly changes nothing.
+				Config: e.providerConfig() + args.with("workspace_id", strconv.Quote(e.workspaceID)).hcl(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionNoop)},
+				},
+			},
+			{
+				Config: e.providerConfig() + args.with("workspace_id", strconv.Quote(second)).hcl(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionReplace),
+						plancheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(second)),
+					},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					captureID(connectorAddress, &moved),
+					func(*terraform.State) error {
+						if _, ok := e.sandbox.Connector(second, moved); !ok {
+							return fmt.Errorf("no connector %s in workspace %s", moved, second)
+						}
+						if _, ok := e.sandbox.Connector(e.workspaceID, first); ok {
+							return fmt.Errorf("connector %s is still in workspace %s", first, e.workspaceID)
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}

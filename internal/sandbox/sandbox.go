@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,7 +28,8 @@ const (
 	DefaultRunDuration = 2 * time.Second
 )
 
-// KeyBinding binds an API key to the one workspace it may reach.
+// KeyBinding binds an API key to a workspace it may reach. A key bound to
+// several workspaces (one binding each) reaches each of them.
 type KeyBinding struct {
 	APIKey      string
 	WorkspaceID string
@@ -73,7 +75,7 @@ type Stats struct {
 type Server struct {
 	cfg  Config
 	mux  *http.ServeMux
-	keys map[string]string // API key → workspace ID
+	keys map[string][]string // API key → the workspace IDs it reaches
 
 	mu         sync.Mutex
 	workspaces map[string]*workspace
@@ -103,7 +105,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg:        cfg,
-		keys:       map[string]string{},
+		keys:       map[string][]string{},
 		workspaces: map[string]*workspace{},
 		stats:      Stats{ByRoute: map[string]int64{}},
 		rng:        rand.New(rand.NewPCG(1, 1)),
@@ -115,16 +117,17 @@ func New(cfg Config) (*Server, error) {
 		if !isUUID(k.WorkspaceID) {
 			return nil, fmt.Errorf("workspace %q is not a UUID", k.WorkspaceID)
 		}
-		if _, dup := s.keys[k.APIKey]; dup {
-			return nil, fmt.Errorf("API key given twice")
+		ws := strings.ToLower(k.WorkspaceID)
+		if slices.Contains(s.keys[k.APIKey], ws) {
+			return nil, fmt.Errorf("API key bound twice to workspace %s", ws)
 		}
-		s.keys[k.APIKey] = strings.ToLower(k.WorkspaceID)
+		s.keys[k.APIKey] = append(s.keys[k.APIKey], ws)
 	}
 	loaded, err := s.load()
 	if err != nil {
 		return nil, err
 	}
-	for _, ws := range s.keys {
+	for _, ws := range s.Workspaces() {
 		if _, ok := s.workspaces[ws]; !ok {
 			s.workspaces[ws] = newWorkspace(ws, cfg.Jobs)
 			loaded = false
@@ -195,7 +198,7 @@ func (s *Server) handle(pattern string, fn handlerFunc) {
 				return
 			}
 			id = strings.ToLower(id)
-			if id != bound {
+			if !slices.Contains(bound, id) {
 				writeError(w, http.StatusForbidden, "You do not have permission to access this workspace.")
 				return
 			}
@@ -302,11 +305,14 @@ func (s *Server) injectFault(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// Workspaces returns the IDs of the workspaces the keys are bound to.
+// Workspaces returns the IDs of the workspaces the keys are bound to, in
+// the order of the bindings, each once.
 func (s *Server) Workspaces() []string {
 	out := make([]string, 0, len(s.cfg.Keys))
 	for _, k := range s.cfg.Keys {
-		out = append(out, strings.ToLower(k.WorkspaceID))
+		if ws := strings.ToLower(k.WorkspaceID); !slices.Contains(out, ws) {
+			out = append(out, ws)
+		}
 	}
 	return out
 }

@@ -129,6 +129,9 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestAuthorization(t *testing.T) {
+	if _, err := New(Config{Keys: []KeyBinding{{key, ws}, {key, strings.ToUpper(ws)}}}); err == nil {
+		t.Error("a key bound twice to the same workspace was accepted")
+	}
 	other := "11111111-1111-4111-8111-111111111111"
 	h := newHarness(t, Config{Jobs: 2, Keys: []KeyBinding{{key, ws}, {"second-key", other}}})
 	for _, c := range []struct {
@@ -143,6 +146,24 @@ func TestAuthorization(t *testing.T) {
 		{"second-key", "/developers/workspaces/" + other + "/jobs/", 200},
 		{key, "/developers/workspaces/" + other + "/jobs/", 403},
 		{key, "/developers/workspaces/not-a-uuid/jobs/", 404},
+	} {
+		if st, _, _ := h.call("GET", c.path, c.apiKey, nil); st != c.status {
+			t.Errorf("key %q on %s: status %d, want %d", c.apiKey, c.path, st, c.status)
+		}
+	}
+	third := "22222222-2222-4222-8222-222222222222"
+	h = newHarness(t, Config{Jobs: 1, Keys: []KeyBinding{{key, ws}, {key, third}, {"second-key", other}}})
+	if got := h.srv.Workspaces(); !slices.Equal(got, []string{ws, third, other}) {
+		t.Errorf("workspaces %v", got)
+	}
+	for _, c := range []struct {
+		apiKey, path string
+		status       int
+	}{
+		{key, jobsPath(""), 200},
+		{key, "/developers/workspaces/" + third + "/jobs/", 200},
+		{key, "/developers/workspaces/" + other + "/jobs/", 403},
+		{"second-key", "/developers/workspaces/" + third + "/jobs/", 403},
 	} {
 		if st, _, _ := h.call("GET", c.path, c.apiKey, nil); st != c.status {
 			t.Errorf("key %q on %s: status %d, want %d", c.apiKey, c.path, st, c.status)

@@ -37,7 +37,7 @@ func run(args []string) error {
 	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
 	addr := fs.String("addr", env("SANDBOX_ADDR", "127.0.0.1:8089"), "address to listen on (\":0\" picks a free port)")
 	var keys, workspaces repeated
-	fs.Var(&keys, "api-key", "an accepted API key (repeat to add keys; paired in order with -workspace)")
+	fs.Var(&keys, "api-key", "an accepted API key (repeat to add keys, or repeat a key to bind it to another workspace; paired in order with -workspace)")
 	fs.Var(&workspaces, "workspace", "the workspace of the API key in the same position")
 	jobsDefault, err := strconv.Atoi(env("SANDBOX_JOBS", strconv.Itoa(sandbox.DefaultJobs)))
 	if err != nil {

@@ -1,0 +1,41 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// A destroy planned from a stale state (terraform destroy -refresh=false)
+// finds the connector gone already: that is success, without a warning.
+func TestConnectorDeleteOfAConnectorAlreadyGone(t *testing.T) {
+	_, data := unitSandbox(t, sandbox.Config{Jobs: 0}, sandbox.DefaultAPIKey)
+	r := configured(t, NewConnectorResource(), data)
+	diags := destroy(t, r, connectorState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd"))
+	if len(diags) != 0 {
+		t.Errorf("diagnostics: %v", diags)
+	}
+}
+
+// Any other refusal of a delete is an error: the connector stays in state.
+func TestConnectorDeleteRefused(t *testing.T) {
+	_, data := unitSandbox(t, sandbox.Config{Jobs: 0}, "not-the-key")
+	r := configured(t, NewConnectorResource(), data)
+	diags := destroy(t, r, connectorState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd"))
+	if !diags.HasError() || diags[0].Summary() != "Authentication Failed" || !strings.Contains(diags[0].Detail(), "HTTP 401") {
+		t.Errorf("diagnostics: %v", diags)
+	}
+}
+
+func connectorState(ws, id string) connectorResourceModel {
+	return connectorResourceModel{
+		ID: types.StringValue(id), WorkspaceID: types.StringValue(ws), Name: types.StringValue("desk"),
+		URL: types.StringValue("https://acme.example.com"), AgentEmail: types.StringValue("agent@acme.com"),
+		Token: types.StringValue("platform-token-1"), TokenWO: types.StringNull(), TokenWOVersion: types.Int64Null(),
+		Streams: stringList([]string{"chats"}), ConnectorName: types.StringValue("customer_service"),
+		CreatedAt: types.StringValue("2026-11-21T09:30:00.123Z"), UpdatedAt: types.StringValue("2026-11-21T09:30:00.123Z"),
+	}
+}
