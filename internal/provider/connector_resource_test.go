@@ -153,7 +153,7 @@ func TestAccConnector_lifecycle(t *testing.T) {
 		return resource.TestStep{
 			Config: e.providerConfig() + a.hcl(),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply:            []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate)},
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate)},
 				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
 			ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(connectorAddress, tfjsonpath.New("id"))},
@@ -325,7 +325,7 @@ func TestAccConnector_importBlockThenToken(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: e.providerConfig() + importBlock + newConnectorArgs(name).hcl(),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply:            []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate)},
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate)},
 				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
 			ConfigStateChecks: []statecheck.StateCheck{
@@ -381,7 +381,7 @@ variable "platform_token" {
 			Config:          cfg(version),
 			ConfigVariables: config.Variables{"platform_token": config.StringVariable(token)},
 			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply:            []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, action), secrets},
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, action), secrets},
 				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan(), secrets},
 			},
 			ConfigStateChecks: []statecheck.StateCheck{
@@ -455,7 +455,7 @@ func TestAccConnector_invalidConfigurations(t *testing.T) {
 	}
 	if os.Getenv(EnvWorkspaceID) == "" {
 		steps = append(steps, resource.TestStep{
-			Config: fmt.Sprintf("provider \"dataintegration\" {\n  base_url = %q\n  api_key  = %q\n}\n", e.baseURL, e.apiKey) + base.hcl(),
+			Config:      fmt.Sprintf("provider \"dataintegration\" {\n  base_url = %q\n  api_key  = %q\n}\n", e.baseURL, e.apiKey) + base.hcl(),
 			ExpectError: phrases("Missing Workspace", "set workspace_id here, or workspace_id in the provider configuration"),
 		})
 	}
