@@ -68,5 +68,9 @@ echo "==> terraform init"
 "$terraform" init -input=false
 echo "==> terraform apply"
 "$terraform" apply -auto-approve -input=false
+echo "==> The connector"
+"$terraform" output connector_id
+echo "==> The job the service created for it"
+"$terraform" output connector_job
 echo "==> Active jobs of workspace $DATAINTEGRATION_WORKSPACE_ID"
 "$terraform" output active_jobs
