@@ -19,10 +19,7 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 		diags.AddError(summary, err.Error())
 		return
 	}
-	msg := e.Message
-	if msg == "" {
-		msg = "the service gave no message"
-	}
+	msg := serviceMessage(e)
 	switch e.StatusCode {
 	case 0:
 		diags.AddError(summary, fmt.Sprintf("No answer from the service to %s %s: %v.", e.Method, e.Path, e.Err))
@@ -40,4 +37,12 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 		}
 		diags.AddError(summary, detail)
 	}
+}
+
+// serviceMessage is what the service said in a failed answer.
+func serviceMessage(e *client.Error) string {
+	if e.Message == "" {
+		return "the service gave no message"
+	}
+	return e.Message
 }

@@ -90,15 +90,10 @@ func (d *jobDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	var err error
 	if !m.ID.IsNull() {
 		id := m.ID.ValueString()
-		err = d.data.client.EachJobPage(ctx, ws, client.JobFilter{}, func(jobs []client.Job) bool {
-			for _, j := range jobs {
-				if strings.EqualFold(j.ID, id) {
-					found = append(found, j)
-					return false
-				}
-			}
-			return true
-		})
+		var j *client.Job
+		if j, err = findJob(ctx, d.data.client, ws, id); j != nil {
+			found = append(found, *j)
+		}
 		if err == nil && len(found) == 0 {
 			resp.Diagnostics.AddAttributeError(path.Root("id"), "Job Not Found",
 				fmt.Sprintf("No job has the ID %s in workspace %s.", id, ws))
@@ -127,6 +122,22 @@ func (d *jobDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 		CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// findJob reads the workspace's jobs page by page until the one with the ID
+// appears (the API has no single-job endpoint); nil when none has it.
+func findJob(ctx context.Context, c *client.Client, ws, id string) (*client.Job, error) {
+	var found *client.Job
+	err := c.EachJobPage(ctx, ws, client.JobFilter{}, func(jobs []client.Job) bool {
+		for _, j := range jobs {
+			if strings.EqualFold(j.ID, id) {
+				found = &j
+				return false
+			}
+		}
+		return true
+	})
+	return found, err
 }
 
 // jobsNamed keeps the jobs named exactly name: the service's matching rules

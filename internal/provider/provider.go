@@ -262,6 +262,7 @@ func configuredData(raw any, diags *diag.Diagnostics) *providerData {
 func (p *dataIntegrationProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewConnectorResource,
+		NewJobTriggerResource,
 	}
 }
 

@@ -183,7 +183,7 @@ func TestProviderSchemaIsValid(t *testing.T) {
 			t.Errorf("data source %s is missing", name)
 		}
 	}
-	for _, name := range []string{"dataintegration_customer_service_connector"} {
+	for _, name := range []string{"dataintegration_customer_service_connector", "dataintegration_job_trigger"} {
 		if _, ok := resp.ResourceSchemas[name]; !ok {
 			t.Errorf("resource %s is missing", name)
 		}

@@ -1,0 +1,86 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+func triggerState(ws, jobID string, cancelOnDestroy bool) jobTriggerModel {
+	return jobTriggerModel{
+		ID: types.StringValue("5f0c6f5e-3f7c-4c55-9d55-1c6f3e0d2a10"), WorkspaceID: types.StringValue(ws),
+		JobID: types.StringValue(jobID), ForceFullRefresh: types.BoolValue(false), Triggers: types.MapNull(types.StringType),
+		CancelOnDestroy: types.BoolValue(cancelOnDestroy), TriggeredAt: types.StringValue("2026-11-21T09:30:00Z"),
+		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "delete": types.StringType})},
+	}
+}
+
+// onlyWarning checks that diags hold one warning with the summary and the
+// phrases, and no error.
+func onlyWarning(t *testing.T, diags diag.Diagnostics, summary string, phrases ...string) {
+	t.Helper()
+	if len(diags) != 1 || diags[0].Severity() != diag.SeverityWarning || diags[0].Summary() != summary {
+		t.Fatalf("diagnostics %v, want one warning %q", diags, summary)
+	}
+	for _, p := range phrases {
+		if !strings.Contains(diags[0].Detail(), p) {
+			t.Errorf("warning %q lacks %q", diags[0].Detail(), p)
+		}
+	}
+}
+
+func TestJobTriggerDestroyAfterTheExecutionEnded(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: time.Millisecond}, sandbox.DefaultAPIKey)
+	job := srv.Jobs(data.workspaceID)[0].ID
+	if err := data.client.TriggerJob(t.Context(), data.workspaceID, job, false); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	r := configured(t, NewJobTriggerResource(), data)
+	onlyWarning(t, destroy(t, r, triggerState(data.workspaceID, job, true)),
+		"Execution Already Ended", "Job "+job+" had no running execution to cancel (HTTP 409: no running execution)")
+	if ex := srv.Executions(data.workspaceID, job); len(ex) != 1 || ex[0].Status != sandbox.StatusSucceeded {
+		t.Errorf("executions %+v", ex)
+	}
+}
+
+func TestJobTriggerDestroyOfAJobGone(t *testing.T) {
+	_, data := unitSandbox(t, sandbox.Config{Jobs: 1}, sandbox.DefaultAPIKey)
+	r := configured(t, NewJobTriggerResource(), data)
+	const gone = "0f0f0f0f-0000-4000-8000-00000000abcd"
+	onlyWarning(t, destroy(t, r, triggerState(data.workspaceID, gone, true)),
+		"Job Not Found", "Job "+gone+" is not in workspace "+data.workspaceID+" any more (HTTP 404")
+}
+
+func TestJobTriggerDestroyWithoutCancelMakesNoRequest(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: time.Hour}, sandbox.DefaultAPIKey)
+	job := srv.Jobs(data.workspaceID)[0].ID
+	if err := data.client.TriggerJob(t.Context(), data.workspaceID, job, false); err != nil {
+		t.Fatal(err)
+	}
+	before := srv.Stats().Requests
+	r := configured(t, NewJobTriggerResource(), data)
+	failOn(t, destroy(t, r, triggerState(data.workspaceID, job, false)))
+	if n := srv.Stats().Requests - before; n != 0 {
+		t.Errorf("destroy without cancel_on_destroy sent %d requests", n)
+	}
+	if ex := srv.Executions(data.workspaceID, job); ex[0].Status != sandbox.StatusRunning {
+		t.Errorf("the execution is %s, want it still running", ex[0].Status)
+	}
+}
+
+func TestJobTriggerDestroyRefused(t *testing.T) {
+	_, data := unitSandbox(t, sandbox.Config{Jobs: 1}, "not-the-key")
+	r := configured(t, NewJobTriggerResource(), data)
+	diags := destroy(t, r, triggerState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd", true))
+	if !diags.HasError() || diags[0].Summary() != "Authentication Failed" {
+		t.Errorf("diagnostics %v, want Authentication Failed", diags)
+	}
+}
