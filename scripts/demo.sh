@@ -72,5 +72,10 @@ echo "==> The connector"
 "$terraform" output connector_id
 echo "==> The job the service created for it"
 "$terraform" output connector_job
-echo "==> Active jobs of workspace $DATAINTEGRATION_WORKSPACE_ID"
-"$terraform" output active_jobs
+echo "==> When the service accepted the trigger"
+"$terraform" output triggered_at
+job=$("$terraform" output -raw triggered_job_id)
+echo "==> The execution it started, as the sandbox's side door shows it (outside Terraform)"
+curl -fsS -H "Authorization: $DATAINTEGRATION_API_KEY" \
+	"${DATAINTEGRATION_BASE_URL%/}/_sandbox/workspaces/$DATAINTEGRATION_WORKSPACE_ID/jobs/$job/executions/"
+echo

@@ -1,5 +1,5 @@
 # The demo of `make demo`: a customer-service connector, the job the service
-# created for it, and the active jobs of the sandbox's workspace.
+# created for it, and a trigger of that job.
 # The provider reads DATAINTEGRATION_BASE_URL, DATAINTEGRATION_API_KEY and
 # DATAINTEGRATION_WORKSPACE_ID, which the sandbox prints when it starts.
 
@@ -36,9 +36,15 @@ data "dataintegration_jobs" "support" {
   depends_on  = [dataintegration_customer_service_connector.support]
 }
 
-data "dataintegration_jobs" "active" {
-  is_active = true
-  ordering  = "name"
+# Runs the connector's job once, with a full refresh, and again whenever the
+# connector's streams change.
+resource "dataintegration_job_trigger" "support_sync" {
+  job_id             = data.dataintegration_jobs.support.jobs[0].id
+  force_full_refresh = true
+  cancel_on_destroy  = true
+  triggers = {
+    streams = join(",", dataintegration_customer_service_connector.support.streams)
+  }
 }
 
 output "connector_id" {
@@ -55,7 +61,12 @@ output "connector_job" {
   }
 }
 
-output "active_jobs" {
-  description = "The names of the workspace's active jobs, in order."
-  value       = data.dataintegration_jobs.active.jobs[*].name
+output "triggered_job_id" {
+  description = "The job the trigger ran."
+  value       = dataintegration_job_trigger.support_sync.job_id
+}
+
+output "triggered_at" {
+  description = "When the service accepted the trigger."
+  value       = dataintegration_job_trigger.support_sync.triggered_at
 }
