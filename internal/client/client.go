@@ -162,6 +162,9 @@ type request struct {
 	body   any
 	want   int
 	out    any
+	// secrets the body carries (a connector's token), masked like the API
+	// key if the service repeats them in an error message.
+	secrets []string
 }
 
 // idempotent requests are retried on more answers than the others.
@@ -233,7 +236,7 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	defer drainClose(resp.Body)
 
 	if resp.StatusCode != r.want {
-		msg := cut(c.redact(readMessage(resp.Body)))
+		msg := cut(c.redact(readMessage(resp.Body), r.secrets))
 		c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start))
 		return retryAfter(resp.Header, time.Now()), c.retryableStatus(r, resp.StatusCode), fail(resp.StatusCode, msg, nil)
 	}
@@ -370,12 +373,15 @@ func readMessage(body io.Reader) string {
 	return string(b)
 }
 
-// redact masks the API key wherever a message of the service repeats it.
-func (c *Client) redact(msg string) string {
-	if c.apiKey == "" {
-		return msg
+// redact masks the API key and the request's other secrets wherever a
+// message of the service repeats them.
+func (c *Client) redact(msg string, secrets []string) string {
+	for _, s := range append([]string{c.apiKey}, secrets...) {
+		if s != "" {
+			msg = strings.ReplaceAll(msg, s, "***")
+		}
 	}
-	return strings.ReplaceAll(msg, c.apiKey, "***")
+	return msg
 }
 
 // cut folds white space and control characters and shortens s to

@@ -524,3 +524,24 @@ func TestErrorMessageMasksAKeyTheCutWouldSplit(t *testing.T) {
 		t.Errorf("a part of the key is shown: %v", err)
 	}
 }
+
+// TestErrorMessageMasksTheConnectorToken: a service that repeats the body
+// of a refused create or update does not put the token in the error.
+func TestErrorMessageMasksTheConnectorToken(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.WriteHeader(400)
+		_, _ = fmt.Fprintf(w, "cannot accept %s", body)
+	}))
+	defer ts.Close()
+	c := newTestClient(t, ts.URL)
+	_, err := c.CreateConnector(context.Background(), testWS, ConnectorSpec{Name: "desk", URL: "https://acme.example.com", Token: "tok-secret-1", AgentEmail: "a@b.c"})
+	if err == nil || strings.Contains(err.Error(), "tok-secret-1") || !strings.Contains(err.Error(), `"token":"***"`) {
+		t.Errorf("create: %v", err)
+	}
+	token := "tok-secret-2"
+	_, err = c.UpdateConnector(context.Background(), testWS, "c", ConnectorUpdate{Token: &token})
+	if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), `"token":"***"`) {
+		t.Errorf("update: %v", err)
+	}
+}

@@ -51,8 +51,9 @@ func (c *Client) CreateConnector(ctx context.Context, workspaceID string, s Conn
 			Configuration: ConnectorConfiguration{URL: s.URL, Token: s.Token, AgentEmail: s.AgentEmail},
 			Streams:       s.Streams,
 		},
-		want: http.StatusCreated,
-		out:  &out,
+		want:    http.StatusCreated,
+		out:     &out,
+		secrets: []string{s.Token},
 	})
 	if err != nil {
 		return nil, err
@@ -82,14 +83,19 @@ func (c *Client) UpdateConnector(ctx context.Context, workspaceID, id string, u 
 	if u.URL != nil || u.Token != nil || u.AgentEmail != nil {
 		body.Configuration = &connectorConfigurationPatch{URL: u.URL, Token: u.Token, AgentEmail: u.AgentEmail}
 	}
+	var secrets []string
+	if u.Token != nil {
+		secrets = []string{*u.Token}
+	}
 	var out Connector
 	err := c.do(ctx, request{
-		op:     "update connector",
-		method: http.MethodPatch,
-		path:   fmt.Sprintf(pathConnector, url.PathEscape(workspaceID), url.PathEscape(id)),
-		body:   body,
-		want:   http.StatusOK,
-		out:    &out,
+		op:      "update connector",
+		method:  http.MethodPatch,
+		path:    fmt.Sprintf(pathConnector, url.PathEscape(workspaceID), url.PathEscape(id)),
+		body:    body,
+		want:    http.StatusOK,
+		out:     &out,
+		secrets: secrets,
 	})
 	if err != nil {
 		return nil, err
