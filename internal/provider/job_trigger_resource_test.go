@@ -295,7 +295,7 @@ func TestAccJobTrigger_createTimeout(t *testing.T) {
 					}
 				},
 				Config:      cfg,
-				ExpectError: phrases("Timeout Triggering Job", "did not complete within the create timeout (2s)", "HTTP 503", "check its executions before applying again"),
+				ExpectError: phrases("Timeout Triggering Job", "did not complete within the create timeout (2s)", "check its executions before applying again"),
 			},
 			{
 				Config:             cfg,
