@@ -78,12 +78,8 @@ func (d *jobDataSource) Configure(_ context.Context, req datasource.ConfigureReq
 
 func (d *jobDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m jobDataSourceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ws := d.data.workspace(m.WorkspaceID, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	ws, ok := d.data.readConfig(ctx, req, &m, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	var found []client.Job

@@ -141,12 +141,8 @@ func (d *jobsDataSource) Configure(_ context.Context, req datasource.ConfigureRe
 
 func (d *jobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m jobsDataSourceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ws := d.data.workspace(m.WorkspaceID, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	ws, ok := d.data.readConfig(ctx, req, &m, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	f := client.JobFilter{

@@ -215,6 +215,20 @@ func (d *providerData) workspace(v types.String, diags *diag.Diagnostics) string
 	return d.workspaceID
 }
 
+// readConfig reads a data source's configuration into m, which has a
+// workspace_id, and returns the workspace to read from; false after an
+// error.
+func (d *providerData) readConfig(ctx context.Context, req datasource.ReadRequest, m any, diags *diag.Diagnostics) (string, bool) {
+	var v types.String
+	diags.Append(req.Config.Get(ctx, m)...)
+	diags.Append(req.Config.GetAttribute(ctx, path.Root("workspace_id"), &v)...)
+	if diags.HasError() {
+		return "", false
+	}
+	ws := d.workspace(v, diags)
+	return ws, !diags.HasError()
+}
+
 // planWorkspace plans a resource's workspace_id: the configured one, else
 // the provider's, known at plan time. A different workspace than the state's
 // replaces the resource. Unconfigured provider data (d nil) leaves it unknown.
