@@ -121,7 +121,13 @@ func TestAccJobTrigger_lifecycle(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(triggerAddress, tfjsonpath.New("id"))},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					e.expectExecutions(job, full),
-					e.expectRouteCount(routeRunJob, 1),
+					// The trigger was the only request: refreshes and plans send none.
+					func(*terraform.State) error {
+						if st := e.sandbox.Stats(); st.Requests != 1 || st.ByRoute[routeRunJob] != 1 {
+							return fmt.Errorf("the sandbox served %d requests (%v), want the one trigger", st.Requests, st.ByRoute)
+						}
+						return nil
+					},
 				),
 			},
 			{
