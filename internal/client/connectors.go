@@ -27,11 +27,6 @@ type ConnectorUpdate struct {
 	Streams    []string
 }
 
-// IsEmpty tells whether u changes nothing.
-func (u ConnectorUpdate) IsEmpty() bool {
-	return u.Name == nil && u.URL == nil && u.Token == nil && u.AgentEmail == nil && u.Streams == nil
-}
-
 // ConnectorFilter selects connectors; nil fields are not sent.
 type ConnectorFilter struct {
 	Name          *string

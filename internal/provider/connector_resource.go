@@ -242,15 +242,8 @@ func (r *connectorResource) Update(ctx context.Context, req resource.UpdateReque
 		u.Token = &token
 	}
 
-	ws, id := state.WorkspaceID.ValueString(), state.ID.ValueString()
-	var c *client.Connector
-	var err error
-	if u.IsEmpty() {
-		// Nothing the service holds changed: read what it has.
-		c, err = r.data.client.GetConnector(ctx, ws, id)
-	} else {
-		c, err = r.data.client.UpdateConnector(ctx, ws, id, u)
-	}
+	ws := state.WorkspaceID.ValueString()
+	c, err := r.data.client.UpdateConnector(ctx, ws, state.ID.ValueString(), u)
 	if err != nil {
 		addRequestError(&resp.Diagnostics, "Unable to Update Connector", ws, err)
 		return
