@@ -54,8 +54,11 @@ type streamsValidator struct{}
 
 var _ validator.List = streamsValidator{}
 
+// allowedStreams says which stream names a list may hold.
+var allowedStreams = "the names " + strings.Join(client.CustomerServiceStreams, ", ") + ", each at most once"
+
 func (streamsValidator) Description(context.Context) string {
-	return "value must be a non-empty list of distinct stream names among " + strings.Join(client.CustomerServiceStreams, ", ")
+	return "value must be a non-empty list of " + allowedStreams
 }
 
 func (v streamsValidator) MarkdownDescription(ctx context.Context) string {
@@ -74,13 +77,13 @@ func (streamsValidator) ValidateList(_ context.Context, req validator.ListReques
 		}
 		if s.IsNull() {
 			resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value",
-				fmt.Sprintf("%s: a stream name is null. Allowed: the names %s, each at most once.", req.Path, strings.Join(client.CustomerServiceStreams, ", ")))
+				fmt.Sprintf("%s: a stream name is null. Allowed: %s.", req.Path, allowedStreams))
 			return
 		}
 		names = append(names, s.ValueString())
 	}
 	if err := validate.Streams(names); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value",
-			fmt.Sprintf("%s: %s. Allowed: the names %s, each at most once.", req.Path, err, strings.Join(client.CustomerServiceStreams, ", ")))
+			fmt.Sprintf("%s: %s. Allowed: %s.", req.Path, err, allowedStreams))
 	}
 }
