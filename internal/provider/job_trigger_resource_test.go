@@ -247,7 +247,7 @@ func TestAccJobTrigger_faults(t *testing.T) {
 	}
 	// Retries enough that all of them failing (0.3^11 for one trigger) does not
 	// happen in practice.
-	provider := strings.Replace(e.providerConfig(), "provider \"dataintegration\" {", "provider \"dataintegration\" {\n  max_retries = 10", 1)
+	provider := e.providerConfig("max_retries = 10")
 	var checks []resource.TestCheckFunc
 	for _, id := range jobs {
 		checks = append(checks, e.expectExecutions(id, sandbox.Execution{}))
@@ -289,7 +289,7 @@ func TestAccJobTrigger_createTimeout(t *testing.T) {
 	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
 	e.requireSandbox(t, "inject faults")
 	jobs, _ := activeJobs(t, e, 1)
-	provider := strings.Replace(e.providerConfig(), "provider \"dataintegration\" {", "provider \"dataintegration\" {\n  max_retries = 10", 1)
+	provider := e.providerConfig("max_retries = 10")
 	cfg := provider + triggerHCL("test", jobs[0], "  timeouts {\n    create = \"2s\"\n  }")
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

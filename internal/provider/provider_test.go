@@ -64,15 +64,24 @@ func (e *testEnv) requireSandbox(t *testing.T, why string) {
 }
 
 // providerConfig is a provider block with every setting given, so that the
-// environment of whoever runs the tests plays no part.
-func (e *testEnv) providerConfig() string {
+// environment of whoever runs the tests plays no part; extra lines are
+// added inside it.
+func (e *testEnv) providerConfig(extra ...string) string {
 	return fmt.Sprintf(`
 provider "dataintegration" {
   base_url     = %q
   api_key      = %q
   workspace_id = %q
+%s}
+`, e.baseURL, e.apiKey, e.workspaceID, indentLines(extra))
 }
-`, e.baseURL, e.apiKey, e.workspaceID)
+
+func indentLines(lines []string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString("  " + l + "\n")
+	}
+	return b.String()
 }
 
 // client is an API client of the same service, for a test's own look at it.
