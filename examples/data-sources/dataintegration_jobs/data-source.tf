@@ -1,0 +1,11 @@
+# Every active job loading into the analytics schema, ordered by name. All
+# pages are read.
+data "dataintegration_jobs" "analytics" {
+  schema_name = "analytics"
+  is_active   = true
+  ordering    = "name"
+}
+
+output "analytics_job_names" {
+  value = data.dataintegration_jobs.analytics.jobs[*].name
+}

@@ -1,0 +1,414 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-version"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// examplesDir is the repository's examples/, which the docs show.
+const examplesDir = "../../examples"
+
+// writeOnlyVersion is the first version of both engines with write-only
+// attributes and ephemeral variables.
+var writeOnlyVersion = version.Must(version.NewVersion("1.11.0"))
+
+// exampleMinVersion names the examples that need a newer engine than
+// Terraform 1.5.
+var exampleMinVersion = map[string]*version.Version{
+	"guides/connectors-write-only": writeOnlyVersion,
+}
+
+// engine is the Terraform or OpenTofu CLI the acceptance tests drive, run by
+// hand with the provider built from this tree, the way a user runs it.
+type engine struct {
+	path    string
+	version *version.Version
+	env     []string
+}
+
+func newEngine(t *testing.T) *engine {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1 to run it")
+	}
+	path := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if path == "" {
+		var err error
+		if path, err = exec.LookPath("terraform"); err != nil {
+			t.Fatal("TF_ACC_TERRAFORM_PATH is not set and there is no terraform on PATH: `make test` builds one")
+		}
+	}
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-dataintegration"), ".")
+	build.Dir = "../.."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the provider: %v\n%s", err, out)
+	}
+	// A dev override for both addresses an example may use: the one in
+	// required_providers, and the default for a bare resource example.
+	cfg := filepath.Join(t.TempDir(), "cli-config.tfrc")
+	text := fmt.Sprintf(`provider_installation {
+  dev_overrides {
+    "dataintegration/dataintegration" = %[1]q
+    "hashicorp/dataintegration"       = %[1]q
+  }
+  direct {}
+}
+`, bin)
+	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := &engine{path: path, env: []string{
+		"TF_CLI_CONFIG_FILE=" + cfg, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
+		"TF_DATA_DIR=" + filepath.Join(t.TempDir(), "data"),
+	}}
+	out := e.run(t, ".", nil, "version", "-json")
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("reading `version -json`: %v\n%s", err, out)
+	}
+	var err error
+	if e.version, err = version.NewVersion(v.Version); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// run runs the engine in dir with extra environment variables and returns
+// its standard output; a non-zero exit fails the test.
+func (e *engine) run(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	out, err := e.try(dir, env, args...)
+	if err != nil {
+		t.Fatalf("%s %s in %s: %v", filepath.Base(e.path), strings.Join(args, " "), dir, err)
+	}
+	return out
+}
+
+// try runs the engine like run, and returns its failure with what it printed.
+func (e *engine) try(dir string, env []string, args ...string) (string, error) {
+	cmd := exec.Command(e.path, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), e.env...), env...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("%w\n%s%s", err, stdout.String(), stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+// exampleDirs lists every folder of examples/ that holds a configuration,
+// relative to examples/.
+func exampleDirs(t *testing.T) []string {
+	t.Helper()
+	var dirs []string
+	err := filepath.WalkDir(examplesDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".tf" {
+			return err
+		}
+		rel, err := filepath.Rel(examplesDir, filepath.Dir(path))
+		if err == nil && !slices.Contains(dirs, rel) {
+			dirs = append(dirs, rel)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs
+}
+
+// TestAccExamples_valid checks every example the docs show: `fmt` finds
+// nothing to change, `validate` passes with the provider built from this
+// tree, and the shell examples parse.
+func TestAccExamples_valid(t *testing.T) {
+	e := newEngine(t)
+	if out, err := e.try(examplesDir, nil, "fmt", "-check", "-recursive", "-diff"); err != nil {
+		t.Errorf("examples/ is not `fmt` clean:\n%s%v", out, err)
+	}
+	dirs := exampleDirs(t)
+	for _, want := range []string{
+		"provider",
+		"resources/dataintegration_customer_service_connector",
+		"resources/dataintegration_job_trigger",
+		"data-sources/dataintegration_customer_service_connector",
+		"data-sources/dataintegration_job",
+		"data-sources/dataintegration_jobs",
+	} {
+		if !slices.Contains(dirs, want) {
+			t.Errorf("examples/%s is missing: the docs show it", want)
+		}
+	}
+	for _, dir := range dirs {
+		t.Run(dir, func(t *testing.T) {
+			if min, ok := exampleMinVersion[dir]; ok && e.version.LessThan(min) {
+				t.Skipf("needs version %s or later; this engine is %s (the other engine of `make test` validates it)", min, e.version)
+			}
+			e.run(t, filepath.Join(examplesDir, dir), nil, "validate", "-no-color")
+		})
+	}
+	scripts, err := filepath.Glob(filepath.Join(examplesDir, "*/*/*.sh"))
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no shell example found (%v)", err)
+	}
+	for _, s := range scripts {
+		if out, err := exec.Command("bash", "-n", s).CombinedOutput(); err != nil {
+			t.Errorf("%s does not parse: %v\n%s", s, err, out)
+		}
+	}
+}
+
+// workdir copies an example into a folder of its own, so that applying it
+// leaves nothing in the repository.
+func workdir(t *testing.T, example string) string {
+	t.Helper()
+	dst := t.TempDir()
+	src := filepath.Join(examplesDir, example)
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ent := range entries {
+		if ent.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, ent.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, ent.Name()), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// serviceEnv is the environment a guide tells its reader to export.
+func (e *testEnv) serviceEnv(extra ...string) []string {
+	return append([]string{
+		EnvBaseURL + "=" + e.baseURL, EnvAPIKey + "=" + e.apiKey, EnvWorkspaceID + "=" + e.workspaceID,
+	}, extra...)
+}
+
+// expectConverged runs a plan that must propose nothing.
+func (e *engine) expectConverged(t *testing.T, dir string, env []string, args ...string) {
+	t.Helper()
+	if out, err := e.try(dir, env, append([]string{"plan", "-input=false", "-detailed-exitcode", "-no-color"}, args...)...); err != nil {
+		t.Errorf("the plan after apply is not empty: %v\n%s", err, out)
+	}
+}
+
+// outputs reads the root module's outputs.
+func (e *engine) outputs(t *testing.T, dir string) map[string]json.RawMessage {
+	t.Helper()
+	var outs map[string]struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal([]byte(e.run(t, dir, nil, "output", "-json")), &outs); err != nil {
+		t.Fatal(err)
+	}
+	values := make(map[string]json.RawMessage, len(outs))
+	for k, v := range outs {
+		values[k] = v.Value
+	}
+	return values
+}
+
+func unquote(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatalf("output %s is not a string: %v", raw, err)
+	}
+	return s
+}
+
+// TestAccGuide_gettingStarted follows "Getting started with the sandbox":
+// apply examples/demo, see the execution, find the plan empty, destroy.
+func TestAccGuide_gettingStarted(t *testing.T) {
+	e := newEngine(t)
+	env := newTestEnv(t, sandbox.Config{})
+	env.requireSandbox(t, "see the execution the guide's trigger starts")
+	dir := workdir(t, "demo")
+	vars := env.serviceEnv()
+
+	e.run(t, dir, vars, "apply", "-auto-approve", "-input=false")
+	outs := e.outputs(t, dir)
+	job := unquote(t, outs["triggered_job_id"])
+	if ex := env.sandbox.Executions(env.workspaceID, job); len(ex) != 1 || !ex[0].ForceFullRefresh {
+		t.Errorf("job %s: executions %+v, want one full refresh", job, ex)
+	}
+	e.expectConverged(t, dir, vars)
+	e.run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
+	if _, ok := env.sandbox.Connector(env.workspaceID, unquote(t, outs["connector_id"])); ok {
+		t.Error("the connector is still there after destroy")
+	}
+	if got := env.sandbox.Stats().ByRoute[routeCancelJob]; got != 1 {
+		t.Errorf("destroy with cancel_on_destroy sent %d cancel requests, want 1", got)
+	}
+}
+
+// TestAccGuide_connectorsAsCode follows "Managing connectors as code": two
+// connectors from a map, their tokens from a sensitive variable; then the
+// same connectors imported into a fresh state.
+func TestAccGuide_connectorsAsCode(t *testing.T) {
+	e := newEngine(t)
+	env := newTestEnv(t, sandbox.Config{})
+	env.requireSandbox(t, "see the tokens the connectors hold")
+	dir := workdir(t, "guides/connectors-as-code")
+	tokens := map[string]string{"Support EU": "eu-" + testName("token"), "Support US": "us-" + testName("token")}
+	tokensJSON, err := json.Marshal(tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := env.serviceEnv("TF_VAR_platform_tokens=" + string(tokensJSON))
+
+	out := e.run(t, dir, vars, "apply", "-auto-approve", "-input=false", "-no-color")
+	for _, tok := range tokens {
+		if strings.Contains(out, tok) {
+			t.Errorf("apply printed a token")
+		}
+	}
+	var ids map[string]string
+	if err := json.Unmarshal(e.outputs(t, dir)["connector_ids"], &ids); err != nil {
+		t.Fatal(err)
+	}
+	for name, tok := range tokens {
+		v, ok := env.sandbox.Connector(env.workspaceID, ids[name])
+		if !ok || v.Name != name || v.Token != tok {
+			t.Errorf("connector %q: the sandbox holds %+v (found: %v), want its token from the variable", name, v.Name, ok)
+		}
+	}
+	if v, _ := env.sandbox.Connector(env.workspaceID, ids["Support US"]); len(v.Streams) != len(client.CustomerServiceStreams) {
+		t.Errorf("Support US loads %v, want every stream when streams is left out", v.Streams)
+	}
+	e.expectConverged(t, dir, vars)
+
+	// The guide's import: the same connectors, adopted by a new state with
+	// import blocks, then managed as before.
+	adopt := workdir(t, "guides/connectors-as-code")
+	var blocks strings.Builder
+	for name, id := range ids {
+		fmt.Fprintf(&blocks, "import {\n  to = dataintegration_customer_service_connector.desk[%q]\n  id = %q\n}\n", name, id)
+	}
+	if err := os.WriteFile(filepath.Join(adopt, "imports.tf"), []byte(blocks.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := env.sandbox.Stats().ByRoute["PATCH "+routeConnectors+"{_id}/"]
+	e.run(t, adopt, vars, "apply", "-auto-approve", "-input=false")
+	if got := env.sandbox.Stats().ByRoute["PATCH "+routeConnectors+"{_id}/"] - before; got != 2 {
+		t.Errorf("the apply after import sent %d updates, want 2: one per connector, sending the token once", got)
+	}
+	e.expectConverged(t, adopt, vars)
+	e.run(t, adopt, vars, "destroy", "-auto-approve", "-input=false")
+	left, err := env.client(t).ListConnectors(context.Background(), env.workspaceID, client.ConnectorFilter{})
+	if err != nil || len(left) != 0 {
+		t.Errorf("after destroy, connectors %v (%v), want none", left, err)
+	}
+}
+
+// TestAccGuide_writeOnlyToken follows the write-only part of "Managing
+// connectors as code": the token never reaches the state, and a new one is
+// sent when its version changes.
+func TestAccGuide_writeOnlyToken(t *testing.T) {
+	e := newEngine(t)
+	if e.version.LessThan(writeOnlyVersion) {
+		t.Skipf("needs write-only attributes (version %s or later); this engine is %s", writeOnlyVersion, e.version)
+	}
+	env := newTestEnv(t, sandbox.Config{})
+	env.requireSandbox(t, "see the token the connector holds")
+	dir := workdir(t, "guides/connectors-write-only")
+	first, second := testName("first token"), testName("second token")
+
+	e.run(t, dir, env.serviceEnv("TF_VAR_platform_token="+first), "apply", "-auto-approve", "-input=false")
+	state := e.run(t, dir, nil, "show", "-json")
+	if strings.Contains(state, first) {
+		t.Error("the state holds the write-only token")
+	}
+	id := stateResourceID(t, state, "dataintegration_customer_service_connector.support")
+	if v, _ := env.sandbox.Connector(env.workspaceID, id); v.Token != first {
+		t.Error("the sandbox does not hold the first token")
+	}
+	e.expectConverged(t, dir, env.serviceEnv("TF_VAR_platform_token="+second))
+	e.run(t, dir, env.serviceEnv("TF_VAR_platform_token="+second), "apply", "-auto-approve", "-input=false", "-var", "platform_token_version=2")
+	if v, _ := env.sandbox.Connector(env.workspaceID, id); v.Token != second {
+		t.Error("a new token_wo_version did not send the new token")
+	}
+	e.run(t, dir, env.serviceEnv("TF_VAR_platform_token="+second), "destroy", "-auto-approve", "-input=false", "-var", "platform_token_version=2")
+}
+
+// stateResourceID finds a resource's id in `show -json` output.
+func stateResourceID(t *testing.T, show, address string) string {
+	t.Helper()
+	var st struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Address string         `json:"address"`
+					Values  map[string]any `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(show), &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range st.Values.RootModule.Resources {
+		if r.Address == address {
+			if id, ok := r.Values["id"].(string); ok {
+				return id
+			}
+		}
+	}
+	t.Fatalf("%s is not in the state", address)
+	return ""
+}
+
+// TestAccGuide_jobsFromCI follows "Running jobs from CI": each pipeline run
+// applies with its commit; a new commit runs the job again, the same commit
+// does nothing.
+func TestAccGuide_jobsFromCI(t *testing.T) {
+	e := newEngine(t)
+	env := newTestEnv(t, sandbox.Config{Jobs: 4, RunDuration: time.Millisecond})
+	env.requireSandbox(t, "count the job's executions")
+	job := env.allJobs(t)[0] // the first generated job is active
+	dir := workdir(t, "guides/jobs-from-ci")
+	run := func(commit string, fullRefresh bool) {
+		t.Helper()
+		e.run(t, dir, env.serviceEnv(), "apply", "-input=false", "-auto-approve",
+			"-var", "job_name="+job.Name, "-var", "commit="+commit, "-var", fmt.Sprintf("full_refresh=%t", fullRefresh))
+	}
+	run("a1b2c3", false)
+	run("a1b2c3", false)
+	time.Sleep(10 * time.Millisecond) // the first execution ends
+	run("d4e5f6", true)
+	ex := env.sandbox.Executions(env.workspaceID, job.ID)
+	if len(ex) != 2 || ex[0].ForceFullRefresh || !ex[1].ForceFullRefresh {
+		t.Fatalf("executions %+v, want two: one per commit, the second a full refresh", ex)
+	}
+	if got := unquote(t, e.outputs(t, dir)["job_id"]); got != job.ID {
+		t.Errorf("output job_id = %s, want %s", got, job.ID)
+	}
+	e.run(t, dir, env.serviceEnv(), "destroy", "-auto-approve", "-input=false",
+		"-var", "job_name="+job.Name, "-var", "commit=d4e5f6")
+	if n := len(env.sandbox.Executions(env.workspaceID, job.ID)); n != 2 {
+		t.Errorf("destroy started or removed executions: %d, want 2", n)
+	}
+}
