@@ -95,7 +95,10 @@ func New(cfg Config) (*Client, error) {
 		maxRetryAfter: orDefault(cfg.MaxRetryAfter, defaultMaxRetryAfter),
 	}
 	if c.http == nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
+		t := &http.Transport{Proxy: http.ProxyFromEnvironment}
+		if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+			t = dt.Clone()
+		}
 		// Terraform walks the graph ten at a time by default; keep that many
 		// connections to the one host alive.
 		t.MaxIdleConnsPerHost = 16
@@ -223,7 +226,7 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	}
 
 	start := time.Now()
-	resp, err := c.http.Do(req)
+	resp, err := c.http.Do(req) //nolint:bodyclose // drainClose below reads what is left and closes it.
 	if err != nil {
 		c.logAttempt(ctx, r, n, 0, time.Since(start))
 		if ctx.Err() != nil {

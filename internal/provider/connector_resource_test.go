@@ -82,18 +82,18 @@ func stringsExact(ss ...string) knownvalue.Check {
 	return knownvalue.ListExact(checks)
 }
 
-// expectStored checks the connector at address as the sandbox holds it,
+// expectStored checks the test's connector as the sandbox holds it,
 // token included. Against the real service, which never shows a token, the
 // check is logged and left out.
-func (e *testEnv) expectStored(t *testing.T, address string, check func(sandbox.ConnectorView) error) resource.TestCheckFunc {
+func (e *testEnv) expectStored(t *testing.T, check func(sandbox.ConnectorView) error) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		if e.sandbox == nil {
-			t.Logf("not checked against the real service: what the sandbox holds for %s", address)
+			t.Logf("not checked against the real service: what the sandbox holds for %s", connectorAddress)
 			return nil
 		}
-		rs, ok := s.RootModule().Resources[address]
+		rs, ok := s.RootModule().Resources[connectorAddress]
 		if !ok {
-			return fmt.Errorf("%s is not in the state", address)
+			return fmt.Errorf("%s is not in the state", connectorAddress)
 		}
 		v, ok := e.sandbox.Connector(rs.Primary.Attributes["workspace_id"], rs.Primary.ID)
 		if !ok {
@@ -125,19 +125,19 @@ func (e *testEnv) connectorsGone(t *testing.T) resource.TestCheckFunc {
 			}
 			_, err := c.GetConnector(context.Background(), rs.Primary.Attributes["workspace_id"], rs.Primary.ID)
 			if !client.IsNotFound(err) {
-				return fmt.Errorf("connector %s: want 404 after destroy, got %v", rs.Primary.ID, err)
+				return fmt.Errorf("connector %s: want 404 after destroy, got %w", rs.Primary.ID, err)
 			}
 		}
 		return nil
 	}
 }
 
-// captureID stores the ID of the resource at address.
-func captureID(address string, id *string) resource.TestCheckFunc {
+// captureID stores the ID of the test's connector.
+func captureID(id *string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[address]
+		rs, ok := s.RootModule().Resources[connectorAddress]
 		if !ok {
-			return fmt.Errorf("%s is not in the state", address)
+			return fmt.Errorf("%s is not in the state", connectorAddress)
 		}
 		*id = rs.Primary.ID
 		return nil
@@ -190,14 +190,14 @@ func TestAccConnector_lifecycle(t *testing.T) {
 					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("token_wo_version"), knownvalue.Null()),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					captureID(connectorAddress, &id),
-					e.expectStored(t, connectorAddress, storedToken("platform-token-1", 1)),
+					captureID(&id),
+					e.expectStored(t, storedToken("platform-token-1", 1)),
 				),
 			},
 			// Each attribute changes in place; the token is sent only when it changes.
 			update(args.with("name", strconv.Quote(name+" renamed")),
 				resource.TestCheckResourceAttr(connectorAddress, "name", name+" renamed"),
-				e.expectStored(t, connectorAddress, storedToken("platform-token-1", 1))),
+				e.expectStored(t, storedToken("platform-token-1", 1))),
 			update(args.with("name", strconv.Quote(name+" renamed"), "url", `"https://desk.example-helpdesk.com/"`),
 				resource.TestCheckResourceAttr(connectorAddress, "url", "https://desk.example-helpdesk.com/")),
 			update(args.with("name", strconv.Quote(name+" renamed"), "url", `"https://desk.example-helpdesk.com/"`, "agent_email", `"desk@acme.com"`),
@@ -205,7 +205,7 @@ func TestAccConnector_lifecycle(t *testing.T) {
 			update(args.with("name", strconv.Quote(name+" renamed"), "url", `"https://desk.example-helpdesk.com/"`, "agent_email", `"desk@acme.com"`,
 				"streams", `["tickets", "chats"]`),
 				resource.TestCheckResourceAttr(connectorAddress, "streams.#", "2"),
-				e.expectStored(t, connectorAddress, func(v sandbox.ConnectorView) error {
+				e.expectStored(t, func(v sandbox.ConnectorView) error {
 					if !slices.Equal(v.Streams, []string{"tickets", "chats"}) {
 						return fmt.Errorf("stored streams %q", v.Streams)
 					}
@@ -213,7 +213,7 @@ func TestAccConnector_lifecycle(t *testing.T) {
 				})),
 			update(args.with("name", strconv.Quote(name+" renamed"), "url", `"https://desk.example-helpdesk.com/"`, "agent_email", `"desk@acme.com"`,
 				"streams", `["tickets", "chats"]`, "token", `"platform-token-2"`),
-				e.expectStored(t, connectorAddress, storedToken("platform-token-2", 2))),
+				e.expectStored(t, storedToken("platform-token-2", 2))),
 			{
 				ResourceName:            connectorAddress,
 				ImportState:             true,
@@ -251,7 +251,7 @@ func TestAccConnector_outOfBandChanges(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,
-				Check:  captureID(connectorAddress, &id),
+				Check:  captureID(&id),
 			},
 			{
 				// Someone changes the streams through the API.
@@ -290,7 +290,7 @@ func TestAccConnector_outOfBandChanges(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionCreate)},
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					captureID(connectorAddress, &recreated),
+					captureID(&recreated),
 					func(*terraform.State) error {
 						if recreated == id {
 							return fmt.Errorf("the connector kept the deleted ID %s", id)
@@ -332,7 +332,7 @@ func TestAccConnector_importBlockThenToken(t *testing.T) {
 				statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("id"), knownvalue.StringExact(made.ID)),
 				statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact(client.CustomerServiceStreams...)),
 			},
-			Check: e.expectStored(t, connectorAddress, storedToken("platform-token-1", 2)),
+			Check: e.expectStored(t, storedToken("platform-token-1", 2)),
 		}},
 	})
 }
@@ -390,7 +390,7 @@ variable "platform_token" {
 				statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("token"), knownvalue.Null()),
 				statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("token_wo_version"), knownvalue.Int64Exact(int64(version))),
 			},
-			Check: e.expectStored(t, connectorAddress, stored),
+			Check: e.expectStored(t, stored),
 		}
 	}
 	resource.ParallelTest(t, resource.TestCase{
@@ -485,7 +485,7 @@ func TestAccConnector_workspaceChangeReplaces(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: e.providerConfig() + args.hcl(),
-				Check:  captureID(connectorAddress, &first),
+				Check:  captureID(&first),
 			},
 			{
 				// Naming the provider's workspace explicitly changes nothing.
@@ -503,7 +503,7 @@ func TestAccConnector_workspaceChangeReplaces(t *testing.T) {
 					},
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					captureID(connectorAddress, &moved),
+					captureID(&moved),
 					func(*terraform.State) error {
 						if _, ok := e.sandbox.Connector(second, moved); !ok {
 							return fmt.Errorf("no connector %s in workspace %s", moved, second)

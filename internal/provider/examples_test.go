@@ -208,9 +208,9 @@ func (e *testEnv) serviceEnv(extra ...string) []string {
 }
 
 // expectConverged runs a plan that must propose nothing.
-func (e *engine) expectConverged(t *testing.T, dir string, env []string, args ...string) {
+func (e *engine) expectConverged(t *testing.T, dir string, env []string) {
 	t.Helper()
-	if out, err := e.try(dir, env, append([]string{"plan", "-input=false", "-detailed-exitcode", "-no-color"}, args...)...); err != nil {
+	if out, err := e.try(dir, env, "plan", "-input=false", "-detailed-exitcode", "-no-color"); err != nil {
 		t.Errorf("the plan after apply is not empty: %v\n%s", err, out)
 	}
 }

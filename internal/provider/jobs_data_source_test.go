@@ -33,7 +33,7 @@ func TestAccJobsDataSource_all(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: e.providerConfig() + `data "dataintegration_jobs" "test" {}`,
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectIDs(jobsAddress, jobIDs(want)),
+				expectIDs(jobIDs(want)),
 				statecheck.ExpectKnownValue(jobsAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.workspaceID)),
 				statecheck.ExpectKnownValue(jobsAddress, tfjsonpath.New("jobs").AtSliceIndex(0), knownvalue.ObjectExact(map[string]knownvalue.Check{
 					"id":             knownvalue.StringExact(first.ID),
@@ -86,7 +86,7 @@ func TestAccJobsDataSource_filters(t *testing.T) {
 	for _, c := range cases {
 		steps = append(steps, resource.TestStep{
 			Config:            e.providerConfig() + "data \"dataintegration_jobs\" \"test\" {\n  " + c.args + "\n}",
-			ConfigStateChecks: []statecheck.StateCheck{expectIDs(jobsAddress, c.want)},
+			ConfigStateChecks: []statecheck.StateCheck{expectIDs(c.want)},
 		})
 	}
 	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
@@ -104,7 +104,7 @@ func TestAccJobsDataSource_ordering(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: e.providerConfig() + `data "dataintegration_jobs" "test" { ordering = "-name" }`,
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectIDs(jobsAddress, jobIDs(all)),
+				expectIDs(jobIDs(all)),
 				statecheck.ExpectKnownValue(jobsAddress, tfjsonpath.New("ordering"), knownvalue.StringExact("-name")),
 			},
 			Check: resource.ComposeTestCheckFunc(
@@ -128,7 +128,7 @@ func TestAccJobsDataSource_everyPage(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:            e.providerConfig() + `data "dataintegration_jobs" "test" {}`,
-			ConfigStateChecks: []statecheck.StateCheck{expectIDs(jobsAddress, want)},
+			ConfigStateChecks: []statecheck.StateCheck{expectIDs(want)},
 			// Checked right after the apply: the plan read the data source once.
 			Check: resource.ComposeTestCheckFunc(
 				resource.TestCheckResourceAttr(jobsAddress, "jobs.#", "250"),
@@ -142,7 +142,7 @@ func TestAccJobsDataSource_unknownOrdering(t *testing.T) {
 	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
 	want := []string{"Unable to List Jobs", "HTTP 400"}
 	if e.sandbox != nil {
-		want = append(want, `Invalid ordering field "colour"`)
+		want = append(want, `invalid ordering field "colour"`)
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

@@ -99,7 +99,7 @@ func TestAccProvider_environment(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:            `data "dataintegration_jobs" "test" {}`,
-				ConfigStateChecks: []statecheck.StateCheck{expectIDs(jobsAddress, ids)},
+				ConfigStateChecks: []statecheck.StateCheck{expectIDs(ids)},
 			},
 			{
 				PreConfig: func() {
@@ -112,7 +112,7 @@ provider "dataintegration" {
 }
 data "dataintegration_jobs" "test" {}
 `, e.baseURL),
-				ConfigStateChecks: []statecheck.StateCheck{expectIDs(jobsAddress, ids)},
+				ConfigStateChecks: []statecheck.StateCheck{expectIDs(ids)},
 			},
 		},
 	})

@@ -146,9 +146,9 @@ func jobIDs(jobs []client.Job) []string {
 	return ids
 }
 
-// expectIDs checks the ids attribute of a data source.
-func expectIDs(address string, ids []string) statecheck.StateCheck {
-	return statecheck.ExpectKnownValue(address, tfjsonpath.New("ids"), idsExact(ids))
+// expectIDs checks the ids attribute of the test's jobs data source.
+func expectIDs(ids []string) statecheck.StateCheck {
+	return statecheck.ExpectKnownValue(jobsAddress, tfjsonpath.New("ids"), idsExact(ids))
 }
 
 // errorMatching is a TestCase.ErrorCheck that accepts only an error

@@ -143,7 +143,7 @@ func ordering(param string) (func(a, b *Job) int, error) {
 				names = append(names, n)
 			}
 			slices.Sort(names)
-			return nil, fmt.Errorf("Invalid ordering field %q: allowed fields are %s, with '-' in front for descending.", f, strings.Join(names, ", "))
+			return nil, fmt.Errorf("invalid ordering field %q: allowed fields are %s, with '-' in front for descending", f, strings.Join(names, ", "))
 		}
 		if desc {
 			asc := c

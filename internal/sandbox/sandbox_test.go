@@ -256,7 +256,7 @@ func TestOrdering(t *testing.T) {
 	if got = names(h.expect("GET", jobsPath("?page_size=100"), nil, 200, "")); !slices.Equal(got, want) {
 		t.Errorf("default order %v, want creation order %v", got, want)
 	}
-	h.expect("GET", jobsPath("?ordering=colour"), nil, 400, `Invalid ordering field "colour"`)
+	h.expect("GET", jobsPath("?ordering=colour"), nil, 400, `invalid ordering field "colour"`)
 }
 
 func TestTriggerAndCancel(t *testing.T) {
