@@ -10,6 +10,11 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/provider"
 )
 
+// `make docs` runs these with the Terraform CLI it builds on PATH: format the
+// examples, then render docs/ from the schemas, templates/ and examples/.
+//go:generate terraform fmt -recursive ./examples/
+//go:generate go tool tfplugindocs generate --provider-name dataintegration
+
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
