@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -114,9 +115,31 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 			},
 		},
 		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true}),
+			"timeouts": triggerTimeouts(ctx),
 		},
 	}
+}
+
+// triggerTimeouts is the timeouts block, described for the docs.
+func triggerTimeouts(ctx context.Context) schema.Block {
+	b := timeouts.Block(ctx, timeouts.Opts{
+		Create: true,
+		CreateDescription: "How long triggering the job may take, retries included, as a duration such as `\"30s\"` or `\"2m\"`. " +
+			"Defaults to `\"" + shortDuration(defaultTriggerTimeout) + "\"`. When it ends before an answer came, the job may have started.",
+		Delete: true,
+		DeleteDescription: "How long cancelling the execution on destroy may take, retries included, as a duration such as `\"30s\"`. " +
+			"Defaults to `\"" + shortDuration(defaultCancelTimeout) + "\"`. Only used with `cancel_on_destroy = true`.",
+	})
+	if nb, ok := b.(schema.SingleNestedBlock); ok {
+		nb.MarkdownDescription = "How long triggering and cancelling may take."
+		return nb
+	}
+	return b
+}
+
+// shortDuration writes d as people do: "5m", not "5m0s".
+func shortDuration(d time.Duration) string {
+	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
 }
 
 func (r *jobTriggerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {

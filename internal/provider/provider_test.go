@@ -199,6 +199,44 @@ func TestProviderSchemaIsValid(t *testing.T) {
 	}
 }
 
+// TestEverySchemaIsDescribed checks that every attribute and block of the
+// provider, its resources and data sources has a description: docs/ is
+// generated from them.
+func TestEverySchemaIsDescribed(t *testing.T) {
+	srv, err := testAccProtoV6ProviderFactories["dataintegration"]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := srv.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]*tfprotov6.Schema{"provider": resp.Provider}
+	for name, s := range resp.ResourceSchemas {
+		schemas["resource "+name] = s
+	}
+	for name, s := range resp.DataSourceSchemas {
+		schemas["data source "+name] = s
+	}
+	var walk func(where string, b *tfprotov6.SchemaBlock)
+	walk = func(where string, b *tfprotov6.SchemaBlock) {
+		if strings.TrimSpace(b.Description) == "" {
+			t.Errorf("%s has no description", where)
+		}
+		for _, a := range b.Attributes {
+			if strings.TrimSpace(a.Description) == "" {
+				t.Errorf("%s: attribute %s has no description", where, a.Name)
+			}
+		}
+		for _, nb := range b.BlockTypes {
+			walk(where+" block "+nb.TypeName, nb.Block)
+		}
+	}
+	for where, s := range schemas {
+		walk(where, s.Block)
+	}
+}
+
 // phrases is a pattern of the given phrases in order, each matching across
 // the line breaks Terraform puts into long diagnostics.
 func phrases(ps ...string) *regexp.Regexp {
