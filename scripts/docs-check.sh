@@ -23,6 +23,16 @@ if ! diff -r docs "$out/docs" >"$out/diff" 2>&1; then
 	sed -e "s|$out/docs|rendered|g" "$out/diff" | head -60 >&2
 	exit 1
 fi
+missing=0
+for page in docs/index.md docs/resources/*.md docs/data-sources/*.md; do
+	for heading in '## Example Usage' '## Schema'; do
+		if ! grep -q "^$heading" "$page"; then
+			echo "$page has no \"$heading\" section: add its example under examples/, or its schema to the template" >&2
+			missing=1
+		fi
+	done
+done
+[ "$missing" = 0 ] || exit 1
 if ! go tool tfplugindocs validate --provider-name dataintegration >"$out/validate.log" 2>&1; then
 	grep -v '\[DEBUG\]' "$out/validate.log" >&2
 	exit 1
