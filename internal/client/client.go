@@ -257,13 +257,13 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 }
 
 // retryableStatus: every request is retried on 429 and 503, which the
-// service answers before doing anything; idempotent ones also on 502 and
-// 504, after which a POST may or may not have taken effect.
+// service answers before doing anything; idempotent ones also on 500, 502
+// and 504, after which a POST may or may not have taken effect.
 func (c *Client) retryableStatus(r *request, status int) bool {
 	switch status {
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
 		return true
-	case http.StatusBadGateway, http.StatusGatewayTimeout:
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusGatewayTimeout:
 		return r.idempotent()
 	}
 	return false

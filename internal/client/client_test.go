@@ -241,7 +241,7 @@ func TestRetries(t *testing.T) {
 		{503, true, true},
 		{502, true, false},
 		{504, true, false},
-		{500, false, false},
+		{500, true, false},
 		{400, false, false},
 		{401, false, false},
 	} {

@@ -91,7 +91,7 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 				Validators: []validator.String{uuidValidator()},
 			},
 			"max_retries": schema.Int64Attribute{
-				MarkdownDescription: "How many times a request is retried after a rate limit, an unavailable service or a connection error, " +
+				MarkdownDescription: "How many times a request is retried after a rate limit, an unavailable service, a server error or a connection error, " +
 					"with exponential backoff and the service's `Retry-After`. From 0 to 10; defaults to `4`.",
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(0, 10)},
