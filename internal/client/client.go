@@ -30,7 +30,7 @@ const (
 
 	// maxBodyBytes bounds what is read of a successful answer; maxErrorBytes
 	// what is read of a failed one; maxMessageRunes what of it is shown.
-	maxBodyBytes    = 32 << 20
+	maxBodyBytes    = 16 << 20
 	maxErrorBytes   = 64 << 10
 	maxMessageRunes = 300
 )
@@ -247,13 +247,18 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 		err = decode(resp.Body, r.out)
 	}
 	c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start))
-	if err != nil {
-		if ctx.Err() != nil {
-			err = ctx.Err()
-		}
+	switch {
+	case err == nil:
+		return -1, false, nil
+	case ctx.Err() != nil:
+		return -1, false, fail(resp.StatusCode, "", ctx.Err())
+	case actx.Err() != nil:
+		// The answer stalled past the request timeout: like a connection
+		// that broke, an idempotent request may go again.
+		return -1, r.idempotent(), fail(resp.StatusCode, "", fmt.Errorf("the answer did not arrive within the request timeout (%v)", c.timeout))
+	default:
 		return -1, false, fail(resp.StatusCode, "", err)
 	}
-	return -1, false, nil
 }
 
 // retryableStatus: every request is retried on 429 and 503, which the

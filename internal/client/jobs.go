@@ -93,7 +93,8 @@ func listPage[T any](ctx context.Context, c *Client, op, path string, q url.Valu
 
 // eachPage walks a list endpoint page by page, PageSize items at a time,
 // following next_page until it is null. It never computes pages from count;
-// a next_page that does not move forward is an error rather than a loop.
+// a next_page that does not move forward, or that follows an empty page, is
+// an error rather than a loop that never ends.
 func eachPage[T any](ctx context.Context, c *Client, op, path string, q url.Values, fn func([]T) bool) error {
 	for page := 1; ; {
 		p, err := listPage[T](ctx, c, op, path, q, page, PageSize)
@@ -104,10 +105,16 @@ func eachPage[T any](ctx context.Context, c *Client, op, path string, q url.Valu
 			return nil
 		}
 		next := *p.NextPage
-		if next <= int64(page) {
+		switch {
+		case next <= int64(page):
 			return &Error{
-				Operation: op, Method: http.MethodGet, Path: "/" + path,
+				Operation: op, Method: http.MethodGet, Path: "/" + path, StatusCode: http.StatusOK,
 				Err: fmt.Errorf("the service's next_page (%d) does not move forward from page %d", next, page),
+			}
+		case len(p.Results) == 0:
+			return &Error{
+				Operation: op, Method: http.MethodGet, Path: "/" + path, StatusCode: http.StatusOK,
+				Err: fmt.Errorf("the service's page %d is empty but names a next page (%d)", page, next),
 			}
 		}
 		page = int(next)
