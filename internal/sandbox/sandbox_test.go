@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -465,40 +466,126 @@ func TestStateFile(t *testing.T) {
 
 // TestConcurrentRequests runs mixed requests from many goroutines; run with
 // -race, it also proves the locking.
+// TestConcurrentRequests: 16 clients send 1,000 mixed requests each at once
+// (lists, triggers, cancels, and the create, read, update and delete of
+// connectors); afterwards every count agrees with what they were answered.
+// Run with -race, as `make test` does.
 func TestConcurrentRequests(t *testing.T) {
-	h := newHarness(t, Config{Jobs: 40, RunDuration: time.Millisecond})
-	jobs := SeedJobs(ws, 40)
-	var wg sync.WaitGroup
-	created := 0
-	for i := range 25 {
-		if i%4 == 2 {
-			created += 8
-		}
+	const clients, each, seeded = 16, 1000, 40
+	srv, err := New(Config{Jobs: seeded, RunDuration: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for g := range 8 {
+	jobs := SeedJobs(ws, seeded)
+	api := "/developers/workspaces/" + ws
+	var sent atomic.Int64
+	send := func(method, path string, body any) (int, map[string]any) {
+		sent.Add(1)
+		var rd io.Reader
+		if body != nil {
+			b, _ := json.Marshal(body)
+			rd = bytes.NewReader(b)
+		}
+		req := httptest.NewRequest(method, path, rd)
+		req.Header.Set("Authorization", key)
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		var out map[string]any
+		_ = json.Unmarshal(rec.Body.Bytes(), &out)
+		return rec.Code, out
+	}
+	var triggered, cancelled, created, deleted, unexpected atomic.Int64
+	var wg sync.WaitGroup
+	for g := range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range 25 {
-				switch i % 4 {
+			var mine []string // this client's live connectors, oldest first
+			expect := func(got int, want ...int) {
+				if !slices.Contains(want, got) {
+					unexpected.Add(1)
+				}
+			}
+			for i := range each {
+				job := jobs[(g*7+i)%seeded].ID
+				switch i % 8 {
 				case 0:
-					h.do("GET", jobsPath("?ordering=-name&page=2"), nil)
+					st, _ := send("GET", api+"/jobs/?ordering=-name&page=2&page_size=10", nil)
+					expect(st, 200)
 				case 1:
-					h.do("POST", jobsPath(jobs[(g*25+i)%40].ID+"/run/"), nil)
+					st, _ := send("POST", api+"/jobs/"+job+"/run/", nil)
+					expect(st, 201, 409)
+					if st == 201 {
+						triggered.Add(1)
+					}
 				case 2:
-					h.do("POST", "/developers/workspaces/"+ws+"/connectors/", connectorBody(fmt.Sprintf("c-%d-%d", g, i)))
+					st, out := send("POST", api+"/connectors/", connectorBody(fmt.Sprintf("c-%d-%d", g, i)))
+					expect(st, 201)
+					if id, ok := out["_id"].(string); ok {
+						mine = append(mine, id)
+						created.Add(1)
+					}
+				case 3, 4:
+					if len(mine) == 0 {
+						continue
+					}
+					if i%8 == 3 {
+						st, _ := send("PATCH", api+"/connectors/"+mine[len(mine)-1]+"/", map[string]any{"name": fmt.Sprintf("r-%d-%d", g, i)})
+						expect(st, 200)
+					} else {
+						st, _ := send("GET", api+"/connectors/"+mine[len(mine)-1]+"/", nil)
+						expect(st, 200)
+					}
+				case 5:
+					if len(mine) < 3 {
+						continue
+					}
+					st, _ := send("DELETE", api+"/connectors/"+mine[0]+"/", nil)
+					expect(st, 204)
+					mine = mine[1:]
+					deleted.Add(1)
+				case 6:
+					st, _ := send("GET", "/_sandbox/stats", nil)
+					expect(st, 200)
 				default:
-					h.do("GET", "/_sandbox/stats", nil)
+					st, _ := send("DELETE", api+"/jobs/"+job+"/cancel/", nil)
+					expect(st, 204, 409)
+					if st == 204 {
+						cancelled.Add(1)
+					}
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	st := h.srv.Stats()
-	if st.Requests != 200 {
-		t.Errorf("requests counted: %d, want 200", st.Requests)
+
+	if n := unexpected.Load(); n != 0 {
+		t.Errorf("%d answers had an unexpected status", n)
 	}
-	if n := len(h.srv.Jobs(ws)); n != 40+created {
-		t.Errorf("%d jobs, want 40 seeded and %d of connectors", n, created)
+	st := srv.Stats()
+	var answered int64
+	for _, n := range st.ByRoute {
+		answered += n
 	}
+	if st.Requests != sent.Load() || answered != sent.Load() {
+		t.Errorf("stats: %d requests, %d by route; %d were sent", st.Requests, answered, sent.Load())
+	}
+	live := created.Load() - deleted.Load()
+	if n := int64(len(srv.Jobs(ws))); n != seeded+live {
+		t.Errorf("%d jobs, want %d seeded and one for each of the %d live connectors", n, seeded, live)
+	}
+	var runs, cancels int64
+	for _, j := range jobs {
+		for _, e := range srv.Executions(ws, j.ID) {
+			runs++
+			if e.Status == StatusCancelled {
+				cancels++
+			}
+		}
+	}
+	if runs != triggered.Load() || cancels != cancelled.Load() {
+		t.Errorf("executions: %d, %d cancelled; answers: %d triggers and %d cancels accepted", runs, cancels, triggered.Load(), cancelled.Load())
+	}
+	t.Logf("%d requests: %d connectors created, %d deleted, %d triggers and %d cancels accepted",
+		st.Requests, created.Load(), deleted.Load(), triggered.Load(), cancelled.Load())
 }
