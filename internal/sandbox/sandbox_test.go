@@ -464,8 +464,6 @@ func TestStateFile(t *testing.T) {
 	}
 }
 
-// TestConcurrentRequests runs mixed requests from many goroutines; run with
-// -race, it also proves the locking.
 // TestConcurrentRequests: 16 clients send 1,000 mixed requests each at once
 // (lists, triggers, cancels, and the create, read, update and delete of
 // connectors); afterwards every count agrees with what they were answered.

@@ -1,0 +1,151 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startSandbox runs the sandbox command with a state file and returns its
+// process and base URL.
+func startSandbox(t *testing.T, bin, state string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-jobs", "2", "-state", state)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if u, ok := strings.CutPrefix(sc.Text(), "export DATAINTEGRATION_BASE_URL="); ok {
+			go func() { _, _ = io.Copy(io.Discard, out) }()
+			return cmd, u
+		}
+	}
+	_ = cmd.Wait()
+	t.Fatalf("the sandbox did not start: %s", stderr.String())
+	return nil, ""
+}
+
+// TestStateSurvivesSIGKILL kills the sandbox in the middle of writes, three
+// times, and restarts it each time on the same state file: it starts, and
+// holds every connector whose creation it had acknowledged.
+func TestStateSurvivesSIGKILL(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "sandbox")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/sandbox").CombinedOutput(); err != nil {
+		t.Fatalf("building the sandbox: %v\n%s", err, out)
+	}
+	state := filepath.Join(t.TempDir(), "state.json")
+	acked := map[string]bool{}
+	for round := range 3 {
+		cmd, base := startSandbox(t, bin, state)
+		list := listConnectors(t, base)
+		for id := range acked {
+			if !list[id] {
+				t.Fatalf("round %d: acknowledged connector %s is gone after the restart", round, id)
+			}
+		}
+		if len(list) > len(acked)+8 {
+			t.Errorf("round %d: %d connectors, but only %d were acknowledged and 8 could be in flight", round, len(list), len(acked))
+		}
+
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		stop := make(chan struct{})
+		for g := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					body, _ := json.Marshal(connectorBody(fmt.Sprintf("r%d-g%d-%d", round, g, i)))
+					req, _ := http.NewRequest("POST", base+"/developers/workspaces/"+ws+"/connectors/", bytes.NewReader(body))
+					req.Header.Set("Authorization", key)
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						return // killed
+					}
+					var c struct {
+						ID string `json:"_id"`
+					}
+					err = json.NewDecoder(resp.Body).Decode(&c)
+					resp.Body.Close()
+					if resp.StatusCode == http.StatusCreated && err == nil {
+						mu.Lock()
+						acked[c.ID] = true
+						mu.Unlock()
+					}
+				}
+			}()
+		}
+		time.Sleep(time.Duration(150+100*round) * time.Millisecond)
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		close(stop)
+		wg.Wait()
+	}
+	cmd, base := startSandbox(t, bin, state)
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	list := listConnectors(t, base)
+	for id := range acked {
+		if !list[id] {
+			t.Fatalf("acknowledged connector %s is gone after the last restart", id)
+		}
+	}
+	if len(acked) == 0 {
+		t.Fatal("no creation was acknowledged before the kills: the test proved nothing")
+	}
+	t.Logf("%d connectors acknowledged over 3 kills, %d held after the last restart", len(acked), len(list))
+}
+
+// listConnectors returns the IDs of every connector of the workspace.
+func listConnectors(t *testing.T, base string) map[string]bool {
+	t.Helper()
+	ids := map[string]bool{}
+	for page := 1; ; page++ {
+		req, _ := http.NewRequest("GET", fmt.Sprintf("%s/developers/workspaces/%s/connectors/?page=%d&page_size=100", base, ws, page), nil)
+		req.Header.Set("Authorization", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			NextPage *int `json:"next_page"`
+			Results  []struct {
+				ID string `json:"_id"`
+			} `json:"results"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&p)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("listing connectors: %d, %v", resp.StatusCode, err)
+		}
+		for _, c := range p.Results {
+			ids[c.ID] = true
+		}
+		if p.NextPage == nil {
+			return ids
+		}
+	}
+}
