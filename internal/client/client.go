@@ -182,6 +182,9 @@ func (c *Client) do(ctx context.Context, r request) error {
 			return &Error{Operation: r.op, Method: r.method, Path: r.path, Err: err}
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return &Error{Operation: r.op, Method: r.method, Path: "/" + r.path, Err: err}
+	}
 	for attempt := 0; ; attempt++ {
 		retryAfter, retryable, err := c.attempt(ctx, &r, payload, attempt)
 		if err == nil {
@@ -196,13 +199,31 @@ func (c *Client) do(ctx context.Context, r request) error {
 	}
 }
 
+// attemptContext is the context one attempt is sent with: ctx, ended by
+// the request timeout. A create or a trigger, once sent, is not cancelled
+// when Terraform is interrupted: cut off half-way, it could be carried out
+// by the service and its answer lost, leaving a connector or an execution
+// that Terraform does not know of. It still ends at ctx's deadline (the
+// operation's timeout) and at the request timeout, and no further attempt
+// starts once ctx is cancelled.
+func (c *Client) attemptContext(ctx context.Context, r *request) (context.Context, context.CancelFunc) {
+	if r.idempotent() {
+		return context.WithTimeout(ctx, c.timeout)
+	}
+	deadline := time.Now().Add(c.timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	return context.WithDeadline(context.WithoutCancel(ctx), deadline)
+}
+
 // attempt sends r once. It returns the Retry-After of the answer (negative
 // when absent), whether another attempt is allowed, and the error.
 func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int) (time.Duration, bool, error) {
 	fail := func(status int, msg string, err error) *Error {
 		return &Error{Operation: r.op, Method: r.method, Path: "/" + r.path, StatusCode: status, Message: msg, Err: err}
 	}
-	actx, cancel := context.WithTimeout(ctx, c.timeout)
+	actx, cancel := c.attemptContext(ctx, r)
 	defer cancel()
 
 	var connected atomic.Bool

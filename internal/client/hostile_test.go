@@ -216,3 +216,36 @@ func TestFarRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptedCreateIsLetFinish: when the context is cancelled while a
+// trigger is in flight, the trigger is let finish and its answer kept, so
+// that Terraform records what the service did; a read in flight is
+// abandoned; and nothing is sent once the context is cancelled.
+func TestInterruptedCreateIsLetFinish(t *testing.T) {
+	var rec recorder
+	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		time.Sleep(100 * time.Millisecond)
+		if r.Method == http.MethodPost {
+			w.WriteHeader(http.StatusCreated)
+			return
+		}
+		writePage(w, nil)
+	})
+	cl := newTestClient(t, ts.URL)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	if err := cl.TriggerJob(ctx, testWS, "j", false); err != nil || rec.count() != 1 {
+		t.Errorf("a trigger in flight when interrupted: %d requests, err %v; want it to finish", rec.count(), err)
+	}
+
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	start := time.Now()
+	if _, err := cl.ListJobs(ctx, testWS, JobFilter{}); !errors.Is(err, context.Canceled) || time.Since(start) > 90*time.Millisecond {
+		t.Errorf("a read in flight when interrupted: err %v after %v; want it abandoned", err, time.Since(start))
+	}
+
+	if err := cl.TriggerJob(ctx, testWS, "j", false); !errors.Is(err, context.Canceled) || rec.count() != 2 {
+		t.Errorf("a trigger after the interruption: %d requests in all, err %v; want none sent", rec.count(), err)
+	}
+}

@@ -73,10 +73,29 @@ func (s *Server) Connector(workspaceID, id string) (ConnectorView, bool) {
 	if !ok {
 		return ConnectorView{}, false
 	}
+	return c.view(), true
+}
+
+// ConnectorIDs returns the IDs of a workspace's connectors, sorted, for
+// tests.
+func (s *Server) ConnectorIDs(workspaceID string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	if ws := s.workspaces[strings.ToLower(workspaceID)]; ws != nil {
+		for id := range ws.Connectors {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func (c *connector) view() ConnectorView {
 	return ConnectorView{
 		ID: c.ID, Name: c.Name, URL: c.URL, Token: c.Token, AgentEmail: c.AgentEmail,
 		Streams: slices.Clone(c.Streams), JobID: c.JobID, TokenWrites: c.TokenWrites,
-	}, true
+	}
 }
 
 // connectorInput is what a create or update body holds, each key parsed and

@@ -292,7 +292,10 @@ func (s *Server) injectFault(w http.ResponseWriter, r *http.Request) bool {
 		select {
 		case <-t.C:
 		case <-r.Context().Done():
+			// The client gave up while it waited: do nothing, as a
+			// service that never got the whole request would.
 			t.Stop()
+			return true
 		}
 	}
 	if status == 0 {

@@ -1,0 +1,200 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// fleetHCL is n connectors and a trigger of each job in TF_VAR_jobs, with
+// the provider configured from the environment.
+func fleetHCL(n int, providerExtra string) string {
+	return fmt.Sprintf(`
+provider "dataintegration" {
+  %s
+}
+
+variable "jobs" {
+  type = list(string)
+}
+
+resource "dataintegration_customer_service_connector" "c" {
+  count       = %d
+  name        = "fleet ${count.index}"
+  url         = "https://acme.example.com"
+  agent_email = "agent@acme.com"
+  token       = "fleet-token-${count.index}"
+  streams     = ["tickets"]
+}
+
+resource "dataintegration_job_trigger" "t" {
+  count  = length(var.jobs)
+  job_id = var.jobs[count.index]
+}
+
+data "dataintegration_jobs" "all" {
+  depends_on = [dataintegration_customer_service_connector.c]
+}
+
+output "jobs_listed" {
+  value = length(data.dataintegration_jobs.all.ids)
+}
+`, providerExtra, n)
+}
+
+// activeJobIDs returns the IDs of the first n active jobs, as TF_VAR_jobs.
+func activeJobIDs(t *testing.T, e *testEnv, n int) ([]string, string) {
+	t.Helper()
+	ids, _ := activeJobs(t, e, n)
+	b, err := json.Marshal(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids, "TF_VAR_jobs=" + string(b)
+}
+
+// expectStateMatchesService checks that the state holds exactly the
+// connectors the sandbox holds, and a trigger for exactly the jobs that ran,
+// each once.
+func expectStateMatchesService(t *testing.T, e *engine, dir string, env *testEnv, jobs []string) (connectors, triggered int) {
+	t.Helper()
+	inState := slices.Sorted(maps.Keys(e.stateIDs(t, dir, "dataintegration_customer_service_connector")))
+	if held := env.sandbox.ConnectorIDs(env.workspaceID); !slices.Equal(inState, held) {
+		t.Errorf("the state holds connectors %v, the service %v", inState, held)
+	}
+	triggeredInState := map[string]bool{}
+	for _, job := range e.stateIDs(t, dir, "dataintegration_job_trigger") {
+		triggeredInState[job] = true
+	}
+	for _, job := range jobs {
+		want := 0
+		if triggeredInState[job] {
+			want = 1
+		}
+		if got := len(env.sandbox.Executions(env.workspaceID, job)); got != want {
+			t.Errorf("job %s: %d executions, and the state holds %d trigger of it", job, got, want)
+		}
+	}
+	return len(inState), len(triggeredInState)
+}
+
+// TestAccReliability_faults applies 12 connectors, 12 triggers and a jobs
+// data source over 300 jobs while 30% of the requests fail (429, 500, 502,
+// 503, 504) and every request waits: the apply completes, or fails with the
+// status and leaves a state that matches the service. Once the faults stop,
+// the next apply completes, nothing is doubled, and the plan is empty.
+func TestAccReliability_faults(t *testing.T) {
+	e := newEngine(t)
+	env := newTestEnv(t, sandbox.Config{Jobs: 300})
+	env.requireSandbox(t, "inject faults")
+	jobs, jobsVar := activeJobIDs(t, env, 12)
+	dir := configDir(t, fleetHCL(12, ""))
+	vars := env.serviceEnv(jobsVar)
+	if err := env.sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{429, 500, 502, 503, 504}, LatencyMS: 5, Seed: 11}); err != nil {
+		t.Fatal(err)
+	}
+
+	out, err := e.try(dir, vars, "apply", "-auto-approve", "-input=false", "-no-color")
+	under := env.sandbox.Stats()
+	if err != nil {
+		if !regexp.MustCompile(`HTTP (429|500|502|503|504)`).MatchString(err.Error()) {
+			t.Fatalf("the apply under faults failed without naming the status:\n%v", err)
+		}
+		c, tr := expectStateMatchesService(t, e, dir, env, jobs)
+		t.Logf("the apply under faults failed cleanly: %d connectors and %d triggers done, the rest refused with their status", c, tr)
+	} else if !strings.Contains(out, "Apply complete!") {
+		t.Fatalf("apply: %s", out)
+	}
+	t.Logf("under faults: %d requests served, %d faults injected", under.Requests, under.Faults)
+
+	if err := env.sandbox.SetFaults(sandbox.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	e.run(t, dir, vars, "apply", "-auto-approve", "-input=false")
+	if c, tr := expectStateMatchesService(t, e, dir, env, jobs); c != 12 || tr != 12 {
+		t.Errorf("after the second apply: %d connectors and %d jobs triggered, want 12 and 12", c, tr)
+	}
+	if got := unquoteNumber(t, e.outputs(t, dir)["jobs_listed"]); got != 300+12 {
+		t.Errorf("the data source listed %d jobs, want the 300 seeded and the connectors' 12", got)
+	}
+	e.expectConverged(t, dir, vars)
+	e.run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
+}
+
+func unquoteNumber(t *testing.T, raw json.RawMessage) int {
+	t.Helper()
+	var n int
+	if err := json.Unmarshal(raw, &n); err != nil {
+		t.Fatalf("output %s is not a number: %v", raw, err)
+	}
+	return n
+}
+
+// TestAccReliability_interrupt interrupts an apply (SIGINT, as Ctrl-C does)
+// while the provider waits out 503s with a Retry-After: Terraform exits
+// promptly, the state matches the service, and the next apply converges
+// with nothing doubled.
+func TestAccReliability_interrupt(t *testing.T) {
+	e := newEngine(t)
+	env := newTestEnv(t, sandbox.Config{Jobs: 40})
+	env.requireSandbox(t, "slow the service down")
+	jobs, jobsVar := activeJobIDs(t, env, 16)
+	dir := configDir(t, fleetHCL(16, "max_retries = 10"))
+	vars := env.serviceEnv(jobsVar)
+	// Four answers in five are a 503 asking to come back in a second: the
+	// whole apply would take about 40 seconds.
+	if err := env.sandbox.SetFaults(sandbox.Faults{Rate: 0.8, Statuses: []int{503}, LatencyMS: 50, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command(e.path, "apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=4")
+	cmd.Dir = dir
+	cmd.Env = append(append(cmd.Environ(), e.env...), vars...)
+	var output strings.Builder
+	cmd.Stdout, cmd.Stderr = &output, &output
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for env.sandbox.Stats().Requests < 8 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	interrupted := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		took := time.Since(interrupted)
+		t.Logf("Terraform exited %v after SIGINT (%v); %d requests served, %d faults", took.Round(time.Millisecond), err, env.sandbox.Stats().Requests, env.sandbox.Stats().Faults)
+		if err == nil {
+			t.Fatalf("the interrupted apply succeeded:\n%s", output.String())
+		}
+	case <-time.After(15 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("Terraform still ran 15 s after SIGINT: the provider did not stop waiting\n%s", output.String())
+	}
+	c, tr := expectStateMatchesService(t, e, dir, env, jobs)
+	t.Logf("interrupted with %d connectors and %d triggers done", c, tr)
+
+	if err := env.sandbox.SetFaults(sandbox.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	e.run(t, dir, vars, "apply", "-auto-approve", "-input=false")
+	if c, tr := expectStateMatchesService(t, e, dir, env, jobs); c != 16 || tr != 16 {
+		t.Errorf("after the next apply: %d connectors and %d jobs triggered, want 16 and 16", c, tr)
+	}
+	e.expectConverged(t, dir, vars)
+	e.run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
+}
