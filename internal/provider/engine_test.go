@@ -154,7 +154,6 @@ func stateResourceID(t *testing.T, show, address string) string {
 	return ""
 }
 
-
 // configDir writes a configuration into a folder of its own.
 func configDir(t *testing.T, hcl string) string {
 	t.Helper()

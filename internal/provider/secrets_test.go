@@ -72,20 +72,10 @@ func (w *secretWatch) run(t *testing.T, dir string, env []string, args ...string
 	return out
 }
 
-// planJSON and stateJSON run `show -json`. Terraform's JSON holds the
-// values of sensitive attributes and variables in clear, by design, so
-// what they print is kept apart: only the API key, which the provider reads
-// from the environment, must be absent from it. token_wo keeps a token out.
-func (w *secretWatch) planJSON(t *testing.T, dir, plan string) string {
-	t.Helper()
-	return w.showJSON(t, dir, plan)
-}
-
-func (w *secretWatch) stateJSON(t *testing.T, dir string) string {
-	t.Helper()
-	return w.showJSON(t, dir)
-}
-
+// showJSON runs `show -json`. Terraform's JSON holds the values of
+// sensitive attributes and variables in clear, by design, so what it prints
+// is kept apart: only the API key, which the provider reads from the
+// environment, must be absent from it. token_wo keeps a token out.
 func (w *secretWatch) showJSON(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	out, err := w.e.try(dir, w.env(), append([]string{"show", "-json"}, args...)...)
@@ -150,14 +140,14 @@ func TestAccSecrets_neverShown(t *testing.T) {
 	address := "dataintegration_customer_service_connector.s"
 
 	w.run(t, dir, first, "plan", "-input=false", "-out=create.tfplan")
-	w.planJSON(t, dir, "create.tfplan")
+	w.showJSON(t, dir, "create.tfplan")
 	w.run(t, dir, first, "apply", "-input=false", "create.tfplan")
 	w.run(t, dir, first, "apply", "-refresh-only", "-auto-approve", "-input=false")
-	id := stateResourceID(t, w.stateJSON(t, dir), address)
+	id := stateResourceID(t, w.showJSON(t, dir), address)
 	w.run(t, dir, nil, "state", "rm", address)
 	w.run(t, dir, first, "import", "-input=false", address, env.workspaceID+"/"+id)
 	w.run(t, dir, second, "plan", "-input=false", "-out=update.tfplan")
-	w.planJSON(t, dir, "update.tfplan")
+	w.showJSON(t, dir, "update.tfplan")
 	w.run(t, dir, second, "apply", "-input=false", "update.tfplan")
 	if env.sandbox != nil {
 		if v, _ := env.sandbox.Connector(env.workspaceID, id); v.Token != secrets["second token"] {

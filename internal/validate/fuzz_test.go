@@ -41,8 +41,8 @@ func FuzzBaseURL(f *testing.F) {
 		err := BaseURL(s)
 		u, perr := url.Parse(s)
 		if err == nil {
-			if perr != nil || u.User != nil || u.Hostname() == "" || u.RawQuery != "" || u.Fragment != "" ||
-				!(u.Scheme == "https" || u.Scheme == "http" && isLoopback(u.Hostname())) {
+			secure := u != nil && (u.Scheme == "https" || u.Scheme == "http" && isLoopback(u.Hostname()))
+			if perr != nil || !secure || u.User != nil || u.Hostname() == "" || u.RawQuery != "" || u.Fragment != "" {
 				t.Fatalf("BaseURL accepted %q", s)
 			}
 			return
