@@ -23,13 +23,6 @@ type JobFilter struct {
 	Ordering string
 }
 
-// ListJobsPage returns one page of the workspace's jobs.
-func (c *Client) ListJobsPage(ctx context.Context, workspaceID string, f JobFilter, page, pageSize int) (*Page[Job], error) {
-	q := url.Values{}
-	setJobFilter(q, f)
-	return listPage[Job](ctx, c, "list jobs", fmt.Sprintf(pathJobs, url.PathEscape(workspaceID)), q, page, pageSize)
-}
-
 // EachJobPage calls fn with each page of the workspace's jobs in order,
 // following next_page until it is null, and stops early when fn returns
 // false.
@@ -37,6 +30,14 @@ func (c *Client) EachJobPage(ctx context.Context, workspaceID string, f JobFilte
 	q := url.Values{}
 	setJobFilter(q, f)
 	return eachPage(ctx, c, "list jobs", fmt.Sprintf(pathJobs, url.PathEscape(workspaceID)), q, fn)
+}
+
+// JobsPageAt returns one page of the workspace's jobs, PageSize a page, and
+// the number of the page after it: 0 after the last.
+func (c *Client) JobsPageAt(ctx context.Context, workspaceID string, f JobFilter, page int) ([]Job, int, error) {
+	q := url.Values{}
+	setJobFilter(q, f)
+	return pageAt[Job](ctx, c, "list jobs", fmt.Sprintf(pathJobs, url.PathEscape(workspaceID)), q, page)
 }
 
 // ListJobs returns every job of the workspace that f selects, in the order
@@ -92,31 +93,42 @@ func listPage[T any](ctx context.Context, c *Client, op, path string, q url.Valu
 }
 
 // eachPage walks a list endpoint page by page, PageSize items at a time,
-// following next_page until it is null. It never computes pages from count;
-// a next_page that does not move forward, or that follows an empty page, is
-// an error rather than a loop that never ends.
+// following next_page until it is null, and stops early when fn returns
+// false.
 func eachPage[T any](ctx context.Context, c *Client, op, path string, q url.Values, fn func([]T) bool) error {
-	for page := 1; ; {
-		p, err := listPage[T](ctx, c, op, path, q, page, PageSize)
+	for page := 1; page != 0; {
+		items, next, err := pageAt[T](ctx, c, op, path, q, page)
 		if err != nil {
 			return err
 		}
-		if !fn(p.Results) || p.NextPage == nil {
+		if !fn(items) {
 			return nil
 		}
-		next := *p.NextPage
-		switch {
-		case next <= int64(page):
-			return &Error{
-				Operation: op, Method: http.MethodGet, Path: "/" + path, StatusCode: http.StatusOK,
-				Err: fmt.Errorf("the service's next_page (%d) does not move forward from page %d", next, page),
-			}
-		case len(p.Results) == 0:
-			return &Error{
-				Operation: op, Method: http.MethodGet, Path: "/" + path, StatusCode: http.StatusOK,
-				Err: fmt.Errorf("the service's page %d is empty but names a next page (%d)", page, next),
-			}
-		}
-		page = int(next)
+		page = next
 	}
+	return nil
+}
+
+// pageAt fetches one page of PageSize items and says which page comes next:
+// 0 after the last. It never computes pages from count; a next_page that
+// does not move forward, or that follows an empty page, is an error rather
+// than a walk that never ends.
+func pageAt[T any](ctx context.Context, c *Client, op, path string, q url.Values, page int) ([]T, int, error) {
+	p, err := listPage[T](ctx, c, op, path, q, page, PageSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	if p.NextPage == nil {
+		return p.Results, 0, nil
+	}
+	next := *p.NextPage
+	switch {
+	case next <= int64(page):
+		err = fmt.Errorf("the service's next_page (%d) does not move forward from page %d", next, page)
+	case len(p.Results) == 0:
+		err = fmt.Errorf("the service's page %d is empty but names a next page (%d)", page, next)
+	default:
+		return p.Results, int(next), nil
+	}
+	return nil, 0, &Error{Operation: op, Method: http.MethodGet, Path: "/" + path, StatusCode: http.StatusOK, Err: err}
 }

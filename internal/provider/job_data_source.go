@@ -49,7 +49,8 @@ func (d *jobDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 	attrs["workspace_id"] = workspaceAttribute("of the job")
 	attrs["id"] = schema.StringAttribute{
 		MarkdownDescription: "The job's ID (a UUID). Exactly one of `id` and `name` is required. " +
-			"The API has no single-job endpoint: the job is found by reading the list page by page until it appears.",
+			"The API has no single-job endpoint: the job is found by reading the list page by page until it appears. " +
+			"The lookups by `id` of one plan or apply share one pass over the pages.",
 		Optional:   true,
 		Computed:   true,
 		Validators: []validator.String{uuidValidator()},
@@ -87,7 +88,7 @@ func (d *jobDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	if !m.ID.IsNull() {
 		id := m.ID.ValueString()
 		var j *client.Job
-		if j, err = findJob(ctx, d.data.client, ws, id); j != nil {
+		if j, err = d.data.jobs.find(ctx, d.data.client, ws, id); j != nil {
 			found = append(found, *j)
 		}
 		if err == nil && len(found) == 0 {

@@ -59,6 +59,8 @@ type providerData struct {
 	workspaceID string
 	// secrets are masked in every log line the provider writes.
 	secrets []string
+	// jobs shares the walks over job lists between the lookups by ID.
+	jobs jobIndex
 }
 
 func (p *dataIntegrationProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {

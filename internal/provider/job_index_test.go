@@ -1,0 +1,115 @@
+package provider
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// TestJobLookupsShareOnePass: 50 lookups by ID at once, over a workspace of
+// 1,000 jobs (10 pages), cost one pass of 10 list requests, and each finds
+// its job.
+func TestJobLookupsShareOnePass(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1000}, sandbox.DefaultAPIKey)
+	jobs := srv.Jobs(data.workspaceID)
+	var wg sync.WaitGroup
+	for i := range 50 {
+		want := jobs[i*20+19] // spread over every page, the last job included
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			j, err := data.jobs.find(context.Background(), data.client, data.workspaceID, want.ID)
+			if err != nil || j == nil || j.ID != want.ID || j.Name != want.Name {
+				t.Errorf("lookup of %s: %+v, %v", want.ID, j, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if got := srv.Stats().ByRoute[routeListJobs]; got != 10 {
+		t.Errorf("50 lookups made %d list requests, want 10: one shared pass", got)
+	}
+}
+
+// TestJobLookupStopsAtItsPage: a lone lookup reads no further than the page
+// that holds its job, and a later lookup of a job already seen reads
+// nothing.
+func TestJobLookupStopsAtItsPage(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1000}, sandbox.DefaultAPIKey)
+	jobs := srv.Jobs(data.workspaceID)
+	ctx := context.Background()
+	for _, c := range []struct {
+		index    int
+		requests int64
+	}{{250, 3}, {10, 3}, {299, 3}, {300, 4}} {
+		if j, err := data.jobs.find(ctx, data.client, data.workspaceID, jobs[c.index].ID); err != nil || j == nil {
+			t.Fatalf("job %d: %v, %v", c.index, j, err)
+		}
+		if got := srv.Stats().ByRoute[routeListJobs]; got != c.requests {
+			t.Errorf("after looking up job %d: %d list requests, want %d", c.index, got, c.requests)
+		}
+	}
+}
+
+// TestJobLookupSeesJobsCreatedSince: an ID missing from a pass that began
+// before the lookup gets a new pass, so that a job created since is found;
+// an ID missing from a fresh pass is not found, without a second pass.
+func TestJobLookupSeesJobsCreatedSince(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{Jobs: 150}, sandbox.DefaultAPIKey)
+	ctx := context.Background()
+	missing := uuid.NewString()
+	if j, err := data.jobs.find(ctx, data.client, data.workspaceID, missing); j != nil || err != nil {
+		t.Fatalf("an unknown ID: %+v, %v", j, err)
+	}
+	if got := srv.Stats().ByRoute[routeListJobs]; got != 2 {
+		t.Errorf("an unknown ID cost %d list requests, want 2: one pass", got)
+	}
+	added := sandbox.Job{ID: uuid.NewString(), Name: "added", IsActive: true}
+	if err := srv.AddJobs(data.workspaceID, added); err != nil {
+		t.Fatal(err)
+	}
+	j, err := data.jobs.find(ctx, data.client, data.workspaceID, added.ID)
+	if err != nil || j == nil || j.Name != "added" {
+		t.Fatalf("a job created after the first pass: %+v, %v", j, err)
+	}
+	if got := srv.Stats().ByRoute[routeListJobs]; got != 4 {
+		t.Errorf("%d list requests in all, want 4: a second pass for the new job", got)
+	}
+}
+
+// TestJobLookupFailureIsShared: when a page cannot be read, every lookup
+// waiting on that pass gets the error, and the page is not read again by
+// each of them.
+func TestJobLookupFailureIsShared(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{Jobs: 300}, sandbox.DefaultAPIKey)
+	jobs := srv.Jobs(data.workspaceID)
+	// Slow enough that every lookup joins the pass before its first page
+	// fails.
+	if err := srv.SetFaults(sandbox.Faults{Rate: 1, Statuses: []int{500}, LatencyMS: 200}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := data.jobs.find(context.Background(), data.client, data.workspaceID, jobs[i*25].ID); err == nil {
+				t.Error("a lookup succeeded against a failing service")
+			}
+		}()
+	}
+	wg.Wait()
+	// The client makes no retry here (MaxRetries 0).
+	if got := srv.Stats().ByRoute[routeListJobs]; got != 1 {
+		t.Errorf("%d list requests for 10 lookups of one failing pass, want 1", got)
+	}
+	if err := srv.SetFaults(sandbox.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	if j, err := data.jobs.find(context.Background(), data.client, data.workspaceID, jobs[0].ID); err != nil || j == nil {
+		t.Errorf("after the service recovered: %+v, %v", j, err)
+	}
+}
