@@ -24,7 +24,7 @@ type jobIndex struct {
 type jobPass struct {
 	started time.Time
 	byID    map[string]client.Job
-	next    int  // the page to read next
+	next    int   // the page to read next
 	ended   bool  // the last page has been read
 	reading bool  // a lookup is reading the next page
 	err     error // why a page could not be read: the pass is over
