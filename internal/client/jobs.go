@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -85,7 +86,8 @@ func listPage[T any](ctx context.Context, c *Client, op, path string, q url.Valu
 	}
 	pq.Set(queryPage, strconv.Itoa(page))
 	pq.Set(queryPageSize, strconv.Itoa(pageSize))
-	var p Page[T]
+	// Room for a full page up front: the decoder fills it without growing it.
+	p := Page[T]{Results: make([]T, 0, pageSize)}
 	if err := c.do(ctx, request{op: op, method: http.MethodGet, path: path, query: pq, want: http.StatusOK, out: &p}); err != nil {
 		return nil, err
 	}
@@ -131,4 +133,14 @@ func pageAt[T any](ctx context.Context, c *Client, op, path string, q url.Values
 		return p.Results, int(next), nil
 	}
 	return nil, 0, &Error{Operation: op, Method: http.MethodGet, Path: "/" + path, StatusCode: http.StatusOK, Err: err}
+}
+
+// DecodePage reads one list answer as the client does: as it streams in,
+// at most 16 MiB of it, into room for a full page.
+func DecodePage[T any](body io.Reader) (*Page[T], error) {
+	p := Page[T]{Results: make([]T, 0, PageSize)}
+	if err := decode(body, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
 }

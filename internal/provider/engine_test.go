@@ -15,12 +15,13 @@ import (
 // engine is the Terraform or OpenTofu CLI the acceptance tests drive, run by
 // hand with the provider built from this tree, the way a user runs it.
 type engine struct {
-	path    string
-	version *version.Version
-	env     []string
+	path     string
+	provider string // the provider binary the dev override points at
+	version  *version.Version
+	env      []string
 }
 
-func newEngine(t *testing.T) *engine {
+func newEngine(t testing.TB) *engine {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
@@ -52,7 +53,7 @@ func newEngine(t *testing.T) *engine {
 	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e := &engine{path: path, env: []string{
+	e := &engine{path: path, provider: filepath.Join(bin, "terraform-provider-dataintegration"), env: []string{
 		"TF_CLI_CONFIG_FILE=" + cfg, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
 		"TF_DATA_DIR=" + filepath.Join(t.TempDir(), "data"),
 	}}
@@ -72,7 +73,7 @@ func newEngine(t *testing.T) *engine {
 
 // run runs the engine in dir with extra environment variables and returns
 // its standard output; a non-zero exit fails the test.
-func (e *engine) run(t *testing.T, dir string, env []string, args ...string) string {
+func (e *engine) run(t testing.TB, dir string, env []string, args ...string) string {
 	t.Helper()
 	out, err := e.try(dir, env, args...)
 	if err != nil {
@@ -95,7 +96,7 @@ func (e *engine) try(dir string, env []string, args ...string) (string, error) {
 }
 
 // expectConverged runs a plan that must propose nothing.
-func (e *engine) expectConverged(t *testing.T, dir string, env []string) {
+func (e *engine) expectConverged(t testing.TB, dir string, env []string) {
 	t.Helper()
 	if out, err := e.try(dir, env, "plan", "-input=false", "-detailed-exitcode", "-no-color"); err != nil {
 		t.Errorf("the plan after apply is not empty: %v\n%s", err, out)
@@ -103,7 +104,7 @@ func (e *engine) expectConverged(t *testing.T, dir string, env []string) {
 }
 
 // outputs reads the root module's outputs.
-func (e *engine) outputs(t *testing.T, dir string) map[string]json.RawMessage {
+func (e *engine) outputs(t testing.TB, dir string) map[string]json.RawMessage {
 	t.Helper()
 	var outs map[string]struct {
 		Value json.RawMessage `json:"value"`
@@ -118,7 +119,7 @@ func (e *engine) outputs(t *testing.T, dir string) map[string]json.RawMessage {
 	return values
 }
 
-func unquote(t *testing.T, raw json.RawMessage) string {
+func unquote(t testing.TB, raw json.RawMessage) string {
 	t.Helper()
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -128,7 +129,7 @@ func unquote(t *testing.T, raw json.RawMessage) string {
 }
 
 // stateResourceID finds a resource's id in `show -json` output.
-func stateResourceID(t *testing.T, show, address string) string {
+func stateResourceID(t testing.TB, show, address string) string {
 	t.Helper()
 	var st struct {
 		Values struct {
@@ -155,7 +156,7 @@ func stateResourceID(t *testing.T, show, address string) string {
 }
 
 // configDir writes a configuration into a folder of its own.
-func configDir(t *testing.T, hcl string) string {
+func configDir(t testing.TB, hcl string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(hcl), 0o600); err != nil {
@@ -166,7 +167,7 @@ func configDir(t *testing.T, hcl string) string {
 
 // stateIDs returns the IDs in the state of the resources of a type, and
 // their job_id when they have one, by ID.
-func (e *engine) stateIDs(t *testing.T, dir, typ string) map[string]string {
+func (e *engine) stateIDs(t testing.TB, dir, typ string) map[string]string {
 	t.Helper()
 	var st struct {
 		Values *struct {

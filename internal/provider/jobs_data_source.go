@@ -2,11 +2,13 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
@@ -28,8 +30,8 @@ type jobsDataSourceModel struct {
 	SchemaName    types.String `tfsdk:"schema_name"`
 	IsActive      types.Bool   `tfsdk:"is_active"`
 	Ordering      types.String `tfsdk:"ordering"`
-	Jobs          []jobModel   `tfsdk:"jobs"`
-	IDs           []string     `tfsdk:"ids"`
+	Jobs          types.List   `tfsdk:"jobs"`
+	IDs           types.List   `tfsdk:"ids"`
 }
 
 // jobModel is a job as both job data sources show it.
@@ -153,19 +155,64 @@ func (d *jobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 		IsActive:      m.IsActive.ValueBoolPointer(),
 		Ordering:      m.Ordering.ValueString(),
 	}
-	m.Jobs = []jobModel{}
-	m.IDs = []string{}
-	err := d.data.client.EachJobPage(ctx, ws, f, func(jobs []client.Job) bool {
-		for _, j := range jobs {
-			m.Jobs = append(m.Jobs, newJobModel(j))
-			m.IDs = append(m.IDs, j.ID)
-		}
-		return true
-	})
-	if err != nil {
+	// The state is built as Terraform values, page by page as the pages
+	// arrive, not through the framework's reflection over a model: for
+	// 10,000 jobs that is several times faster and holds far less memory.
+	typ, ok := req.Config.Raw.Type().(tftypes.Object)
+	values, okJobs := newJobValues(typ)
+	if !ok || !okJobs {
+		resp.Diagnostics.AddError("Unexpected Configuration", fmt.Sprintf("The configuration's type %s is not the schema's.", req.Config.Raw.Type()))
+		return
+	}
+	if err := d.data.client.EachJobPage(ctx, ws, f, values.add); err != nil {
 		addRequestError(&resp.Diagnostics, "Unable to List Jobs", ws, err)
 		return
 	}
-	m.WorkspaceID = types.StringValue(ws)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	var attrs map[string]tftypes.Value
+	if err := req.Config.Raw.As(&attrs); err != nil {
+		resp.Diagnostics.AddError("Unexpected Configuration", err.Error())
+		return
+	}
+	attrs["workspace_id"] = tftypes.NewValue(tftypes.String, ws)
+	attrs["jobs"] = tftypes.NewValue(values.listType, values.jobs)
+	attrs["ids"] = tftypes.NewValue(typ.AttributeTypes["ids"], values.ids)
+	resp.State.Raw = tftypes.NewValue(typ, attrs)
+}
+
+// jobValues are the jobs of a dataintegration_jobs state as Terraform
+// values: the elements of its jobs and ids lists.
+type jobValues struct {
+	listType  tftypes.List
+	jobType   tftypes.Object
+	jobs, ids []tftypes.Value
+}
+
+// newJobValues prepares the values of a data source of type typ; false when
+// typ has no list of job objects.
+func newJobValues(typ tftypes.Object) (*jobValues, bool) {
+	list, ok := typ.AttributeTypes["jobs"].(tftypes.List)
+	if !ok {
+		return nil, false
+	}
+	job, ok := list.ElementType.(tftypes.Object)
+	return &jobValues{listType: list, jobType: job}, ok
+}
+
+// add converts a page of jobs; it always asks for the next page.
+func (v *jobValues) add(page []client.Job) bool {
+	for _, j := range page {
+		id := tftypes.NewValue(tftypes.String, j.ID)
+		v.jobs = append(v.jobs, tftypes.NewValue(v.jobType, map[string]tftypes.Value{
+			"id":             id,
+			"name":           tftypes.NewValue(tftypes.String, j.Name),
+			"data_source":    tftypes.NewValue(tftypes.String, j.DataSource),
+			"connector_name": tftypes.NewValue(tftypes.String, j.ConnectorName),
+			"schema_name":    tftypes.NewValue(tftypes.String, j.SchemaName),
+			"is_active":      tftypes.NewValue(tftypes.Bool, j.IsActive),
+			"created_at":     tftypes.NewValue(tftypes.String, j.CreatedAt),
+			"updated_at":     tftypes.NewValue(tftypes.String, j.UpdatedAt),
+		}))
+		v.ids = append(v.ids, id)
+	}
+	return true
 }

@@ -36,7 +36,7 @@ type testEnv struct {
 	sandbox *sandbox.Server
 }
 
-func newTestEnv(t *testing.T, cfg sandbox.Config) *testEnv {
+func newTestEnv(t testing.TB, cfg sandbox.Config) *testEnv {
 	t.Helper()
 	base, key, ws := os.Getenv(EnvBaseURL), os.Getenv(EnvAPIKey), os.Getenv(EnvWorkspaceID)
 	if base != "" && key != "" && ws != "" {
@@ -56,7 +56,7 @@ func newTestEnv(t *testing.T, cfg sandbox.Config) *testEnv {
 }
 
 // requireSandbox skips a test that needs the sandbox's side door.
-func (e *testEnv) requireSandbox(t *testing.T, why string) {
+func (e *testEnv) requireSandbox(t testing.TB, why string) {
 	t.Helper()
 	if e.sandbox == nil {
 		t.Skipf("skipped against the real service: this test needs the sandbox's side door to %s", why)
@@ -85,7 +85,7 @@ func indentLines(lines []string) string {
 }
 
 // client is an API client of the same service, for a test's own look at it.
-func (e *testEnv) client(t *testing.T) *client.Client {
+func (e *testEnv) client(t testing.TB) *client.Client {
 	t.Helper()
 	c, err := client.New(client.Config{BaseURL: e.baseURL, APIKey: e.apiKey, Version: "test"})
 	if err != nil {
@@ -95,7 +95,7 @@ func (e *testEnv) client(t *testing.T) *client.Client {
 }
 
 // allJobs lists every job of the test's workspace through the client.
-func (e *testEnv) allJobs(t *testing.T) []client.Job {
+func (e *testEnv) allJobs(t testing.TB) []client.Job {
 	t.Helper()
 	jobs, err := e.client(t).ListJobs(context.Background(), e.workspaceID, client.JobFilter{})
 	if err != nil {

@@ -1,0 +1,127 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// protoProvider is the provider as Terraform talks to it, over protocol 6,
+// in-process: what runs between a request for a data source and the state
+// Terraform receives, with nothing of Terraform's own.
+type protoProvider struct {
+	srv     tfprotov6.ProviderServer
+	schemas *tfprotov6.GetProviderSchemaResponse
+}
+
+// newProtoProvider serves and configures the provider.
+func newProtoProvider(tb testing.TB, settings map[string]string) *protoProvider {
+	tb.Helper()
+	srv, err := providerserver.NewProtocol6WithError(New("test")())()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx := context.Background()
+	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := &protoProvider{srv: srv, schemas: schemas}
+	cfg := p.value(tb, schemas.Provider, settings)
+	resp, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &cfg})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	failOnProto(tb, resp.Diagnostics)
+	return p
+}
+
+// value is a configuration of the schema: the given string attributes set,
+// every other attribute null.
+func (p *protoProvider) value(tb testing.TB, s *tfprotov6.Schema, set map[string]string) tfprotov6.DynamicValue {
+	tb.Helper()
+	typ, ok := s.ValueType().(tftypes.Object)
+	if !ok {
+		tb.Fatalf("schema type %T", s.ValueType())
+	}
+	vals := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		vals[name] = tftypes.NewValue(at, nil)
+	}
+	for name, v := range set {
+		vals[name] = tftypes.NewValue(tftypes.String, v)
+	}
+	dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, vals))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return dv
+}
+
+// readJobs reads a dataintegration_jobs data source without filters, and
+// returns the state as Terraform would receive it (msgpack).
+func (p *protoProvider) readJobs(tb testing.TB) *tfprotov6.DynamicValue {
+	tb.Helper()
+	const name = "dataintegration_jobs"
+	cfg := p.value(tb, p.schemas.DataSourceSchemas[name], nil)
+	resp, err := p.srv.ReadDataSource(context.Background(), &tfprotov6.ReadDataSourceRequest{TypeName: name, Config: &cfg})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	failOnProto(tb, resp.Diagnostics)
+	return resp.State
+}
+
+func failOnProto(tb testing.TB, diags []*tfprotov6.Diagnostic) {
+	tb.Helper()
+	for _, d := range diags {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			tb.Fatalf("%s: %s", d.Summary, d.Detail)
+		}
+	}
+}
+
+// jobsInState counts the jobs of a dataintegration_jobs state.
+func (p *protoProvider) jobsInState(tb testing.TB, state *tfprotov6.DynamicValue) int {
+	tb.Helper()
+	v, err := state.Unmarshal(p.schemas.DataSourceSchemas["dataintegration_jobs"].ValueType())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var attrs map[string]tftypes.Value
+	if err := v.As(&attrs); err != nil {
+		tb.Fatal(err)
+	}
+	var jobs []tftypes.Value
+	if err := attrs["jobs"].As(&jobs); err != nil {
+		tb.Fatal(err)
+	}
+	return len(jobs)
+}
+
+// TestJobsDataSourceReadsEachPageOnce: over 10,000 jobs, the data source
+// makes exactly 100 list requests, the API's floor, and returns every job.
+func TestJobsDataSourceReadsEachPageOnce(t *testing.T) {
+	srv, err := sandbox.New(sandbox.Config{Jobs: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	p := newProtoProvider(t, map[string]string{"base_url": ts.URL, "api_key": sandbox.DefaultAPIKey, "workspace_id": sandbox.DefaultWorkspaceID})
+	state := p.readJobs(t)
+	if n := p.jobsInState(t, state); n != 10000 {
+		t.Errorf("%d jobs in the state, want 10000", n)
+	}
+	st := srv.Stats()
+	if st.Requests != 100 || st.ByRoute[routeListJobs] != 100 {
+		t.Errorf("%d requests (%v), want exactly 100 list requests", st.Requests, fmt.Sprint(st.ByRoute))
+	}
+}
