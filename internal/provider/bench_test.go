@@ -224,7 +224,7 @@ output "jobs" {
 	var planned time.Duration
 	peak := peakRSS(e.provider, func() {
 		start := time.Now()
-		e.run(b, dir, append(jobs.env(), strings.Fields(os.Getenv("BENCH_PLAN_ENV"))...), "plan", "-input=false")
+		e.run(b, dir, jobs.env(), "plan", "-input=false")
 		planned = time.Since(start)
 	})
 	add(benchRow{
@@ -265,16 +265,7 @@ output "jobs" {
 
 	// 5. A plan refreshing 200 connectors, the service answering in 20 ms.
 	fleet := newBenchSandbox(b, sandbox.Config{})
-	dir = configDir(b, `
-resource "dataintegration_customer_service_connector" "c" {
-  count       = 200
-  name        = "bench ${count.index}"
-  url         = "https://acme.example.com"
-  agent_email = "agent@acme.com"
-  token       = "bench-token"
-  streams     = ["tickets"]
-}
-`)
+	dir = configDir(b, fleetHCL(200, "", false))
 	e.run(b, dir, fleet.env(), "apply", "-auto-approve", "-input=false")
 	if err := fleet.SetFaults(sandbox.Faults{LatencyMS: 20}); err != nil {
 		b.Fatal(err)
@@ -308,25 +299,7 @@ resource "dataintegration_customer_service_connector" "c" {
 	if err != nil {
 		b.Fatal(err)
 	}
-	dir = configDir(b, `
-variable "jobs" {
-  type = list(string)
-}
-
-resource "dataintegration_customer_service_connector" "c" {
-  count       = 100
-  name        = "bench ${count.index}"
-  url         = "https://acme.example.com"
-  agent_email = "agent@acme.com"
-  token       = "bench-token"
-  streams     = ["tickets"]
-}
-
-resource "dataintegration_job_trigger" "t" {
-  count  = length(var.jobs)
-  job_id = var.jobs[count.index]
-}
-`)
+	dir = configDir(b, fleetHCL(100, "", false))
 	before = apply.Stats()
 	start = time.Now()
 	e.run(b, dir, append(apply.env(), "TF_VAR_jobs="+string(ids)), "apply", "-auto-approve", "-input=false")

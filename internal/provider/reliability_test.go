@@ -16,15 +16,17 @@ import (
 )
 
 // fleetHCL is n connectors and a trigger of each job in TF_VAR_jobs, with
-// the provider configured from the environment.
-func fleetHCL(n int, providerExtra string) string {
-	return fmt.Sprintf(`
+// the provider configured from the environment and extra settings, and a
+// jobs data source read once the connectors exist when listJobs is set.
+func fleetHCL(n int, providerExtra string, listJobs bool) string {
+	hcl := fmt.Sprintf(`
 provider "dataintegration" {
   %s
 }
 
 variable "jobs" {
-  type = list(string)
+  type    = list(string)
+  default = []
 }
 
 resource "dataintegration_customer_service_connector" "c" {
@@ -40,7 +42,9 @@ resource "dataintegration_job_trigger" "t" {
   count  = length(var.jobs)
   job_id = var.jobs[count.index]
 }
-
+`, providerExtra, n)
+	if listJobs {
+		hcl += `
 data "dataintegration_jobs" "all" {
   depends_on = [dataintegration_customer_service_connector.c]
 }
@@ -48,7 +52,9 @@ data "dataintegration_jobs" "all" {
 output "jobs_listed" {
   value = length(data.dataintegration_jobs.all.ids)
 }
-`, providerExtra, n)
+`
+	}
+	return hcl
 }
 
 // activeJobIDs returns the IDs of the first n active jobs, as TF_VAR_jobs.
@@ -97,7 +103,7 @@ func TestAccReliability_faults(t *testing.T) {
 	env := newTestEnv(t, sandbox.Config{Jobs: 300})
 	env.requireSandbox(t, "inject faults")
 	jobs, jobsVar := activeJobIDs(t, env, 12)
-	dir := configDir(t, fleetHCL(12, ""))
+	dir := configDir(t, fleetHCL(12, "", true))
 	vars := env.serviceEnv(jobsVar)
 	if err := env.sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{429, 500, 502, 503, 504}, LatencyMS: 5, Seed: 11}); err != nil {
 		t.Fatal(err)
@@ -148,7 +154,7 @@ func TestAccReliability_interrupt(t *testing.T) {
 	env := newTestEnv(t, sandbox.Config{Jobs: 40})
 	env.requireSandbox(t, "slow the service down")
 	jobs, jobsVar := activeJobIDs(t, env, 16)
-	dir := configDir(t, fleetHCL(16, "max_retries = 10"))
+	dir := configDir(t, fleetHCL(16, "max_retries = 10", true))
 	vars := env.serviceEnv(jobsVar)
 	// Four answers in five are a 503 asking to come back in a second: the
 	// whole apply would take about 40 seconds.

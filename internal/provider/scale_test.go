@@ -1,0 +1,45 @@
+package provider
+
+import (
+	"maps"
+	"testing"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// TestAccScale_requestCounts holds an apply and a refresh to the API's
+// floor, as `make bench` does at 100 and 200: an apply of 20 connectors and
+// 20 triggers sends one create per connector and one trigger per job and
+// nothing else; a plan refreshing them sends one read per connector and
+// nothing else (a trigger's refresh sends nothing).
+func TestAccScale_requestCounts(t *testing.T) {
+	const n = 20
+	e := newEngine(t)
+	env := newTestEnv(t, sandbox.Config{Jobs: 40})
+	env.requireSandbox(t, "count the requests")
+	_, jobsVar := activeJobIDs(t, env, n)
+	dir := configDir(t, fleetHCL(n, "", false))
+	vars := env.serviceEnv(jobsVar)
+
+	counts := func(run func()) (int64, map[string]int64) {
+		before := env.sandbox.Stats()
+		run()
+		after := env.sandbox.Stats()
+		diff := maps.Clone(after.ByRoute)
+		for r, c := range before.ByRoute {
+			if diff[r] -= c; diff[r] == 0 {
+				delete(diff, r)
+			}
+		}
+		return after.Requests - before.Requests, diff
+	}
+	total, byRoute := counts(func() { e.run(t, dir, vars, "apply", "-auto-approve", "-input=false") })
+	if total != 2*n || byRoute["POST "+routeConnectors] != n || byRoute[routeRunJob] != n {
+		t.Errorf("the apply sent %d requests %v, want %d creates and %d triggers only", total, byRoute, n, n)
+	}
+	total, byRoute = counts(func() { e.expectConverged(t, dir, vars) })
+	if total != n || byRoute["GET "+routeConnectors+"{_id}/"] != n {
+		t.Errorf("the plan sent %d requests %v, want %d connector reads only", total, byRoute, n)
+	}
+	e.run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
+}
