@@ -173,9 +173,10 @@ func (c *errorMatching) check(err error) error {
 	return nil
 }
 
-// TestProviderSchemaIsValid checks the provider's own schema and those of its
-// resources and data sources, as Terraform would.
-func TestProviderSchemaIsValid(t *testing.T) {
+// providerSchemas is what the provider answers Terraform's request for its
+// schemas.
+func providerSchemas(t *testing.T) *tfprotov6.GetProviderSchemaResponse {
+	t.Helper()
 	srv, err := testAccProtoV6ProviderFactories["dataintegration"]()
 	if err != nil {
 		t.Fatal(err)
@@ -184,6 +185,13 @@ func TestProviderSchemaIsValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return resp
+}
+
+// TestProviderSchemaIsValid checks the provider's own schema and those of its
+// resources and data sources, as Terraform would.
+func TestProviderSchemaIsValid(t *testing.T) {
+	resp := providerSchemas(t)
 	for _, d := range resp.Diagnostics {
 		t.Errorf("schema diagnostic: %s: %s", d.Summary, d.Detail)
 	}
@@ -203,14 +211,7 @@ func TestProviderSchemaIsValid(t *testing.T) {
 // provider, its resources and data sources has a description: docs/ is
 // generated from them.
 func TestEverySchemaIsDescribed(t *testing.T) {
-	srv, err := testAccProtoV6ProviderFactories["dataintegration"]()
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := srv.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := providerSchemas(t)
 	schemas := map[string]*tfprotov6.Schema{"provider": resp.Provider}
 	for name, s := range resp.ResourceSchemas {
 		schemas["resource "+name] = s
