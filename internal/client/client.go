@@ -127,6 +127,24 @@ type Error struct {
 	Message string
 	// Err is the underlying error when no usable answer came.
 	Err error
+	// Sent is whether the request reached the service: a connection was
+	// made for it.
+	Sent bool
+}
+
+// MayHaveTakenEffect tells whether the service may have carried out the
+// request although it failed: the request reached it, and the answer was
+// lost or is one given after the work may have been done (500, 502, 504,
+// or a success that could not be read). Never for a 4xx, a 429 or a 503.
+func (e *Error) MayHaveTakenEffect() bool {
+	switch {
+	case e.StatusCode == 0:
+		return e.Sent
+	case e.StatusCode == http.StatusInternalServerError, e.StatusCode == http.StatusBadGateway, e.StatusCode == http.StatusGatewayTimeout:
+		return true
+	default:
+		return e.StatusCode >= 200 && e.StatusCode < 300
+	}
 }
 
 func (e *Error) Error() string {
@@ -220,13 +238,16 @@ func (c *Client) attemptContext(ctx context.Context, r *request) (context.Contex
 // attempt sends r once. It returns the Retry-After of the answer (negative
 // when absent), whether another attempt is allowed, and the error.
 func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int) (time.Duration, bool, error) {
+	var connected atomic.Bool
 	fail := func(status int, msg string, err error) *Error {
-		return &Error{Operation: r.op, Method: r.method, Path: "/" + r.path, StatusCode: status, Message: msg, Err: err}
+		return &Error{
+			Operation: r.op, Method: r.method, Path: "/" + r.path, StatusCode: status, Message: msg, Err: err,
+			Sent: status != 0 || connected.Load(),
+		}
 	}
 	actx, cancel := c.attemptContext(ctx, r)
 	defer cancel()
 
-	var connected atomic.Bool
 	actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
 		GotConn: func(httptrace.GotConnInfo) { connected.Store(true) },
 	})

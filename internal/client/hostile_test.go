@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -247,5 +248,57 @@ func TestInterruptedCreateIsLetFinish(t *testing.T) {
 
 	if err := cl.TriggerJob(ctx, testWS, "j", false); !errors.Is(err, context.Canceled) || rec.count() != 2 {
 		t.Errorf("a trigger after the interruption: %d requests in all, err %v; want none sent", rec.count(), err)
+	}
+}
+
+// TestMayHaveTakenEffect: a failed trigger says whether the service may have
+// carried it out: yes after a 500, 502 or 504, a lost answer or an
+// unreadable success; no after a refusal, a 429 or 503, or when no
+// connection was made.
+func TestMayHaveTakenEffect(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		body   string
+		want   bool
+	}{{500, "", true}, {502, "", true}, {504, "", true}, {400, "", false}, {409, "", false}, {429, "", false}, {503, "", false}} {
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(c.status) }))
+		err := newTestClient(t, ts.URL, func(cfg *Config) { cfg.MaxRetries = 0 }).TriggerJob(context.Background(), testWS, "j", false)
+		ts.Close()
+		var e *Error
+		if !errors.As(err, &e) || e.MayHaveTakenEffect() != c.want {
+			t.Errorf("HTTP %d: %v, may have taken effect: want %v", c.status, err, c.want)
+		}
+	}
+
+	// A created connector whose answer cannot be read.
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusCreated)
+		_, _ = io.WriteString(w, `{"_id": "c1", "na`)
+	}))
+	defer ts.Close()
+	_, err := newTestClient(t, ts.URL).CreateConnector(context.Background(), testWS, ConnectorSpec{Name: "x"})
+	var e *Error
+	if !errors.As(err, &e) || !e.MayHaveTakenEffect() {
+		t.Errorf("an unreadable 201: %v, want one that may have taken effect", err)
+	}
+
+	// The answer lost: the server hangs up after reading the request.
+	var rec recorder
+	lost := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		conn, _, _ := w.(http.Hijacker).Hijack()
+		conn.Close()
+	})
+	err = newTestClient(t, lost.URL).TriggerJob(context.Background(), testWS, "j", false)
+	if !errors.As(err, &e) || !e.MayHaveTakenEffect() {
+		t.Errorf("a lost answer: %v, want one that may have taken effect", err)
+	}
+
+	// No connection at all.
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := "http://" + ln.Addr().String()
+	ln.Close()
+	err = newTestClient(t, closed, func(cfg *Config) { cfg.MaxRetries = 0 }).TriggerJob(context.Background(), testWS, "j", false)
+	if !errors.As(err, &e) || e.MayHaveTakenEffect() {
+		t.Errorf("no connection: %v, want one that did not take effect", err)
 	}
 }

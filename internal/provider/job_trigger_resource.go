@@ -251,10 +251,11 @@ func (r *jobTriggerResource) addTriggerError(ctx context.Context, diags *diag.Di
 		diags.AddError("Timeout Triggering Job", fmt.Sprintf(
 			"The trigger of job %s did not complete within the create timeout (%s): %v. "+
 				"The job may have started: check its executions before applying again, or raise timeouts.create.", job, timeout, err))
-	case e != nil && e.StatusCode == 0:
+	case e != nil && e.MayHaveTakenEffect():
 		addRequestError(diags, "Unable to Trigger Job", ws, err)
 		diags.AddWarning("The Job May Have Started", fmt.Sprintf(
-			"No answer came to the trigger of job %s, so whether the service started it is unknown. Check its executions before applying again.", job))
+			"The trigger of job %s reached the service, but its answer was lost or is one given after the work may have been done, "+
+				"so whether the service started the job is unknown. Check its executions before applying again.", job))
 	default:
 		addRequestError(diags, "Unable to Trigger Job", ws, err)
 	}
