@@ -137,10 +137,10 @@ type Error struct {
 // lost or is one given after the work may have been done (500, 502, 504,
 // or a success that could not be read). Never for a 4xx, a 429 or a 503.
 func (e *Error) MayHaveTakenEffect() bool {
-	switch {
-	case e.StatusCode == 0:
+	switch e.StatusCode {
+	case 0:
 		return e.Sent
-	case e.StatusCode == http.StatusInternalServerError, e.StatusCode == http.StatusBadGateway, e.StatusCode == http.StatusGatewayTimeout:
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusGatewayTimeout:
 		return true
 	default:
 		return e.StatusCode >= 200 && e.StatusCode < 300

@@ -46,8 +46,8 @@ func create(t *testing.T, r resource.Resource, model any) *resource.CreateRespon
 	st := stateOf(t, r, model)
 	resp := &resource.CreateResponse{State: tfsdk.State{Schema: st.Schema, Raw: tftypes.NewValue(st.Raw.Type(), nil)}}
 	r.Create(context.Background(), resource.CreateRequest{
-		Plan:   tfsdk.Plan{Schema: st.Schema, Raw: st.Raw},
-		Config: tfsdk.Config{Schema: st.Schema, Raw: st.Raw},
+		Plan:   tfsdk.Plan(st),
+		Config: tfsdk.Config(st),
 	}, resp)
 	return resp
 }
