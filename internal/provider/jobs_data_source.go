@@ -156,8 +156,8 @@ func (d *jobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 		Ordering:      m.Ordering.ValueString(),
 	}
 	// The state is built as Terraform values, page by page as the pages
-	// arrive, not through the framework's reflection over a model: for
-	// 10,000 jobs that is several times faster and holds far less memory.
+	// arrive, not through the framework's reflection over a model: that
+	// took the read of 10,000 jobs from 1.7 s to 1.2 s (BENCHMARKS.md).
 	typ, ok := req.Config.Raw.Type().(tftypes.Object)
 	values, okJobs := newJobValues(typ)
 	if !ok || !okJobs {
