@@ -345,7 +345,7 @@ func printBenchTable(e *engine, rows []benchRow) {
 			}
 		}
 	}
-	fmt.Printf("\nMachine: %s/%s, %d CPUs (%s), %s; %s %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpu, runtime.Version(), filepath.Base(e.path), e.version)
+	fmt.Printf("\nMachine: %s/%s, %d CPUs (%s), %s; %s %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpu, runtime.Version(), filepath.Base(e.path), e.info)
 	fmt.Println("| figure | measured | target | |")
 	fmt.Println("|---|---|---|---|")
 	for _, r := range rows {

@@ -6,18 +6,170 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/go-version"
 )
+
+// capability is an engine feature that a test may need, with the first
+// version of each engine that has it. A version number alone does not say
+// it: OpenTofu's numbers will pass 1.14 without actions or list resources.
+type capability struct {
+	name      string
+	terraform string // the first Terraform version that has it
+	tofu      string // the first OpenTofu version that has it; "" when no release has it
+}
+
+var (
+	capWriteOnly = capability{name: "write-only attributes", terraform: "1.11.0", tofu: "1.11.0"}
+	capIdentity  = capability{name: "resource identity", terraform: "1.12.0", tofu: "1.12.0"}
+	// OpenTofu has neither actions (its issue 3309) nor list resources and
+	// `query` (its issue 3787) in any release.
+	capActions       = capability{name: "actions", terraform: "1.14.0"}
+	capListResources = capability{name: "list resources and `terraform query`", terraform: "1.14.0"}
+)
+
+// where says which versions have a capability, for skip messages.
+func (c capability) where() string {
+	tofu := "no OpenTofu release"
+	if c.tofu != "" {
+		tofu = "OpenTofu " + c.tofu + "+"
+	}
+	return "Terraform " + c.terraform + "+, " + tofu
+}
+
+// engineInfo says which engine runs, Terraform or OpenTofu, and its version.
+type engineInfo struct {
+	tofu    bool
+	version *version.Version
+}
+
+func (i engineInfo) String() string {
+	if i.tofu {
+		return "OpenTofu " + i.version.String()
+	}
+	return "Terraform " + i.version.String()
+}
+
+func (i engineInfo) has(c capability) bool {
+	first := c.terraform
+	if i.tofu {
+		first = c.tofu
+	}
+	// Prereleases of a version count as that version.
+	return first != "" && !i.version.Core().LessThan(version.Must(version.NewVersion(first)))
+}
+
+var engineVersionLine = regexp.MustCompile(`^(Terraform|OpenTofu) v(\S+)`)
+
+// parseEngineVersion reads the first line of `terraform version` or
+// `tofu version`.
+func parseEngineVersion(out string) (engineInfo, error) {
+	m := engineVersionLine.FindStringSubmatch(out)
+	if m == nil {
+		return engineInfo{}, fmt.Errorf("not the output of `version` of Terraform or OpenTofu: %.80q", out)
+	}
+	v, err := version.NewVersion(m[2])
+	if err != nil {
+		return engineInfo{}, err
+	}
+	return engineInfo{tofu: m[1] == "OpenTofu", version: v}, nil
+}
+
+// enginePath is the CLI the acceptance tests drive: TF_ACC_TERRAFORM_PATH,
+// else terraform on PATH, as terraform-plugin-testing picks it.
+func enginePath(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
+		return p
+	}
+	p, err := exec.LookPath("terraform")
+	if err != nil {
+		t.Fatal("TF_ACC_TERRAFORM_PATH is not set and there is no terraform on PATH: `make test` builds one")
+	}
+	return p
+}
+
+var (
+	detectEngine sync.Once
+	detected     engineInfo
+	detectErr    error
+)
+
+// engineUnderTest says which engine the acceptance tests drive; it asks
+// the CLI once per test binary.
+func engineUnderTest(t testing.TB) engineInfo {
+	t.Helper()
+	info, err := detectEngineAt(enginePath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
+func detectEngineAt(path string) (engineInfo, error) {
+	detectEngine.Do(func() {
+		cmd := exec.Command(path, "version")
+		cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+		out, err := cmd.Output()
+		if err != nil {
+			detectErr = fmt.Errorf("%s version: %w", path, err)
+			return
+		}
+		detected, detectErr = parseEngineVersion(string(out))
+	})
+	return detected, detectErr
+}
+
+// TestMain names the engine of an acceptance run in its output, as the CLI
+// itself reports it, so that a log of `make test` shows what ran.
+func TestMain(m *testing.M) {
+	if path := os.Getenv("TF_ACC_TERRAFORM_PATH"); os.Getenv("TF_ACC") != "" && path != "" {
+		info, err := detectEngineAt(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "acceptance tests:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("Acceptance tests under %s (%s)\n", info, path)
+	}
+	os.Exit(m.Run())
+}
+
+// requireCapability skips an acceptance test that the engine cannot run,
+// saying why. It is called after the TF_ACC check (newTestEnv or newEngine
+// makes it), so that unit runs do not look for an engine.
+func requireCapability(t testing.TB, c capability) {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1 to run it")
+	}
+	if e := engineUnderTest(t); !e.has(c) {
+		t.Skipf("needs %s (%s); this engine is %s", c.name, c.where(), e)
+	}
+}
+
+// requireMissingCapability skips a test of how an engine without a
+// capability is refused, where the engine has it.
+func requireMissingCapability(t testing.TB, c capability) {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1 to run it")
+	}
+	if e := engineUnderTest(t); e.has(c) {
+		t.Skipf("tests an engine without %s (%s); this engine is %s and has them", c.name, c.where(), e)
+	}
+}
 
 // engine is the Terraform or OpenTofu CLI the acceptance tests drive, run by
 // hand with the provider built from this tree, the way a user runs it.
 type engine struct {
 	path     string
 	provider string // the provider binary the dev override points at
-	version  *version.Version
+	info     engineInfo
 	env      []string
 }
 
@@ -26,13 +178,7 @@ func newEngine(t testing.TB) *engine {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
 	}
-	path := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if path == "" {
-		var err error
-		if path, err = exec.LookPath("terraform"); err != nil {
-			t.Fatal("TF_ACC_TERRAFORM_PATH is not set and there is no terraform on PATH: `make test` builds one")
-		}
-	}
+	path := enginePath(t)
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-dataintegration"), ".")
 	build.Dir = "../.."
@@ -53,22 +199,10 @@ func newEngine(t testing.TB) *engine {
 	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e := &engine{path: path, provider: filepath.Join(bin, "terraform-provider-dataintegration"), env: []string{
+	return &engine{path: path, provider: filepath.Join(bin, "terraform-provider-dataintegration"), info: engineUnderTest(t), env: []string{
 		"TF_CLI_CONFIG_FILE=" + cfg, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
 		"TF_DATA_DIR=" + filepath.Join(t.TempDir(), "data"),
 	}}
-	out := e.run(t, ".", nil, "version", "-json")
-	var v struct {
-		Version string `json:"terraform_version"`
-	}
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		t.Fatalf("reading `version -json`: %v\n%s", err, out)
-	}
-	var err error
-	if e.version, err = version.NewVersion(v.Version); err != nil {
-		t.Fatal(err)
-	}
-	return e
 }
 
 // run runs the engine in dir with extra environment variables and returns
@@ -195,4 +329,41 @@ func (e *engine) stateIDs(t testing.TB, dir, typ string) map[string]string {
 		}
 	}
 	return ids
+}
+
+// TestEngineCapabilities checks the capability table against the engines
+// users run, and that OpenTofu's numbers alone grant nothing.
+func TestEngineCapabilities(t *testing.T) {
+	cases := []struct {
+		version string // first line of `version`
+		want    []capability
+	}{
+		{"Terraform v1.5.7\non linux_amd64", nil},
+		{"Terraform v1.10.5", nil},
+		{"Terraform v1.11.4", []capability{capWriteOnly}},
+		{"Terraform v1.12.0-rc1", []capability{capWriteOnly, capIdentity}},
+		{"Terraform v1.13.3", []capability{capWriteOnly, capIdentity}},
+		{"Terraform v1.14.0", []capability{capWriteOnly, capIdentity, capActions, capListResources}},
+		{"Terraform v1.16.4\non linux_amd64", []capability{capWriteOnly, capIdentity, capActions, capListResources}},
+		{"OpenTofu v1.10.6", nil},
+		{"OpenTofu v1.11.0", []capability{capWriteOnly}},
+		{"OpenTofu v1.12.6", []capability{capWriteOnly, capIdentity}},
+		{"OpenTofu v1.14.0", []capability{capWriteOnly, capIdentity}},
+		{"OpenTofu v2.0.0", []capability{capWriteOnly, capIdentity}},
+	}
+	all := []capability{capWriteOnly, capIdentity, capActions, capListResources}
+	for _, c := range cases {
+		info, err := parseEngineVersion(c.version)
+		if err != nil {
+			t.Fatalf("%q: %v", c.version, err)
+		}
+		for _, feature := range all {
+			if got, want := info.has(feature), slices.Contains(c.want, feature); got != want {
+				t.Errorf("%s has %s: %v, want %v", info, feature.name, got, want)
+			}
+		}
+	}
+	if _, err := parseEngineVersion("tofu: command not found"); err == nil {
+		t.Error("an output that names no engine was read as a version")
+	}
 }

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-version"
-
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
@@ -22,14 +20,11 @@ import (
 // examplesDir is the repository's examples/, which the docs show.
 const examplesDir = "../../examples"
 
-// writeOnlyVersion is the first version of both engines with write-only
-// attributes and ephemeral variables.
-var writeOnlyVersion = version.Must(version.NewVersion("1.11.0"))
-
-// exampleMinVersion names the examples that need a newer engine than
-// Terraform 1.5.
-var exampleMinVersion = map[string]*version.Version{
-	"guides/connectors-write-only": writeOnlyVersion,
+// exampleNeeds names the examples that need an engine capability beyond
+// Terraform 1.5's. Write-only attributes come with ephemeral variables in
+// both engines.
+var exampleNeeds = map[string]capability{
+	"guides/connectors-write-only": capWriteOnly,
 }
 
 // exampleDirs lists every folder of examples/ that holds a configuration,
@@ -76,8 +71,8 @@ func TestAccExamples_valid(t *testing.T) {
 	}
 	for _, dir := range dirs {
 		t.Run(dir, func(t *testing.T) {
-			if min, ok := exampleMinVersion[dir]; ok && e.version.LessThan(min) {
-				t.Skipf("needs version %s or later; this engine is %s (the other engine of `make test` validates it)", min, e.version)
+			if c, ok := exampleNeeds[dir]; ok {
+				requireCapability(t, c)
 			}
 			e.run(t, filepath.Join(examplesDir, dir), nil, "validate", "-no-color")
 		})
@@ -214,9 +209,7 @@ func TestAccGuide_connectorsAsCode(t *testing.T) {
 // sent when its version changes.
 func TestAccGuide_writeOnlyToken(t *testing.T) {
 	e := newEngine(t)
-	if e.version.LessThan(writeOnlyVersion) {
-		t.Skipf("needs write-only attributes (version %s or later); this engine is %s", writeOnlyVersion, e.version)
-	}
+	requireCapability(t, capWriteOnly)
 	env := newTestEnv(t, sandbox.Config{})
 	env.requireSandbox(t, "see the token the connector holds")
 	dir := workdir(t, "guides/connectors-write-only")

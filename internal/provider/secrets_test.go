@@ -160,8 +160,8 @@ func TestAccSecrets_neverShown(t *testing.T) {
 	}
 	w.run(t, dir, second, "destroy", "-auto-approve", "-input=false")
 
-	if e.version.LessThan(writeOnlyVersion) {
-		t.Logf("token_wo not exercised: this engine is %s", e.version)
+	if !e.info.has(capWriteOnly) {
+		t.Logf("token_wo not exercised: this engine is %s, without %s (%s)", e.info, capWriteOnly.name, capWriteOnly.where())
 		delete(secrets, "write-only key")
 	} else {
 		wo := configDir(t, fmt.Sprintf(writeOnlySecretsHCL, testName("secrets")))
