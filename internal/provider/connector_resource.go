@@ -29,6 +29,7 @@ import (
 var (
 	_ resource.ResourceWithConfigure        = (*connectorResource)(nil)
 	_ resource.ResourceWithConfigValidators = (*connectorResource)(nil)
+	_ resource.ResourceWithValidateConfig   = (*connectorResource)(nil)
 	_ resource.ResourceWithModifyPlan       = (*connectorResource)(nil)
 	_ resource.ResourceWithImportState      = (*connectorResource)(nil)
 )
@@ -157,6 +158,23 @@ func (r *connectorResource) ConfigValidators(context.Context) []resource.ConfigV
 	return []resource.ConfigValidator{
 		resourcevalidator.ExactlyOneOf(path.MatchRoot("token"), path.MatchRoot("token_wo")),
 	}
+}
+
+// ValidateConfig suggests token_wo where the engine has write-only
+// attributes: Terraform says so in the request's client capabilities.
+func (r *connectorResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	if !req.ClientCapabilities.WriteOnlyAttributesAllowed {
+		return
+	}
+	var token types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("token"), &token)...)
+	if token.IsNull() {
+		return
+	}
+	resp.Diagnostics.AddAttributeWarning(path.Root("token"), "Prefer token_wo",
+		"token is kept in the state and in saved plans. This engine supports write-only attributes: "+
+			"token_wo with token_wo_version keeps the token out of both. Replace token with token_wo, "+
+			"set token_wo_version to 1, and raise it whenever the token changes.")
 }
 
 func (r *connectorResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {

@@ -20,7 +20,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
@@ -362,6 +361,7 @@ func (n noTrace) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, re
 }
 
 func TestAccConnector_writeOnlyToken(t *testing.T) {
+	requireCapability(t, capWriteOnly)
 	e := newTestEnv(t, sandbox.Config{Jobs: 0})
 	// The token comes from an ephemeral variable, as a user would pass it:
 	// a literal would be kept in the configuration that a plan file holds.
@@ -394,7 +394,6 @@ variable "platform_token" {
 		}
 	}
 	resource.ParallelTest(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             e.connectorsGone(t),
 		Steps: []resource.TestStep{
@@ -411,9 +410,9 @@ variable "platform_token" {
 // attributes (Terraform before 1.11) refuse token_wo at plan with a clear
 // error, before any request.
 func TestAccConnector_writeOnlyNeedsNewEngine(t *testing.T) {
+	requireMissingCapability(t, capWriteOnly)
 	e := newTestEnv(t, sandbox.Config{Jobs: 0})
 	resource.ParallelTest(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipAbove(tfversion.Version1_10_0)},
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      e.providerConfig() + newConnectorArgs("old engine").with("token", "", "token_wo", `"wo-token-1"`).hcl(),
@@ -421,6 +420,38 @@ func TestAccConnector_writeOnlyNeedsNewEngine(t *testing.T) {
 		}},
 	})
 	e.expectNoRequests(t)
+}
+
+// TestAccConnector_preferWriteOnly: where the engine has write-only
+// attributes, a plan with token warns that token_wo keeps the token out of
+// the state and plan; elsewhere, and with token_wo, nothing is said.
+func TestAccConnector_preferWriteOnly(t *testing.T) {
+	e := newEngine(t)
+	env := newTestEnv(t, sandbox.Config{Jobs: 0})
+	const warning = "Prefer token_wo"
+	withToken := configDir(t, newConnectorArgs(testName("prefer write-only")).hcl())
+	out, err := e.try(withToken, env.serviceEnv(), "plan", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Contains(out, warning); got != e.info.has(capWriteOnly) {
+		t.Errorf("%s (write-only: %v): the plan with token warns %q: %v\n%s", e.info, e.info.has(capWriteOnly), warning, got, out)
+	}
+	if got := phrases(`on main.tf line`, `token = "platform-token-1"`, "token_wo with token_wo_version keeps the token out of both").MatchString(out); e.info.has(capWriteOnly) && !got {
+		t.Errorf("the warning does not point at token or does not say what to do:\n%s", out)
+	}
+	if !e.info.has(capWriteOnly) {
+		return
+	}
+	withWriteOnly := configDir(t, newConnectorArgs(testName("prefer write-only")).with("token", "", "token_wo", `"wo-token"`, "token_wo_version", "1").hcl())
+	out, err = e.try(withWriteOnly, env.serviceEnv(), "plan", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, warning) {
+		t.Errorf("a plan with token_wo warns:\n%s", out)
+	}
+	env.expectNoRequests(t)
 }
 
 func TestAccConnector_invalidConfigurations(t *testing.T) {
