@@ -64,7 +64,7 @@ func (i engineInfo) has(c capability) bool {
 	return first != "" && !i.version.Core().LessThan(version.Must(version.NewVersion(first)))
 }
 
-var engineVersionLine = regexp.MustCompile(`^(Terraform|OpenTofu) v(\S+)`)
+var engineVersionLine = regexp.MustCompile(`(?m)^(Terraform|OpenTofu) v(\S+)`)
 
 // parseEngineVersion reads the first line of `terraform version` or
 // `tofu version`.
@@ -350,6 +350,8 @@ func TestEngineCapabilities(t *testing.T) {
 		{"OpenTofu v1.12.6", []capability{capWriteOnly, capIdentity}},
 		{"OpenTofu v1.14.0", []capability{capWriteOnly, capIdentity}},
 		{"OpenTofu v2.0.0", []capability{capWriteOnly, capIdentity}},
+		// OpenTofu writes a warning about a missing CLI configuration first.
+		{"\nWarning: Unable to open CLI configuration file\n\nOpenTofu v1.12.6\non linux_amd64", []capability{capWriteOnly, capIdentity}},
 	}
 	all := []capability{capWriteOnly, capIdentity, capActions, capListResources}
 	for _, c := range cases {
