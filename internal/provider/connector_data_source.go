@@ -61,8 +61,9 @@ func (d *connectorDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 			"name": schema.StringAttribute{
 				MarkdownDescription: "The connector's exact name. Exactly one of `id` and `name` is required; " +
 					"the lookup fails when no customer-service connector or more than one has this name.",
-				Optional: true,
-				Computed: true,
+				Optional:   true,
+				Computed:   true,
+				Validators: []validator.String{nameValidator()},
 			},
 			"url":         computed("url"),
 			"agent_email": computed("agent_email"),

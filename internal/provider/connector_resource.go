@@ -59,9 +59,9 @@ type connectorResourceModel struct {
 // connectorDescriptions describe what the resource and its data source share.
 var connectorDescriptions = map[string]string{
 	"id":             "The connector's ID (a UUID), given by the service.",
-	"name":           "The connector's name, 1 to 255 characters. The service names the connector's job after it.",
-	"url":            "The base address of the account on the customer-service platform, `https://<account_host>`: an absolute `https` URL of a host (a port is allowed), with no path beyond `/`, no query, no fragment and no user information.",
-	"agent_email":    "The e-mail address of the platform's agent whom the token belongs to, such as `agent@example.com`.",
+	"name":           "The connector's name, 1 to 255 characters, not blank, without control characters (such as a newline or a tab). The service names the connector's job after it.",
+	"url":            "The base address of the account on the customer-service platform, `https://<account_host>`: an absolute `https` URL of a host name or an IP address (a port from 1 to 65535 is allowed), with no path beyond `/`, no query, no fragment and no user information.",
+	"agent_email":    "The e-mail address of the platform's agent whom the token belongs to, such as `agent@example.com`: a bare address, at most 254 characters, with at most 64 before the `@` and a domain with a dot after it.",
 	"streams":        "The streams the connector loads, each at most once, among `" + strings.Join(client.CustomerServiceStreams, "`, `") + "`.",
 	"connector_name": "The kind of connector, as the service names it: always `" + client.ConnectorKindCustomerService + "`.",
 	"created_at":     "When the connector was created, as the service gives it (ISO 8601 with milliseconds, UTC).",
@@ -93,7 +93,7 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"name": schema.StringAttribute{
 				MarkdownDescription: connectorDescriptions["name"],
 				Required:            true,
-				Validators:          []validator.String{stringvalidator.UTF8LengthBetween(1, 255)},
+				Validators:          []validator.String{stringvalidator.UTF8LengthBetween(1, 255), nameValidator()},
 			},
 			"url": schema.StringAttribute{
 				MarkdownDescription: connectorDescriptions["url"],

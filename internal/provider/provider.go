@@ -33,6 +33,9 @@ const (
 
 var _ provider.Provider = (*dataIntegrationProvider)(nil)
 
+// allowedAPIKey says which API keys the provider accepts.
+const allowedAPIKey = "a key that a header can carry as it is: no control character, no space at either end"
+
 type dataIntegrationProvider struct {
 	version string
 }
@@ -74,17 +77,19 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 		Attributes: map[string]schema.Attribute{
 			"base_url": schema.StringAttribute{
 				MarkdownDescription: "The service's base address, such as `https://api.example.com`. " +
-					"An absolute `https` URL, or `http` on a loopback host only (`127.0.0.1`, `::1`, `localhost`, as the sandbox uses); " +
-					"a trailing slash is optional. Falls back to the `" + EnvBaseURL + "` environment variable; one of the two is required.",
+					"An absolute `https` URL, or `http` on a loopback host only (`127.x.x.x`, `[::1]` or `localhost`, as the sandbox uses); " +
+					"its host a host name or an IP address, with a port from 1 to 65535 if any; a trailing slash is optional. Falls back to the `" + EnvBaseURL + "` environment variable; one of the two is required.",
 				Optional:   true,
 				Validators: []validator.String{stringCheck("an absolute https URL, or http on a loopback host", validate.BaseURL)},
 			},
 			"api_key": schema.StringAttribute{
 				MarkdownDescription: "The service's API key, sent as the `Authorization` header exactly as given: " +
 					"if your key needs a scheme prefix, write it into the value (for example `\"Token abc123\"`). " +
+					"It must be sendable in a header as it is: no control character (such as the newline `file()` keeps at the end of a file) and no space at either end. " +
 					"Falls back to the `" + EnvAPIKey + "` environment variable; one of the two is required. Sensitive.",
-				Optional:  true,
-				Sensitive: true,
+				Optional:   true,
+				Sensitive:  true,
+				Validators: []validator.String{stringCheck(allowedAPIKey, validate.APIKey)},
 			},
 			"workspace_id": schema.StringAttribute{
 				MarkdownDescription: "The default workspace (a UUID) of every resource and data source that takes a `workspace_id`. " +
@@ -133,6 +138,12 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 	if cfg.BaseURL.IsNull() {
 		if err := validate.BaseURL(baseURL); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid Provider Setting", fmt.Sprintf("%s: %s.", EnvBaseURL, err))
+		}
+	}
+	if cfg.APIKey.IsNull() {
+		if err := validate.APIKey(apiKey); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("api_key"), "Invalid Provider Setting",
+				fmt.Sprintf("%s: %s. Allowed: %s.", EnvAPIKey, err, allowedAPIKey))
 		}
 	}
 	if cfg.WorkspaceID.IsNull() && workspaceID != "" {

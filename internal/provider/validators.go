@@ -30,6 +30,10 @@ func uuidValidator() stringCheckValidator {
 	return stringCheck("a UUID", validate.UUID)
 }
 
+func nameValidator() stringCheckValidator {
+	return stringCheck("a name that is not blank, without control characters", validate.Name)
+}
+
 func (v stringCheckValidator) Description(context.Context) string {
 	return "value must be " + v.allowed
 }
