@@ -144,9 +144,13 @@ func (d *connectorDataSource) Read(ctx context.Context, req datasource.ReadReque
 		}
 	}
 
+	id := types.StringValue(c.ID)
+	if sameID(m.ID.ValueString(), c.ID) {
+		id = m.ID // as configured: a UUID's letter case means nothing to the service
+	}
 	m = connectorDataSourceModel{
 		WorkspaceID:   types.StringValue(ws),
-		ID:            types.StringValue(c.ID),
+		ID:            id,
 		Name:          types.StringValue(c.Name),
 		URL:           types.StringValue(c.Configuration.URL),
 		AgentEmail:    types.StringValue(c.Configuration.AgentEmail),

@@ -85,7 +85,8 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"workspace_id": schema.StringAttribute{
-				MarkdownDescription: "The workspace (a UUID) that holds the connector. Defaults to the provider's `workspace_id`; one of the two is required. Changing it replaces the connector.",
+				MarkdownDescription: "The workspace (a UUID) that holds the connector. Defaults to the provider's `workspace_id`; one of the two is required. " +
+					"Changing it replaces the connector, and so does a value known only at apply; the same UUID in another letter case is no change.",
 				Optional:            true,
 				Computed:            true,
 				Validators:          []validator.String{uuidValidator()},
@@ -128,7 +129,7 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			},
 			"streams": schema.ListAttribute{
 				MarkdownDescription: connectorDescriptions["streams"] + " A list used as a set: its order does not matter to the service, " +
-					"and an order the service answers differently is not a change. At least one. Defaults to all 15.",
+					"and another order, in the configuration or in the service's answer, is not a change. At least one. Defaults to all 15.",
 				ElementType: types.StringType,
 				Optional:    true,
 				Computed:    true,
@@ -165,6 +166,61 @@ func (r *connectorResource) Configure(_ context.Context, req resource.ConfigureR
 
 func (r *connectorResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.data.planWorkspace(ctx, req, resp)
+	planStreams(ctx, req, resp)
+	keepUpdatedAt(ctx, req, resp)
+}
+
+// keepUpdatedAt plans the state's updated_at when nothing else changes. The
+// framework plans it unknown as soon as the configuration differs from the
+// state, before ModifyPlan finds the difference meaningless (a workspace in
+// another case, streams in another order).
+func keepUpdatedAt(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
+		return
+	}
+	var prior types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("updated_at"), &prior)...)
+	trial := resp.Plan
+	resp.Diagnostics.Append(trial.SetAttribute(ctx, path.Root("updated_at"), prior)...)
+	// token_wo is never in the state; the framework drops it from the plan.
+	resp.Diagnostics.Append(trial.SetAttribute(ctx, path.Root("token_wo"), types.StringNull())...)
+	if !resp.Diagnostics.HasError() && trial.Raw.Equal(req.State.Raw) {
+		resp.Plan = trial
+	}
+}
+
+// planStreams keeps the state's streams when the configuration lists the
+// same names in another order: the order means nothing to the service, so
+// a reorder, in the configuration or in the service's answer, is no change.
+// (Terraform accepts a planned value equal to the prior state in place of
+// the configuration's.)
+func planStreams(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	var planned, prior types.List
+	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("streams"), &planned)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("streams"), &prior)...)
+	if resp.Diagnostics.HasError() || !knownStrings(planned) || !knownStrings(prior) || planned.Equal(prior) {
+		return
+	}
+	if a, b := listStrings(planned), listStrings(prior); len(a) == len(b) && sameElements(a, b) {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("streams"), prior)...)
+	}
+}
+
+// knownStrings tells whether a list and each of its elements are known and
+// not null.
+func knownStrings(l types.List) bool {
+	if l.IsNull() || l.IsUnknown() {
+		return false
+	}
+	for _, e := range l.Elements() {
+		if e.IsNull() || e.IsUnknown() {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *connectorResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -312,10 +368,15 @@ func (r *connectorResource) ImportState(ctx context.Context, req resource.Import
 		return
 	}
 	if ws == "" {
-		ws = r.data.workspace(types.StringNull(), &resp.Diagnostics)
-		if resp.Diagnostics.HasError() {
+		if r.data == nil || r.data.workspaceID == "" {
+			// The resource's own workspace_id is not known at import.
+			resp.Diagnostics.AddError("Missing Workspace", fmt.Sprintf(
+				"The import ID %q names no workspace, and the provider has no workspace_id. "+
+					"Import by <workspace_id>/<connector_id> instead, such as 00000000-0000-4000-8000-000000000001/%s, "+
+					"or set workspace_id in the provider configuration or the %s environment variable.", req.ID, id, EnvWorkspaceID))
 			return
 		}
+		ws = r.data.workspaceID
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("workspace_id"), ws)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)

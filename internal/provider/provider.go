@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -92,7 +93,7 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 				Validators: []validator.String{stringCheck(allowedAPIKey, validate.APIKey)},
 			},
 			"workspace_id": schema.StringAttribute{
-				MarkdownDescription: "The default workspace (a UUID) of every resource and data source that takes a `workspace_id`. " +
+				MarkdownDescription: "The default workspace (a UUID, in any letter case: the same UUID in another case is no change) of every resource and data source that takes a `workspace_id`. " +
 					"Falls back to the `" + EnvWorkspaceID + "` environment variable. Optional: without it, each resource and data source must set its own.",
 				Optional:   true,
 				Validators: []validator.String{uuidValidator()},
@@ -244,7 +245,12 @@ func (d *providerData) readConfig(ctx context.Context, req datasource.ReadReques
 
 // planWorkspace plans a resource's workspace_id: the configured one, else
 // the provider's, known at plan time. A different workspace than the state's
-// replaces the resource. Unconfigured provider data (d nil) leaves it unknown.
+// replaces the resource, and so does one known only at apply, as
+// RequiresReplace plans it: Terraform refuses an apply whose update turned
+// into a replacement. The same workspace in another letter case (a UUID's
+// case means nothing to the service) keeps the state's value, so that no
+// plan shows a difference of case alone. Unconfigured provider data (d nil)
+// leaves it unknown.
 func (d *providerData) planWorkspace(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || d == nil {
 		return
@@ -259,17 +265,22 @@ func (d *providerData) planWorkspace(ctx context.Context, req resource.ModifyPla
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("workspace_id"), planned)...)
 	}
-	if req.State.Raw.IsNull() || planned.IsUnknown() {
-		return
+	if !req.State.Raw.IsNull() {
+		var prior types.String
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("workspace_id"), &prior)...)
+		switch {
+		case !planned.IsUnknown() && sameID(prior.ValueString(), planned.ValueString()):
+			planned = prior
+		default:
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("workspace_id"))
+		}
 	}
-	var prior types.String
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("workspace_id"), &prior)...)
-	if !prior.Equal(planned) {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("workspace_id"))
-	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("workspace_id"), planned)...)
 }
+
+// sameID tells whether two UUIDs are the same, in any letter case.
+func sameID(a, b string) bool { return strings.EqualFold(a, b) }
 
 // configuredData turns the ProviderData a resource or data source receives
 // into the provider's data; nil when the provider is not configured yet.
