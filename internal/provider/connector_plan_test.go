@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -299,4 +301,22 @@ func TestAccConnector_importBareIDWithoutWorkspace(t *testing.T) {
 				"Import by <workspace_id>/<connector_id> instead", "00000000-0000-4000-8000-000000000001/"+made.ID),
 		}},
 	})
+}
+
+// TestWholeNumbersStayNumbers: max_retries and token_wo_version are Number
+// attributes, so that a value such as 1.5 reaches their validator; to
+// Terraform they are the number they always were, so no state or
+// configuration changes.
+func TestWholeNumbersStayNumbers(t *testing.T) {
+	resp := providerSchemas(t)
+	for where, b := range map[string]*tfprotov6.SchemaBlock{
+		"provider":  resp.Provider.Block,
+		"connector": resp.ResourceSchemas["dataintegration_customer_service_connector"].Block,
+	} {
+		for _, a := range b.Attributes {
+			if (a.Name == "max_retries" || a.Name == "token_wo_version") && !a.Type.Is(tftypes.Number) {
+				t.Errorf("%s: %s is a %s, want a number", where, a.Name, a.Type)
+			}
+		}
+	}
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/numbervalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -49,7 +50,7 @@ type connectorResourceModel struct {
 	AgentEmail     types.String `tfsdk:"agent_email"`
 	Token          types.String `tfsdk:"token"`
 	TokenWO        types.String `tfsdk:"token_wo"`
-	TokenWOVersion types.Int64  `tfsdk:"token_wo_version"`
+	TokenWOVersion types.Number `tfsdk:"token_wo_version"`
 	Streams        types.List   `tfsdk:"streams"`
 	ConnectorName  types.String `tfsdk:"connector_name"`
 	CreatedAt      types.String `tfsdk:"created_at"`
@@ -87,9 +88,9 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"workspace_id": schema.StringAttribute{
 				MarkdownDescription: "The workspace (a UUID) that holds the connector. Defaults to the provider's `workspace_id`; one of the two is required. " +
 					"Changing it replaces the connector, and so does a value known only at apply; the same UUID in another letter case is no change.",
-				Optional:            true,
-				Computed:            true,
-				Validators:          []validator.String{uuidValidator()},
+				Optional:   true,
+				Computed:   true,
+				Validators: []validator.String{uuidValidator()},
 			},
 			"name": schema.StringAttribute{
 				MarkdownDescription: connectorDescriptions["name"],
@@ -122,10 +123,14 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				Sensitive:  true,
 				Validators: []validator.String{stringCheck("a token that is not empty", validate.Token)},
 			},
-			"token_wo_version": schema.Int64Attribute{
-				MarkdownDescription: "A number to change whenever `token_wo` holds a new token: a change sends `token_wo` to the service. Only with `token_wo`.",
+			// A Number, not an Int64: see wholeNumberValidator.
+			"token_wo_version": schema.NumberAttribute{
+				MarkdownDescription: "A whole number to change whenever `token_wo` holds a new token: a change sends `token_wo` to the service. Only with `token_wo`.",
 				Optional:            true,
-				Validators:          []validator.Int64{int64validator.AlsoRequires(path.MatchRoot("token_wo"))},
+				Validators: []validator.Number{
+					numbervalidator.AlsoRequires(path.MatchRoot("token_wo")),
+					wholeNumberValidator{lo: math.MinInt64, hi: math.MaxInt64},
+				},
 			},
 			"streams": schema.ListAttribute{
 				MarkdownDescription: connectorDescriptions["streams"] + " A list used as a set: its order does not matter to the service, " +

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -52,7 +51,7 @@ type providerModel struct {
 	BaseURL        types.String `tfsdk:"base_url"`
 	APIKey         types.String `tfsdk:"api_key"`
 	WorkspaceID    types.String `tfsdk:"workspace_id"`
-	MaxRetries     types.Int64  `tfsdk:"max_retries"`
+	MaxRetries     types.Number `tfsdk:"max_retries"`
 	RequestTimeout types.String `tfsdk:"request_timeout"`
 }
 
@@ -98,11 +97,12 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 				Optional:   true,
 				Validators: []validator.String{uuidValidator()},
 			},
-			"max_retries": schema.Int64Attribute{
+			// A Number, not an Int64: see wholeNumberValidator.
+			"max_retries": schema.NumberAttribute{
 				MarkdownDescription: "How many times a request is retried after a rate limit, an unavailable service, a server error or a connection error, " +
-					"with exponential backoff and the service's `Retry-After`. From 0 to 10; defaults to `4`.",
+					"with exponential backoff and the service's `Retry-After`. A whole number from 0 to 10; defaults to `4`.",
 				Optional:   true,
-				Validators: []validator.Int64{int64validator.Between(0, 10)},
+				Validators: []validator.Number{wholeNumberValidator{lo: 0, hi: 10}},
 			},
 			"request_timeout": schema.StringAttribute{
 				MarkdownDescription: "How long one request may take, as a duration such as `\"30s\"` or `\"2m\"`. Defaults to `\"" + client.DefaultRequestTimeout.String() + "\"`.",
@@ -161,7 +161,7 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 
 	maxRetries := client.DefaultMaxRetries
 	if !cfg.MaxRetries.IsNull() {
-		maxRetries = int(cfg.MaxRetries.ValueInt64())
+		maxRetries = int(wholeNumber(cfg.MaxRetries))
 	}
 	var timeout time.Duration // zero: the client's default
 	if !cfg.RequestTimeout.IsNull() {

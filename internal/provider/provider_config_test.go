@@ -33,6 +33,7 @@ func TestAccProvider_badSettings(t *testing.T) {
 		{"timeout not a duration", `request_timeout = "soon"`, []string{"request_timeout", `"soon" is not a duration`}},
 		{"timeout not positive", `request_timeout = "0s"`, []string{"request_timeout", "must be positive"}},
 		{"too many retries", `max_retries = 11`, []string{"max_retries", "between 0 and 10"}},
+		{"retries not whole", `max_retries = 1.5`, []string{"Invalid Attribute Value", "max_retries: 1.5 is not a whole number", "Allowed: a whole number from 0 to 10"}},
 		{"negative retries", `max_retries = -1`, []string{"max_retries", "between 0 and 10"}},
 	}
 	for _, c := range cases {

@@ -1,6 +1,8 @@
 package validate
 
 import (
+	"math"
+	"math/big"
 	"net"
 	"net/mail"
 	"net/url"
@@ -207,6 +209,21 @@ func FuzzStreams(f *testing.F) {
 		}
 		if err != nil && len(err.Error()) > 400 {
 			t.Fatalf("a message of %d bytes for %q", len(err.Error()), s)
+		}
+	})
+}
+
+func FuzzWholeNumber(f *testing.F) {
+	for _, x := range []float64{0, 4, 10, 1.5, -1, 11, 1e30, -0.5, math.MaxInt64} {
+		f.Add(x)
+	}
+	f.Fuzz(func(t *testing.T, x float64) {
+		if math.IsNaN(x) {
+			return // not a Terraform number
+		}
+		err := WholeNumber(big.NewFloat(x), 0, 10)
+		if valid := x == math.Trunc(x) && x >= 0 && x <= 10; (err == nil) != valid {
+			t.Fatalf("WholeNumber(%v) = %v, want valid: %v", x, err, valid)
 		}
 	})
 }

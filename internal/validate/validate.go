@@ -6,6 +6,7 @@ package validate
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"net"
 	"net/mail"
 	"net/url"
@@ -232,6 +233,20 @@ func APIKey(s string) error {
 func Token(s string) error {
 	if strings.TrimSpace(s) == "" {
 		return errors.New("the token is empty")
+	}
+	return nil
+}
+
+// WholeNumber accepts a whole number from lo to hi. Terraform numbers are
+// arbitrary-precision decimals: 1.5 or 1e30 reach the provider as they are.
+func WholeNumber(f *big.Float, lo, hi int64) error {
+	switch {
+	case f == nil || f.IsInf():
+		return errors.New("the value is not a number")
+	case !f.IsInt():
+		return fmt.Errorf("%s is not a whole number", f.Text('g', 10))
+	case f.Cmp(new(big.Float).SetInt64(lo)) < 0 || f.Cmp(new(big.Float).SetInt64(hi)) > 0:
+		return fmt.Errorf("%s is not between %d and %d", f.Text('g', 20), lo, hi)
 	}
 	return nil
 }

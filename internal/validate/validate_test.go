@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"math/big"
 	"strings"
 	"testing"
 )
@@ -229,6 +230,27 @@ func TestToken(t *testing.T) {
 	for _, bad := range []string{"", " ", "\t\n"} {
 		if err := Token(bad); err == nil {
 			t.Errorf("%q: accepted", bad)
+		}
+	}
+}
+
+func TestWholeNumber(t *testing.T) {
+	for _, ok := range []string{"0", "4", "10", "1e1", "10.0"} {
+		f, _, _ := big.ParseFloat(ok, 10, 512, big.ToNearestEven)
+		if err := WholeNumber(f, 0, 10); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"1.5", "1.5 is not a whole number"},
+		{"0.000001", "is not a whole number"},
+		{"-1", "-1 is not between 0 and 10"},
+		{"11", "11 is not between 0 and 10"},
+		{"1e30", "is not between 0 and 10"},
+	} {
+		f, _, _ := big.ParseFloat(c.in, 10, 512, big.ToNearestEven)
+		if err := WholeNumber(f, 0, 10); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.in, err, c.want)
 		}
 	}
 }
