@@ -320,3 +320,26 @@ func TestWholeNumbersStayNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestAccConnector_tokenLeftOut: a connector that exists may leave both
+// token attributes out; the service keeps its token, and no token is sent.
+func TestAccConnector_tokenLeftOut(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	args := newConnectorArgs(testName("no token"))
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.connectorsGone(t),
+		Steps: []resource.TestStep{
+			{Config: e.providerConfig() + args.hcl(), Check: e.expectStored(t, storedToken("platform-token-1", 1))},
+			{
+				Config: e.providerConfig() + args.with("token", "").hcl(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("token"), knownvalue.Null())},
+				Check:             e.expectStored(t, storedToken("platform-token-1", 1)),
+			},
+		},
+	})
+}

@@ -74,7 +74,8 @@ func (r *connectorResource) Metadata(_ context.Context, req resource.MetadataReq
 }
 
 func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	tokenRule := "Exactly one of `token` and `token_wo` is required; it may not be empty."
+	tokenRule := "At most one of `token` and `token_wo`, not empty; one is required to create a connector. " +
+		"Leaving both out of an existing (imported) connector leaves the service's token as it is."
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The configuration of a customer-service connector: the platform account it reads, the token it reads with, and the streams it loads. " +
 			"Creating one also makes the service create the connector's job, named after the connector (find it with `dataintegration_jobs` and `data_source`). " +
@@ -161,7 +162,9 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 
 func (r *connectorResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{
-		resourcevalidator.ExactlyOneOf(path.MatchRoot("token"), path.MatchRoot("token_wo")),
+		// Both may be left out of an imported connector (see planToken), as
+		// -generate-config-out writes it.
+		resourcevalidator.Conflicting(path.MatchRoot("token"), path.MatchRoot("token_wo")),
 	}
 }
 
@@ -171,8 +174,26 @@ func (r *connectorResource) Configure(_ context.Context, req resource.ConfigureR
 
 func (r *connectorResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.data.planWorkspace(ctx, req, resp)
+	planToken(ctx, req, resp)
 	planStreams(ctx, req, resp)
 	keepUpdatedAt(ctx, req, resp)
+}
+
+// planToken requires a token to create a connector. An existing one may do
+// without: once imported, the service holds a token, which stays as it is
+// until the configuration gives one.
+func planToken(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	var token, wo types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("token"), &token)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("token_wo"), &wo)...)
+	if !resp.Diagnostics.HasError() && token.IsNull() && wo.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("token"), "Missing Token",
+			"A new connector needs the platform's token: set token, or token_wo with token_wo_version. "+
+				"Only a connector that already exists (imported) may leave both out.")
+	}
 }
 
 // keepUpdatedAt plans the state's updated_at when nothing else changes. The
@@ -328,13 +349,16 @@ func (r *connectorResource) Update(ctx context.Context, req resource.UpdateReque
 		u.Streams = listStrings(plan.Streams)
 	}
 	// The token is sent only when it changed: a new token, or a new
-	// token_wo_version for token_wo.
+	// token_wo_version for token_wo. None in the configuration leaves the
+	// service's token as it is.
 	if !plan.Token.Equal(state.Token) || !plan.TokenWOVersion.Equal(state.TokenWOVersion) {
 		token := r.token(ctx, plan, req.Config, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		u.Token = &token
+		if token != "" {
+			u.Token = &token
+		}
 	}
 
 	ws := state.WorkspaceID.ValueString()
