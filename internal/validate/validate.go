@@ -111,7 +111,7 @@ func HostName(h string) error {
 			return fmt.Errorf("the host name %q has a label that begins or ends with a hyphen", shown)
 		}
 		for _, r := range l {
-			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+			if !isLDH(r) {
 				return fmt.Errorf("the host name %q may hold only ASCII letters, digits, hyphens and dots (write an international name in its xn-- form)", shown)
 			}
 		}
@@ -171,6 +171,12 @@ func AccountURL(s string) error {
 		return fmt.Errorf("%q: %w", s, err)
 	}
 	return nil
+}
+
+// isLDH tells whether r may be in a host name's label: an ASCII letter, a
+// digit or a hyphen.
+func isLDH(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-'
 }
 
 // Email accepts a bare e-mail address such as agent@example.com: no display
