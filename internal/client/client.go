@@ -119,7 +119,8 @@ func orDefault[T comparable](v, def T) T {
 type Error struct {
 	// Operation names what was attempted, such as "list jobs".
 	Operation string
-	// Method and Path identify the request (the path holds no secret).
+	// Method and Path identify the request: Path is the whole path asked,
+	// the base URL's included (it holds no secret).
 	Method, Path string
 	// StatusCode is the HTTP status, or 0 when no answer came.
 	StatusCode int
@@ -174,6 +175,11 @@ func StatusCode(err error) int {
 // IsNotFound tells whether err is the service answering 404.
 func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound }
 
+// fullPath is the path a request is sent to: the base URL's path, such as
+// "/api/v1/", then the request's own, so that a message names what was
+// really asked.
+func (c *Client) fullPath(p string) string { return c.base.Path + p }
+
 // request is one call to the service.
 type request struct {
 	op     string
@@ -197,11 +203,11 @@ func (c *Client) do(ctx context.Context, r request) error {
 	if r.body != nil {
 		var err error
 		if payload, err = json.Marshal(r.body); err != nil {
-			return &Error{Operation: r.op, Method: r.method, Path: r.path, Err: err}
+			return &Error{Operation: r.op, Method: r.method, Path: c.fullPath(r.path), Err: err}
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return &Error{Operation: r.op, Method: r.method, Path: "/" + r.path, Err: err}
+		return &Error{Operation: r.op, Method: r.method, Path: c.fullPath(r.path), Err: err}
 	}
 	for attempt := 0; ; attempt++ {
 		retryAfter, retryable, err := c.attempt(ctx, &r, payload, attempt)
@@ -241,7 +247,7 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	var connected atomic.Bool
 	fail := func(status int, msg string, err error) *Error {
 		return &Error{
-			Operation: r.op, Method: r.method, Path: "/" + r.path, StatusCode: status, Message: msg, Err: err,
+			Operation: r.op, Method: r.method, Path: c.fullPath(r.path), StatusCode: status, Message: msg, Err: err,
 			Sent: status != 0 || connected.Load(),
 		}
 	}
@@ -323,7 +329,7 @@ func (c *Client) logAttempt(ctx context.Context, r *request, n, status int, d ti
 	c.log(ctx, "API request", map[string]any{
 		"operation":   r.op,
 		"method":      r.method,
-		"path":        "/" + r.path,
+		"path":        c.fullPath(r.path),
 		"status":      status,
 		"attempt":     n + 1,
 		"duration_ms": d.Milliseconds(),

@@ -88,6 +88,31 @@ func TestHeadersAndBaseURL(t *testing.T) {
 	}
 }
 
+// TestErrorNamesTheWholePath: with a base URL that has a path, an error
+// names the path that was really asked, the base's included.
+func TestErrorNamesTheWholePath(t *testing.T) {
+	for _, suffix := range []string{"", "/api/v1", "/api/v1/"} {
+		var rec recorder
+		ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+			if r.URL.Query().Get("page") != "" {
+				writePage(w, 1, "a") // a next page that does not move forward
+				return
+			}
+			http.Error(w, `{"detail": "no such connector"}`, http.StatusNotFound)
+		})
+		c := newTestClient(t, ts.URL+suffix)
+		base := strings.TrimSuffix(suffix, "/")
+		var e *Error
+		_, err := c.GetConnector(context.Background(), testWS, "c1")
+		if !errors.As(err, &e) || e.Path != base+"/developers/workspaces/"+testWS+"/connectors/c1/" {
+			t.Errorf("base %q: %#v", suffix, err)
+		}
+		if _, err = c.ListJobs(context.Background(), testWS, JobFilter{}); !errors.As(err, &e) || e.Path != base+"/developers/workspaces/"+testWS+"/jobs/" {
+			t.Errorf("base %q: %#v", suffix, err)
+		}
+	}
+}
+
 func TestListFollowsNextPage(t *testing.T) {
 	var rec recorder
 	ts := rec.server(t, func(n int, w http.ResponseWriter, r *http.Request) {

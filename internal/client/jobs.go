@@ -132,7 +132,7 @@ func pageAt[T any](ctx context.Context, c *Client, op, path string, q url.Values
 	default:
 		return p.Results, int(next), nil
 	}
-	return nil, 0, &Error{Operation: op, Method: http.MethodGet, Path: "/" + path, StatusCode: http.StatusOK, Err: err}
+	return nil, 0, &Error{Operation: op, Method: http.MethodGet, Path: c.fullPath(path), StatusCode: http.StatusOK, Err: err}
 }
 
 // DecodePage reads one list answer as the client does: as it streams in,

@@ -61,8 +61,9 @@ func (d *connectorDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 			"name": schema.StringAttribute{
 				MarkdownDescription: "The connector's exact name. Exactly one of `id` and `name` is required; " +
 					"the lookup fails when no customer-service connector or more than one has this name.",
-				Optional: true,
-				Computed: true,
+				Optional:   true,
+				Computed:   true,
+				Validators: []validator.String{nameValidator()},
 			},
 			"url":         computed("url"),
 			"agent_email": computed("agent_email"),
@@ -143,9 +144,13 @@ func (d *connectorDataSource) Read(ctx context.Context, req datasource.ReadReque
 		}
 	}
 
+	id := types.StringValue(c.ID)
+	if sameID(m.ID.ValueString(), c.ID) {
+		id = m.ID // as configured: a UUID's letter case means nothing to the service
+	}
 	m = connectorDataSourceModel{
 		WorkspaceID:   types.StringValue(ws),
-		ID:            types.StringValue(c.ID),
+		ID:            id,
 		Name:          types.StringValue(c.Name),
 		URL:           types.StringValue(c.Configuration.URL),
 		AgentEmail:    types.StringValue(c.Configuration.AgentEmail),

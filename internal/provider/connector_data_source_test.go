@@ -87,6 +87,10 @@ func TestAccConnectorDataSource_failures(t *testing.T) {
 				Config:      ds(`id = "support-desk"`),
 				ExpectError: phrases("Invalid Attribute Value", `"support-desk" is not a UUID`),
 			},
+			{
+				Config:      ds(`name = "  "`),
+				ExpectError: phrases("Invalid Attribute Value", "name: the name is blank"),
+			},
 		},
 	})
 }

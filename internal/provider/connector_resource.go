@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/numbervalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -50,7 +51,7 @@ type connectorResourceModel struct {
 	AgentEmail     types.String `tfsdk:"agent_email"`
 	Token          types.String `tfsdk:"token"`
 	TokenWO        types.String `tfsdk:"token_wo"`
-	TokenWOVersion types.Int64  `tfsdk:"token_wo_version"`
+	TokenWOVersion types.Number `tfsdk:"token_wo_version"`
 	Streams        types.List   `tfsdk:"streams"`
 	ConnectorName  types.String `tfsdk:"connector_name"`
 	CreatedAt      types.String `tfsdk:"created_at"`
@@ -60,9 +61,9 @@ type connectorResourceModel struct {
 // connectorDescriptions describe what the resource and its data source share.
 var connectorDescriptions = map[string]string{
 	"id":             "The connector's ID (a UUID), given by the service.",
-	"name":           "The connector's name, 1 to 255 characters. The service names the connector's job after it.",
-	"url":            "The base address of the account on the customer-service platform, `https://<account_host>`: an absolute `https` URL of a host (a port is allowed), with no path beyond `/`, no query, no fragment and no user information.",
-	"agent_email":    "The e-mail address of the platform's agent whom the token belongs to, such as `agent@example.com`.",
+	"name":           "The connector's name, 1 to 255 characters, not blank, without control characters (such as a newline or a tab). The service names the connector's job after it.",
+	"url":            "The base address of the account on the customer-service platform, `https://<account_host>`: an absolute `https` URL of a host name or an IP address (a port from 1 to 65535 is allowed), with no path beyond `/`, no query, no fragment and no user information.",
+	"agent_email":    "The e-mail address of the platform's agent whom the token belongs to, such as `agent@example.com`: a bare address, at most 254 characters, with at most 64 before the `@` and a domain with a dot after it.",
 	"streams":        "The streams the connector loads, each at most once, among `" + strings.Join(client.CustomerServiceStreams, "`, `") + "`.",
 	"connector_name": "The kind of connector, as the service names it: always `" + client.ConnectorKindCustomerService + "`.",
 	"created_at":     "When the connector was created, as the service gives it (ISO 8601 with milliseconds, UTC).",
@@ -74,7 +75,8 @@ func (r *connectorResource) Metadata(_ context.Context, req resource.MetadataReq
 }
 
 func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	tokenRule := "Exactly one of `token` and `token_wo` is required; it may not be empty."
+	tokenRule := "At most one of `token` and `token_wo`, not empty; one is required to create a connector. " +
+		"Leaving both out of an existing (imported) connector leaves the service's token as it is."
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The configuration of a customer-service connector: the platform account it reads, the token it reads with, and the streams it loads. " +
 			"Creating one also makes the service create the connector's job, named after the connector (find it with `dataintegration_jobs` and `data_source`). " +
@@ -86,15 +88,16 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"workspace_id": schema.StringAttribute{
-				MarkdownDescription: "The workspace (a UUID) that holds the connector. Defaults to the provider's `workspace_id`; one of the two is required. Changing it replaces the connector.",
-				Optional:            true,
-				Computed:            true,
-				Validators:          []validator.String{uuidValidator()},
+				MarkdownDescription: "The workspace (a UUID) that holds the connector. Defaults to the provider's `workspace_id`; one of the two is required. " +
+					"Changing it replaces the connector, and so does a value known only at apply; the same UUID in another letter case is no change.",
+				Optional:   true,
+				Computed:   true,
+				Validators: []validator.String{uuidValidator()},
 			},
 			"name": schema.StringAttribute{
 				MarkdownDescription: connectorDescriptions["name"],
 				Required:            true,
-				Validators:          []validator.String{stringvalidator.UTF8LengthBetween(1, 255)},
+				Validators:          []validator.String{stringvalidator.UTF8LengthBetween(1, 255), nameValidator()},
 			},
 			"url": schema.StringAttribute{
 				MarkdownDescription: connectorDescriptions["url"],
@@ -122,14 +125,18 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				Sensitive:  true,
 				Validators: []validator.String{stringCheck("a token that is not empty", validate.Token)},
 			},
-			"token_wo_version": schema.Int64Attribute{
-				MarkdownDescription: "A number to change whenever `token_wo` holds a new token: a change sends `token_wo` to the service. Only with `token_wo`.",
+			// A Number, not an Int64: see wholeNumberValidator.
+			"token_wo_version": schema.NumberAttribute{
+				MarkdownDescription: "A whole number to change whenever `token_wo` holds a new token: a change sends `token_wo` to the service. Only with `token_wo`.",
 				Optional:            true,
-				Validators:          []validator.Int64{int64validator.AlsoRequires(path.MatchRoot("token_wo"))},
+				Validators: []validator.Number{
+					numbervalidator.AlsoRequires(path.MatchRoot("token_wo")),
+					wholeNumberValidator{lo: math.MinInt64, hi: math.MaxInt64},
+				},
 			},
 			"streams": schema.ListAttribute{
 				MarkdownDescription: connectorDescriptions["streams"] + " A list used as a set: its order does not matter to the service, " +
-					"and an order the service answers differently is not a change. At least one. Defaults to all 15.",
+					"and another order, in the configuration or in the service's answer, is not a change. At least one. Defaults to all 15.",
 				ElementType: types.StringType,
 				Optional:    true,
 				Computed:    true,
@@ -156,7 +163,9 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 
 func (r *connectorResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{
-		resourcevalidator.ExactlyOneOf(path.MatchRoot("token"), path.MatchRoot("token_wo")),
+		// Both may be left out of an imported connector (see planToken), as
+		// -generate-config-out writes it.
+		resourcevalidator.Conflicting(path.MatchRoot("token"), path.MatchRoot("token_wo")),
 	}
 }
 
@@ -183,6 +192,79 @@ func (r *connectorResource) Configure(_ context.Context, req resource.ConfigureR
 
 func (r *connectorResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.data.planWorkspace(ctx, req, resp)
+	planToken(ctx, req, resp)
+	planStreams(ctx, req, resp)
+	keepUpdatedAt(ctx, req, resp)
+}
+
+// planToken requires a token to create a connector. An existing one may do
+// without: once imported, the service holds a token, which stays as it is
+// until the configuration gives one.
+func planToken(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	var token, wo types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("token"), &token)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("token_wo"), &wo)...)
+	if !resp.Diagnostics.HasError() && token.IsNull() && wo.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("token"), "Missing Token",
+			"A new connector needs the platform's token: set token, or token_wo with token_wo_version. "+
+				"Only a connector that already exists (imported) may leave both out.")
+	}
+}
+
+// keepUpdatedAt plans the state's updated_at when nothing else changes. The
+// framework plans it unknown as soon as the configuration differs from the
+// state, before ModifyPlan finds the difference meaningless (a workspace in
+// another case, streams in another order).
+func keepUpdatedAt(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
+		return
+	}
+	var prior types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("updated_at"), &prior)...)
+	trial := resp.Plan
+	resp.Diagnostics.Append(trial.SetAttribute(ctx, path.Root("updated_at"), prior)...)
+	// token_wo is never in the state; the framework drops it from the plan.
+	resp.Diagnostics.Append(trial.SetAttribute(ctx, path.Root("token_wo"), types.StringNull())...)
+	if !resp.Diagnostics.HasError() && trial.Raw.Equal(req.State.Raw) {
+		resp.Plan = trial
+	}
+}
+
+// planStreams keeps the state's streams when the configuration lists the
+// same names in another order: the order means nothing to the service, so
+// a reorder, in the configuration or in the service's answer, is no change.
+// (Terraform accepts a planned value equal to the prior state in place of
+// the configuration's.)
+func planStreams(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	var planned, prior types.List
+	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("streams"), &planned)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("streams"), &prior)...)
+	if resp.Diagnostics.HasError() || !knownStrings(planned) || !knownStrings(prior) || planned.Equal(prior) {
+		return
+	}
+	if a, b := listStrings(planned), listStrings(prior); len(a) == len(b) && sameElements(a, b) {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("streams"), prior)...)
+	}
+}
+
+// knownStrings tells whether a list and each of its elements are known and
+// not null.
+func knownStrings(l types.List) bool {
+	if l.IsNull() || l.IsUnknown() {
+		return false
+	}
+	for _, e := range l.Elements() {
+		if e.IsNull() || e.IsUnknown() {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *connectorResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -285,13 +367,16 @@ func (r *connectorResource) Update(ctx context.Context, req resource.UpdateReque
 		u.Streams = listStrings(plan.Streams)
 	}
 	// The token is sent only when it changed: a new token, or a new
-	// token_wo_version for token_wo.
+	// token_wo_version for token_wo. None in the configuration leaves the
+	// service's token as it is.
 	if !plan.Token.Equal(state.Token) || !plan.TokenWOVersion.Equal(state.TokenWOVersion) {
 		token := r.token(ctx, plan, req.Config, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		u.Token = &token
+		if token != "" {
+			u.Token = &token
+		}
 	}
 
 	ws := state.WorkspaceID.ValueString()
@@ -330,10 +415,15 @@ func (r *connectorResource) ImportState(ctx context.Context, req resource.Import
 		return
 	}
 	if ws == "" {
-		ws = r.data.workspace(types.StringNull(), &resp.Diagnostics)
-		if resp.Diagnostics.HasError() {
+		if r.data == nil || r.data.workspaceID == "" {
+			// The resource's own workspace_id is not known at import.
+			resp.Diagnostics.AddError("Missing Workspace", fmt.Sprintf(
+				"The import ID %q names no workspace, and the provider has no workspace_id. "+
+					"Import by <workspace_id>/<connector_id> instead, such as 00000000-0000-4000-8000-000000000001/%s, "+
+					"or set workspace_id in the provider configuration or the %s environment variable.", req.ID, id, EnvWorkspaceID))
 			return
 		}
+		ws = r.data.workspaceID
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("workspace_id"), ws)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)

@@ -34,7 +34,7 @@ func connectorState(ws, id string) connectorResourceModel {
 	return connectorResourceModel{
 		ID: types.StringValue(id), WorkspaceID: types.StringValue(ws), Name: types.StringValue("desk"),
 		URL: types.StringValue("https://acme.example.com"), AgentEmail: types.StringValue("agent@acme.com"),
-		Token: types.StringValue("platform-token-1"), TokenWO: types.StringNull(), TokenWOVersion: types.Int64Null(),
+		Token: types.StringValue("platform-token-1"), TokenWO: types.StringNull(), TokenWOVersion: types.NumberNull(),
 		Streams: stringList([]string{"chats"}), ConnectorName: types.StringValue("customer_service"),
 		CreatedAt: types.StringValue("2026-11-21T09:30:00.123Z"), UpdatedAt: types.StringValue("2026-11-21T09:30:00.123Z"),
 	}

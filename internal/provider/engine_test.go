@@ -25,7 +25,8 @@ type capability struct {
 }
 
 var (
-	capWriteOnly = capability{name: "write-only attributes", terraform: "1.11.0", tofu: "1.11.0"}
+	capImportBlocks = capability{name: "import blocks and `plan -generate-config-out`", terraform: "1.5.0", tofu: "1.6.0"}
+	capWriteOnly    = capability{name: "write-only attributes", terraform: "1.11.0", tofu: "1.11.0"}
 	capIdentity  = capability{name: "resource identity", terraform: "1.12.0", tofu: "1.12.0"}
 	// OpenTofu has neither actions (its issue 3309) nor list resources and
 	// `query` (its issue 3787) in any release.
@@ -338,22 +339,24 @@ func TestEngineCapabilities(t *testing.T) {
 		version string // first line of `version`
 		want    []capability
 	}{
-		{"Terraform v1.5.7\non linux_amd64", nil},
-		{"Terraform v1.10.5", nil},
-		{"Terraform v1.11.4", []capability{capWriteOnly}},
-		{"Terraform v1.12.0-rc1", []capability{capWriteOnly, capIdentity}},
-		{"Terraform v1.13.3", []capability{capWriteOnly, capIdentity}},
-		{"Terraform v1.14.0", []capability{capWriteOnly, capIdentity, capActions, capListResources}},
-		{"Terraform v1.16.4\non linux_amd64", []capability{capWriteOnly, capIdentity, capActions, capListResources}},
-		{"OpenTofu v1.10.6", nil},
-		{"OpenTofu v1.11.0", []capability{capWriteOnly}},
-		{"OpenTofu v1.12.6", []capability{capWriteOnly, capIdentity}},
-		{"OpenTofu v1.14.0", []capability{capWriteOnly, capIdentity}},
-		{"OpenTofu v2.0.0", []capability{capWriteOnly, capIdentity}},
+		{"Terraform v1.4.7", nil},
+		{"Terraform v1.5.7\non linux_amd64", []capability{capImportBlocks}},
+		{"Terraform v1.10.5", []capability{capImportBlocks}},
+		{"Terraform v1.11.4", []capability{capImportBlocks, capWriteOnly}},
+		{"Terraform v1.12.0-rc1", []capability{capImportBlocks, capWriteOnly, capIdentity}},
+		{"Terraform v1.13.3", []capability{capImportBlocks, capWriteOnly, capIdentity}},
+		{"Terraform v1.14.0", []capability{capImportBlocks, capWriteOnly, capIdentity, capActions, capListResources}},
+		{"Terraform v1.16.4\non linux_amd64", []capability{capImportBlocks, capWriteOnly, capIdentity, capActions, capListResources}},
+		{"OpenTofu v1.6.0", []capability{capImportBlocks}},
+		{"OpenTofu v1.10.6", []capability{capImportBlocks}},
+		{"OpenTofu v1.11.0", []capability{capImportBlocks, capWriteOnly}},
+		{"OpenTofu v1.12.6", []capability{capImportBlocks, capWriteOnly, capIdentity}},
+		{"OpenTofu v1.14.0", []capability{capImportBlocks, capWriteOnly, capIdentity}},
+		{"OpenTofu v2.0.0", []capability{capImportBlocks, capWriteOnly, capIdentity}},
 		// OpenTofu writes a warning about a missing CLI configuration first.
-		{"\nWarning: Unable to open CLI configuration file\n\nOpenTofu v1.12.6\non linux_amd64", []capability{capWriteOnly, capIdentity}},
+		{"\nWarning: Unable to open CLI configuration file\n\nOpenTofu v1.12.6\non linux_amd64", []capability{capImportBlocks, capWriteOnly, capIdentity}},
 	}
-	all := []capability{capWriteOnly, capIdentity, capActions, capListResources}
+	all := []capability{capImportBlocks, capWriteOnly, capIdentity, capActions, capListResources}
 	for _, c := range cases {
 		info, err := parseEngineVersion(c.version)
 		if err != nil {

@@ -7,9 +7,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -33,6 +33,9 @@ const (
 
 var _ provider.Provider = (*dataIntegrationProvider)(nil)
 
+// allowedAPIKey says which API keys the provider accepts.
+const allowedAPIKey = "a key that a header can carry as it is: no control character, no space at either end"
+
 type dataIntegrationProvider struct {
 	version string
 }
@@ -48,7 +51,7 @@ type providerModel struct {
 	BaseURL        types.String `tfsdk:"base_url"`
 	APIKey         types.String `tfsdk:"api_key"`
 	WorkspaceID    types.String `tfsdk:"workspace_id"`
-	MaxRetries     types.Int64  `tfsdk:"max_retries"`
+	MaxRetries     types.Number `tfsdk:"max_retries"`
 	RequestTimeout types.String `tfsdk:"request_timeout"`
 }
 
@@ -74,29 +77,32 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 		Attributes: map[string]schema.Attribute{
 			"base_url": schema.StringAttribute{
 				MarkdownDescription: "The service's base address, such as `https://api.example.com`. " +
-					"An absolute `https` URL, or `http` on a loopback host only (`127.0.0.1`, `::1`, `localhost`, as the sandbox uses); " +
-					"a trailing slash is optional. Falls back to the `" + EnvBaseURL + "` environment variable; one of the two is required.",
+					"An absolute `https` URL, or `http` on a loopback host only (`127.x.x.x`, `[::1]` or `localhost`, as the sandbox uses); " +
+					"its host a host name or an IP address, with a port from 1 to 65535 if any; a trailing slash is optional. Falls back to the `" + EnvBaseURL + "` environment variable; one of the two is required.",
 				Optional:   true,
 				Validators: []validator.String{stringCheck("an absolute https URL, or http on a loopback host", validate.BaseURL)},
 			},
 			"api_key": schema.StringAttribute{
 				MarkdownDescription: "The service's API key, sent as the `Authorization` header exactly as given: " +
 					"if your key needs a scheme prefix, write it into the value (for example `\"Token abc123\"`). " +
+					"It must be sendable in a header as it is: no control character (such as the newline `file()` keeps at the end of a file) and no space at either end. " +
 					"Falls back to the `" + EnvAPIKey + "` environment variable; one of the two is required. Sensitive.",
-				Optional:  true,
-				Sensitive: true,
+				Optional:   true,
+				Sensitive:  true,
+				Validators: []validator.String{stringCheck(allowedAPIKey, validate.APIKey)},
 			},
 			"workspace_id": schema.StringAttribute{
-				MarkdownDescription: "The default workspace (a UUID) of every resource and data source that takes a `workspace_id`. " +
+				MarkdownDescription: "The default workspace (a UUID, in any letter case: the same UUID in another case is no change) of every resource and data source that takes a `workspace_id`. " +
 					"Falls back to the `" + EnvWorkspaceID + "` environment variable. Optional: without it, each resource and data source must set its own.",
 				Optional:   true,
 				Validators: []validator.String{uuidValidator()},
 			},
-			"max_retries": schema.Int64Attribute{
+			// A Number, not an Int64: see wholeNumberValidator.
+			"max_retries": schema.NumberAttribute{
 				MarkdownDescription: "How many times a request is retried after a rate limit, an unavailable service, a server error or a connection error, " +
-					"with exponential backoff and the service's `Retry-After`. From 0 to 10; defaults to `4`.",
+					"with exponential backoff and the service's `Retry-After`. A whole number from 0 to 10; defaults to `4`.",
 				Optional:   true,
-				Validators: []validator.Int64{int64validator.Between(0, 10)},
+				Validators: []validator.Number{wholeNumberValidator{lo: 0, hi: 10}},
 			},
 			"request_timeout": schema.StringAttribute{
 				MarkdownDescription: "How long one request may take, as a duration such as `\"30s\"` or `\"2m\"`. Defaults to `\"" + client.DefaultRequestTimeout.String() + "\"`.",
@@ -135,6 +141,12 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 			resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid Provider Setting", fmt.Sprintf("%s: %s.", EnvBaseURL, err))
 		}
 	}
+	if cfg.APIKey.IsNull() {
+		if err := validate.APIKey(apiKey); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("api_key"), "Invalid Provider Setting",
+				fmt.Sprintf("%s: %s. Allowed: %s.", EnvAPIKey, err, allowedAPIKey))
+		}
+	}
 	if cfg.WorkspaceID.IsNull() && workspaceID != "" {
 		if err := validate.UUID(workspaceID); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("workspace_id"), "Invalid Provider Setting", fmt.Sprintf("%s: %s.", EnvWorkspaceID, err))
@@ -149,7 +161,7 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 
 	maxRetries := client.DefaultMaxRetries
 	if !cfg.MaxRetries.IsNull() {
-		maxRetries = int(cfg.MaxRetries.ValueInt64())
+		maxRetries = int(wholeNumber(cfg.MaxRetries))
 	}
 	var timeout time.Duration // zero: the client's default
 	if !cfg.RequestTimeout.IsNull() {
@@ -233,7 +245,12 @@ func (d *providerData) readConfig(ctx context.Context, req datasource.ReadReques
 
 // planWorkspace plans a resource's workspace_id: the configured one, else
 // the provider's, known at plan time. A different workspace than the state's
-// replaces the resource. Unconfigured provider data (d nil) leaves it unknown.
+// replaces the resource, and so does one known only at apply, as
+// RequiresReplace plans it: Terraform refuses an apply whose update turned
+// into a replacement. The same workspace in another letter case (a UUID's
+// case means nothing to the service) keeps the state's value, so that no
+// plan shows a difference of case alone. Unconfigured provider data (d nil)
+// leaves it unknown.
 func (d *providerData) planWorkspace(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || d == nil {
 		return
@@ -248,17 +265,22 @@ func (d *providerData) planWorkspace(ctx context.Context, req resource.ModifyPla
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("workspace_id"), planned)...)
 	}
-	if req.State.Raw.IsNull() || planned.IsUnknown() {
-		return
+	if !req.State.Raw.IsNull() {
+		var prior types.String
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("workspace_id"), &prior)...)
+		switch {
+		case !planned.IsUnknown() && sameID(prior.ValueString(), planned.ValueString()):
+			planned = prior
+		default:
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("workspace_id"))
+		}
 	}
-	var prior types.String
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("workspace_id"), &prior)...)
-	if !prior.Equal(planned) {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("workspace_id"))
-	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("workspace_id"), planned)...)
 }
+
+// sameID tells whether two UUIDs are the same, in any letter case.
+func sameID(a, b string) bool { return strings.EqualFold(a, b) }
 
 // configuredData turns the ProviderData a resource or data source receives
 // into the provider's data; nil when the provider is not configured yet.

@@ -19,7 +19,12 @@ func TestAccProvider_badSettings(t *testing.T) {
 		name, settings string
 		want           []string
 	}{
-		{"http on a public host", `base_url = "http://api.example.com"`, []string{"Invalid Attribute Value", "base_url", "use https, or http only on 127.0.0.1, ::1 or localhost"}},
+		{"http on a public host", `base_url = "http://api.example.com"`, []string{"Invalid Attribute Value", "base_url", "use https, or http only on 127.x.x.x, ::1 or localhost"}},
+		{"port out of range", `base_url = "https://api.example.com:99999/api/v1"`, []string{"base_url", "the port 99999 is not from 1 to 65535"}},
+		{"empty port", `base_url = "https://api.example.com:/api/v1"`, []string{"base_url", "the port after the colon is empty"}},
+		{"no host name", `base_url = "https://../api/v1"`, []string{"base_url", "has a label (a part between dots) that is empty"}},
+		{"API key with a newline", `api_key = "secret-key-1\n"`, []string{"api_key", "holds a control character", "Allowed: a key that a header can carry as it is"}},
+		{"API key with a space", `api_key = " secret-key-1"`, []string{"api_key", "begins or ends with a space"}},
 		{"other scheme", `base_url = "ftp://api.example.com"`, []string{"base_url", `has scheme "ftp"`}},
 		{"relative URL", `base_url = "api.example.com"`, []string{"base_url", "is not an absolute URL"}},
 		{"query in URL", `base_url = "https://api.example.com/?x=1"`, []string{"base_url", "must not have a query or fragment"}},
@@ -28,6 +33,7 @@ func TestAccProvider_badSettings(t *testing.T) {
 		{"timeout not a duration", `request_timeout = "soon"`, []string{"request_timeout", `"soon" is not a duration`}},
 		{"timeout not positive", `request_timeout = "0s"`, []string{"request_timeout", "must be positive"}},
 		{"too many retries", `max_retries = 11`, []string{"max_retries", "between 0 and 10"}},
+		{"retries not whole", `max_retries = 1.5`, []string{"Invalid Attribute Value", "max_retries: 1.5 is not a whole number", "Allowed: a whole number from 0 to 10"}},
 		{"negative retries", `max_retries = -1`, []string{"max_retries", "between 0 and 10"}},
 	}
 	for _, c := range cases {
@@ -70,6 +76,20 @@ func TestAccProvider_missingSettings(t *testing.T) {
 			})
 		})
 	}
+	t.Run("api_key from the environment is checked, and never shown", func(t *testing.T) {
+		t.Setenv(EnvBaseURL, e.baseURL)
+		t.Setenv(EnvAPIKey, e.apiKey+"\n")
+		t.Setenv(EnvWorkspaceID, e.workspaceID)
+		check := &errorMatching{re: phrases("Invalid Provider Setting", EnvAPIKey+": the API key holds a control character"), secrets: []string{e.apiKey}}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+			ErrorCheck:               check.check,
+			Steps:                    []resource.TestStep{{Config: `data "dataintegration_jobs" "test" {}`}},
+		})
+		if !check.seen {
+			t.Error("no error")
+		}
+	})
 	t.Run("base_url from the environment is checked", func(t *testing.T) {
 		t.Setenv(EnvBaseURL, "http://api.example.com")
 		t.Setenv(EnvAPIKey, e.apiKey)

@@ -30,6 +30,10 @@ func uuidValidator() stringCheckValidator {
 	return stringCheck("a UUID", validate.UUID)
 }
 
+func nameValidator() stringCheckValidator {
+	return stringCheck("a name that is not blank, without control characters", validate.Name)
+}
+
 func (v stringCheckValidator) Description(context.Context) string {
 	return "value must be " + v.allowed
 }
@@ -46,6 +50,40 @@ func (v stringCheckValidator) ValidateString(_ context.Context, req validator.St
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value",
 			fmt.Sprintf("%s: %s. Allowed: %s.", req.Path, err, v.allowed))
 	}
+}
+
+// wholeNumberValidator checks a Number attribute with validate.WholeNumber.
+// The whole-number attributes are Number, not Int64, in the schema: the
+// framework turns a non-integer into an Int64 before any validator runs, and
+// fails with an error that blames the provider. Both are a number to
+// Terraform, so states and configurations are the same.
+type wholeNumberValidator struct{ lo, hi int64 }
+
+var _ validator.Number = wholeNumberValidator{}
+
+func (v wholeNumberValidator) Description(context.Context) string {
+	return fmt.Sprintf("value must be a whole number from %d to %d", v.lo, v.hi)
+}
+
+func (v wholeNumberValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (v wholeNumberValidator) ValidateNumber(_ context.Context, req validator.NumberRequest, resp *validator.NumberResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if err := validate.WholeNumber(req.ConfigValue.ValueBigFloat(), v.lo, v.hi); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value",
+			fmt.Sprintf("%s: %s. Allowed: a whole number from %d to %d.", req.Path, err, v.lo, v.hi))
+	}
+}
+
+// wholeNumber is a Number's value as an int64, once wholeNumberValidator
+// has passed it.
+func wholeNumber(n types.Number) int64 {
+	i, _ := n.ValueBigFloat().Int64()
+	return i
 }
 
 // streamsValidator checks a list of stream names with validate.Streams and

@@ -1,13 +1,20 @@
 package validate
 
 import (
+	"math"
+	"math/big"
+	"net"
 	"net/mail"
 	"net/url"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/google/uuid"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
@@ -34,7 +41,9 @@ func FuzzUUID(f *testing.F) {
 
 func FuzzBaseURL(f *testing.F) {
 	for _, s := range []string{"https://api.example.com", "http://127.0.0.1:8089/", "http://[::1]:1/", "https://u:secret-pass@api.example.com",
-		"http://api.example.com", "ftp://x", "https://a/b?c#d", "https://%zz", "//host", "https://localhost:0"} {
+		"http://api.example.com", "ftp://x", "https://a/b?c#d", "https://%zz", "//host", "https://localhost:0",
+		"https://api.example.com:99999/v1", "https://api.example.com:/v1", "https://..", "https://-", "http://127.8.9.10:8089", "http://[::ffff:127.0.0.1]/",
+		"https://[fe80::1%25en0]/", "https://1.2.3", "https://xn--bcher-kva.example/api"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -42,7 +51,7 @@ func FuzzBaseURL(f *testing.F) {
 		u, perr := url.Parse(s)
 		if err == nil {
 			secure := u != nil && (u.Scheme == "https" || u.Scheme == "http" && isLoopback(u.Hostname()))
-			if perr != nil || !secure || u.User != nil || u.Hostname() == "" || u.RawQuery != "" || u.Fragment != "" {
+			if perr != nil || !secure || u.User != nil || !validHost(u) || u.RawQuery != "" || u.Fragment != "" {
 				t.Fatalf("BaseURL accepted %q", s)
 			}
 			return
@@ -53,14 +62,16 @@ func FuzzBaseURL(f *testing.F) {
 
 func FuzzAccountURL(f *testing.F) {
 	for _, s := range []string{"https://acme.example-helpdesk.com", "https://acme.example.com:8443/", "https://user:hunter22@acme.example.com",
-		"http://acme.example.com", "https://acme.example.com/path", "https://acme.example.com?x", "https://", "acme.example.com"} {
+		"http://acme.example.com", "https://acme.example.com/path", "https://acme.example.com?x", "https://", "acme.example.com",
+		"https://acme.example.com:99999", "https://acme.example.com:", "https://..", "https://-", "https://acme.example.com:0",
+		"https://192.0.2.7:443", "https://[2001:db8::7]", "https://-acme.example.com", "https://acme_1.example.com", "https://256.1.1.1"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		err := AccountURL(s)
 		u, perr := url.Parse(s)
 		if err == nil {
-			if perr != nil || u.Scheme != "https" || u.User != nil || u.Hostname() == "" || u.RawQuery != "" ||
+			if perr != nil || u.Scheme != "https" || u.User != nil || !validHost(u) || u.RawQuery != "" ||
 				u.Fragment != "" || (u.Path != "" && u.Path != "/") {
 				t.Fatalf("AccountURL accepted %q", s)
 			}
@@ -68,6 +79,40 @@ func FuzzAccountURL(f *testing.F) {
 		}
 		checkNoPassword(t, s, u, perr, err)
 	})
+}
+
+// labelRE is one label of a host name, as RFC 1123 has it.
+var labelRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
+
+// validHost is the fuzz tests' own statement of an accepted host: an IP
+// address (IPv6 in brackets), or a host name of RFC 1123 labels whose last
+// is not all digits; a port, if any, from 1 to 65535.
+func validHost(u *url.URL) bool {
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return false
+		}
+	} else if strings.HasSuffix(u.Host, ":") {
+		return false
+	}
+	h := u.Hostname()
+	if ip := net.ParseIP(h); ip != nil {
+		return strings.Contains(h, ":") == strings.HasPrefix(u.Host, "[")
+	}
+	return validHostName(h)
+}
+
+func validHostName(h string) bool {
+	labels := strings.Split(h, ".")
+	if len(h) == 0 || len(h) > 253 || strings.Trim(labels[len(labels)-1], "0123456789") == "" {
+		return false
+	}
+	for _, l := range labels {
+		if !labelRE.MatchString(l) {
+			return false
+		}
+	}
+	return true
 }
 
 // checkNoPassword fails when a refused URL's password shows in the message.
@@ -87,16 +132,60 @@ func checkNoPassword(t *testing.T, s string, u *url.URL, perr, err error) {
 
 func FuzzEmail(f *testing.F) {
 	for _, s := range []string{"agent@acme.com", "first.last+tag@sub.example.co.uk", "Agent <agent@acme.com>", " agent@acme.com",
-		"agent", "@acme.com", "agent@", "\"quoted name\"@example.com", "a@b@c"} {
+		"agent", "@acme.com", "agent@", "\"quoted name\"@example.com", "a@b@c", "a@b", strings.Repeat("l", 65) + "@acme.com",
+		"agent@acme..com", "agent@[192.0.2.1]", "agent@-acme.com", "agent@acme.com."} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if Email(s) != nil {
+		err := Email(s)
+		if err != nil {
+			if len(err.Error()) > 400 {
+				t.Fatalf("a message of %d bytes for %q", len(err.Error()), s)
+			}
 			return
 		}
-		a, err := mail.ParseAddress(s)
-		if err != nil || a.Name != "" || a.Address != s || !strings.Contains(s, "@") {
+		a, perr := mail.ParseAddress(s)
+		at := strings.LastIndex(s, "@")
+		if perr != nil || a.Name != "" || a.Address != s || at < 0 || at > 64 || len(s) > 254 ||
+			!strings.Contains(s[at+1:], ".") || !validHostName(s[at+1:]) {
 			t.Fatalf("Email accepted %q", s)
+		}
+	})
+}
+
+func FuzzName(f *testing.F) {
+	for _, s := range []string{"Support desk", "", "   ", "desk\a", "desk\n", "\u3000", "Zürich — EU", "\xff\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		blank := strings.TrimSpace(s) == ""
+		control := strings.ContainsFunc(s, unicode.IsControl)
+		if err := Name(s); (err == nil) == (blank || control) {
+			t.Fatalf("Name(%q) = %v, but blank: %v, control characters: %v", s, err, blank, control)
+		}
+	})
+}
+
+func FuzzAPIKey(f *testing.F) {
+	for _, s := range []string{"sandbox-api-key", "Token abc123", "key\n", "key\r\n", " key", "key ", "", "k\x00ey", "k\tey", "ключ"} {
+		f.Add(s)
+	}
+	// Each message is one of a fixed few: none can show the key.
+	fixed := map[string]bool{}
+	for _, s := range []string{"", "k\n", " k"} {
+		fixed[APIKey(s).Error()] = true
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		err := APIKey(s)
+		if err == nil {
+			// What the client sends must reach the service unchanged.
+			if !httpguts.ValidHeaderFieldValue(s) || strings.TrimSpace(s) != s || s == "" {
+				t.Fatalf("APIKey accepted %q, which a header cannot carry as it is", s)
+			}
+			return
+		}
+		if !fixed[err.Error()] {
+			t.Fatalf("APIKey(%q) gives a message of its own, which may show the key: %v", s, err)
 		}
 	})
 }
@@ -120,6 +209,21 @@ func FuzzStreams(f *testing.F) {
 		}
 		if err != nil && len(err.Error()) > 400 {
 			t.Fatalf("a message of %d bytes for %q", len(err.Error()), s)
+		}
+	})
+}
+
+func FuzzWholeNumber(f *testing.F) {
+	for _, x := range []float64{0, 4, 10, 1.5, -1, 11, 1e30, -0.5, math.MaxInt64} {
+		f.Add(x)
+	}
+	f.Fuzz(func(t *testing.T, x float64) {
+		if math.IsNaN(x) {
+			return // not a Terraform number
+		}
+		err := WholeNumber(big.NewFloat(x), 0, 10)
+		if valid := x == math.Trunc(x) && x >= 0 && x <= 10; (err == nil) != valid {
+			t.Fatalf("WholeNumber(%v) = %v, want valid: %v", x, err, valid)
 		}
 	})
 }

@@ -6,13 +6,16 @@ package validate
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"net"
 	"net/mail"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
@@ -29,8 +32,9 @@ func UUID(s string) error {
 }
 
 // BaseURL accepts an absolute https URL, or an http URL whose host is a
-// loopback address or localhost. It may have a path; it may not carry user
-// information, a query or a fragment.
+// loopback address (any 127.x.x.x, ::1) or localhost. Its host is a host name
+// or an IP address, with a port from 1 to 65535 if any (see Host). It may
+// have a path; it may not carry user information, a query or a fragment.
 func BaseURL(s string) error {
 	u, err := url.Parse(s)
 	switch {
@@ -43,15 +47,79 @@ func BaseURL(s string) error {
 		return fmt.Errorf("%q is not an absolute URL: expected the form https://host[/path]", s)
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(s, "?#"):
 		return fmt.Errorf("%q must not have a query or fragment", s)
+	}
+	if err := Host(u.Host); err != nil {
+		return fmt.Errorf("%q: %w", s, err)
+	}
+	switch {
 	case u.Scheme == "https":
 		return nil
 	case u.Scheme == "http" && isLoopback(u.Hostname()):
 		return nil
 	case u.Scheme == "http":
-		return fmt.Errorf("%q uses http on a host that is not loopback: use https, or http only on 127.0.0.1, ::1 or localhost", s)
+		return fmt.Errorf("%q uses http on a host that is not loopback: use https, or http only on 127.x.x.x, ::1 or localhost", s)
 	default:
 		return fmt.Errorf("%q has scheme %q: use https, or http only on a loopback host", s, u.Scheme)
 	}
+}
+
+// Host accepts the host part of a URL as url.Parse leaves it: a host name
+// (RFC 1123), an IPv4 address or a bracketed IPv6 address, optionally with
+// a port from 1 to 65535.
+func Host(hostport string) error {
+	host, port := hostport, ""
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 && !strings.HasSuffix(hostport, "]") {
+		host, port = hostport[:i], hostport[i+1:]
+		if port == "" {
+			return errors.New("the port after the colon is empty: give a port from 1 to 65535, or no colon")
+		}
+	}
+	if port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("the port %s is not from 1 to 65535", printable(port))
+		}
+	}
+	if inner, ok := strings.CutPrefix(host, "["); ok {
+		inner, ok = strings.CutSuffix(inner, "]")
+		if ip := net.ParseIP(inner); !ok || ip == nil || !strings.Contains(inner, ":") {
+			return fmt.Errorf("[%s] is not an IPv6 address", printable(strings.Trim(inner, "[]")))
+		}
+		return nil
+	}
+	if net.ParseIP(host) != nil && !strings.Contains(host, ":") {
+		return nil // IPv4; IPv6 only in brackets
+	}
+	return HostName(host)
+}
+
+// HostName accepts a host name as RFC 1123 defines it: labels of 1 to 63
+// ASCII letters, digits and hyphens, neither first nor last a hyphen,
+// separated by dots, at most 253 characters in all. The last label is not
+// all digits, so that a mistyped IPv4 address such as 256.1.1.1 is not
+// taken for a name.
+func HostName(h string) error {
+	shown := printable(h)
+	if h == "" || len(h) > 253 {
+		return fmt.Errorf("the host name %q is not 1 to 253 characters long", shown)
+	}
+	labels := strings.Split(h, ".")
+	for _, l := range labels {
+		if l == "" || len(l) > 63 {
+			return fmt.Errorf("the host name %q has a label (a part between dots) that is empty or longer than 63 characters", shown)
+		}
+		if l[0] == '-' || l[len(l)-1] == '-' {
+			return fmt.Errorf("the host name %q has a label that begins or ends with a hyphen", shown)
+		}
+		for _, r := range l {
+			if !isLDH(r) {
+				return fmt.Errorf("the host name %q may hold only ASCII letters, digits, hyphens and dots (write an international name in its xn-- form)", shown)
+			}
+		}
+	}
+	if strings.Trim(labels[len(labels)-1], "0123456789") == "" {
+		return fmt.Errorf("%q is neither an IP address nor a host name: a host name's last label is not all digits", shown)
+	}
+	return nil
 }
 
 func redactUser(u *url.URL) string {
@@ -99,15 +167,69 @@ func AccountURL(s string) error {
 	case u.Path != "" && u.Path != "/":
 		return fmt.Errorf("%q must not have a path: give the account's address only, such as https://acme.example.com", s)
 	}
+	if err := Host(u.Host); err != nil {
+		return fmt.Errorf("%q: %w", s, err)
+	}
 	return nil
 }
 
+// isLDH tells whether r may be in a host name's label: an ASCII letter, a
+// digit or a hyphen.
+func isLDH(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-'
+}
+
 // Email accepts a bare e-mail address such as agent@example.com: no display
-// name, no angle brackets, no surrounding spaces.
+// name, no angle brackets, no surrounding spaces; a local part (before the
+// @) of at most 64 bytes, as RFC 5321 limits it, and a domain that is a host
+// name with at least one dot; at most 254 bytes in all.
 func Email(s string) error {
 	a, err := mail.ParseAddress(s)
-	if err != nil || a.Name != "" || a.Address != s || !strings.Contains(s, "@") {
-		return fmt.Errorf("%q is not an e-mail address: expected the form name@example.com", s)
+	at := strings.LastIndexByte(s, '@')
+	if err != nil || a.Name != "" || a.Address != s || at < 0 {
+		return fmt.Errorf("%q is not an e-mail address: expected the form name@example.com", printable(s))
+	}
+	local, domain := s[:at], s[at+1:]
+	switch {
+	case len(local) > 64:
+		return fmt.Errorf("%q is not an e-mail address: the part before the @ is longer than 64 characters", printable(s))
+	case len(s) > 254:
+		return fmt.Errorf("%q is not an e-mail address: it is longer than 254 characters", printable(s))
+	case !strings.Contains(domain, "."):
+		return fmt.Errorf("%q is not an e-mail address: the domain after the @ needs a dot, such as example.com", printable(s))
+	}
+	if err := HostName(domain); err != nil {
+		return fmt.Errorf("%q is not an e-mail address: %w", printable(s), err)
+	}
+	return nil
+}
+
+// Name accepts a name that is not blank and holds no control character (a
+// newline, a tab, a bell): the service derives the job's schema from it.
+// Its length is the schema's check.
+func Name(s string) error {
+	switch {
+	case strings.TrimSpace(s) == "":
+		return errors.New("the name is blank: give at least one character that is not a space")
+	case strings.IndexFunc(s, unicode.IsControl) >= 0:
+		return fmt.Errorf("%q holds a control character (such as a newline or a tab)", printable(s))
+	}
+	return nil
+}
+
+// APIKey accepts a key that can be sent as an HTTP header's value as it is:
+// not blank, no control character (a newline, as file() keeps at the end of
+// a file), no space at either end (a header's ends are trimmed). Its error
+// never shows the key.
+func APIKey(s string) error {
+	switch {
+	case strings.TrimSpace(s) == "":
+		return errors.New("the API key is empty")
+	case strings.IndexFunc(s, unicode.IsControl) >= 0:
+		return errors.New("the API key holds a control character, such as the newline that file() keeps at the end of a file: " +
+			"it cannot be sent in a header (trimspace() removes one at either end)")
+	case strings.TrimSpace(s) != s:
+		return errors.New("the API key begins or ends with a space, which a header would drop: remove it (trimspace() does)")
 	}
 	return nil
 }
@@ -117,6 +239,20 @@ func Email(s string) error {
 func Token(s string) error {
 	if strings.TrimSpace(s) == "" {
 		return errors.New("the token is empty")
+	}
+	return nil
+}
+
+// WholeNumber accepts a whole number from lo to hi. Terraform numbers are
+// arbitrary-precision decimals: 1.5 or 1e30 reach the provider as they are.
+func WholeNumber(f *big.Float, lo, hi int64) error {
+	switch {
+	case f == nil || f.IsInf():
+		return errors.New("the value is not a number")
+	case !f.IsInt():
+		return fmt.Errorf("%s is not a whole number", f.Text('g', 10))
+	case f.Cmp(new(big.Float).SetInt64(lo)) < 0 || f.Cmp(new(big.Float).SetInt64(hi)) > 0:
+		return fmt.Errorf("%s is not between %d and %d", f.Text('g', 20), lo, hi)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"math/big"
 	"strings"
 	"testing"
 )
@@ -21,7 +22,8 @@ func TestUUID(t *testing.T) {
 
 func TestBaseURL(t *testing.T) {
 	for _, ok := range []string{"https://api.example.com", "https://api.example.com/", "https://api.example.com:8443/v1/",
-		"http://127.0.0.1:8089", "http://127.5.0.1/", "http://localhost:8089", "http://LOCALHOST", "http://[::1]:8089/"} {
+		"http://127.0.0.1:8089", "http://127.5.0.1/", "http://127.255.255.254:65535", "http://localhost:8089", "http://LOCALHOST", "http://[::1]:8089/",
+		"https://10.0.0.1:1/api/v1", "https://[2001:db8::1]/", "https://xn--bcher-kva.example"} {
 		if err := BaseURL(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
@@ -40,6 +42,14 @@ func TestBaseURL(t *testing.T) {
 		{"https://api.example.com/#top", "query or fragment"},
 		{"https://user:hunter2@api.example.com", "user information"},
 		{"https://api.example.com:port", "not a URL"},
+		{"https://api.example.com:99999", "port 99999 is not from 1 to 65535"},
+		{"https://api.example.com:0/v1", "port 0 is not from 1 to 65535"},
+		{"https://api.example.com:/v1", "port after the colon is empty"},
+		{"https://../v1", "label (a part between dots) that is empty"},
+		{"https://-/", "begins or ends with a hyphen"},
+		{"https://api_1.example.com", "only ASCII letters, digits, hyphens and dots"},
+		{"https://256.1.1.1", "neither an IP address nor a host name"},
+		{"http://[fe80::1%25en0]:8089", "is not an IPv6 address"},
 	} {
 		err := BaseURL(c.in)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -65,7 +75,8 @@ func TestDuration(t *testing.T) {
 }
 
 func TestAccountURL(t *testing.T) {
-	for _, ok := range []string{"https://acme.example-helpdesk.com", "https://acme.example-helpdesk.com/", "https://acme.example.com:8443", "HTTPS://acme.example.com"} {
+	for _, ok := range []string{"https://acme.example-helpdesk.com", "https://acme.example-helpdesk.com/", "https://acme.example.com:8443", "HTTPS://acme.example.com",
+		"https://a-1.example.com:65535", "https://192.0.2.7", "https://[2001:db8::7]:443/", "https://desk", "https://" + strings.Repeat("a", 63) + ".example.com"} {
 		if err := AccountURL(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
@@ -84,6 +95,19 @@ func TestAccountURL(t *testing.T) {
 		{"https://acme.example.com#top", "query or fragment"},
 		{"https://agent:s3cret@acme.example.com", "user information"},
 		{"https://acme example.com", "not a URL"},
+		{"https://acme.example.com:99999", "port 99999 is not from 1 to 65535"},
+		{"https://acme.example.com:65536", "port 65536 is not from 1 to 65535"},
+		{"https://acme.example.com:0", "port 0 is not from 1 to 65535"},
+		{"https://acme.example.com:", "port after the colon is empty"},
+		{"https://acme.example.com:/", "port after the colon is empty"},
+		{"https://..", "label (a part between dots) that is empty"},
+		{"https://-", "begins or ends with a hyphen"},
+		{"https://acme-.example.com", "begins or ends with a hyphen"},
+		{"https://acme.example.com.", "label (a part between dots) that is empty"},
+		{"https://" + strings.Repeat("a", 64) + ".example.com", "longer than 63 characters"},
+		{"https://" + strings.Repeat("abcdefghi.", 26) + "com", "not 1 to 253 characters long"},
+		{"https://bücher.example", "write an international name in its xn-- form"},
+		{"https://1.2.3", "neither an IP address nor a host name"},
 	} {
 		err := AccountURL(c.in)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -96,7 +120,7 @@ func TestAccountURL(t *testing.T) {
 }
 
 func TestEmail(t *testing.T) {
-	for _, ok := range []string{"agent@acme.com", "first.last+desk@sub.acme.co.uk", "a@b"} {
+	for _, ok := range []string{"agent@acme.com", "first.last+desk@sub.acme.co.uk", "a@b.co", strings.Repeat("l", 64) + "@acme.com"} {
 		if err := Email(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
@@ -104,6 +128,71 @@ func TestEmail(t *testing.T) {
 	for _, bad := range []string{"", "agent", "agent@", "@acme.com", "Agent <agent@acme.com>", "<agent@acme.com>", " agent@acme.com", "agent@acme.com ", "a b@acme.com", "agent@@acme.com"} {
 		if err := Email(bad); err == nil || !strings.Contains(err.Error(), "is not an e-mail address") {
 			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"a@b", "the domain after the @ needs a dot"},
+		{"agent@localhost", "the domain after the @ needs a dot"},
+		{strings.Repeat("l", 65) + "@acme.com", "the part before the @ is longer than 64 characters"},
+		{strings.Repeat("l", 300) + "@acme.com", "the part before the @ is longer than 64 characters"},
+		{"agent@" + strings.Repeat("d", 60) + "." + strings.Repeat("d", 60) + "." + strings.Repeat("d", 60) + "." + strings.Repeat("d", 60) + "." + strings.Repeat("d", 60) + ".com", "longer than 254 characters"},
+		{"agent@acme..com", "is not an e-mail address"},
+		{"agent@-acme.com", "begins or ends with a hyphen"},
+		{"agent@[192.0.2.1]", "is not an e-mail address"},
+	} {
+		err := Email(c.in)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error with %q", c.in, err, c.want)
+		}
+		if err != nil && len(err.Error()) > 300 {
+			t.Errorf("%q: a message of %d bytes", c.in, len(err.Error()))
+		}
+	}
+}
+
+func TestName(t *testing.T) {
+	for _, ok := range []string{"Support desk", "x", "Support EU — Zürich", " padded "} {
+		if err := Name(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"", "the name is blank"},
+		{"   ", "the name is blank"},
+		{"\u3000", "the name is blank"},
+		{"desk\a", "holds a control character"},
+		{"desk\nEU", "holds a control character"},
+		{"desk\t", "holds a control character"},
+		{"desk\x7f", "holds a control character"},
+	} {
+		if err := Name(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error with %q", c.in, err, c.want)
+		}
+	}
+}
+
+func TestAPIKey(t *testing.T) {
+	for _, ok := range []string{"sandbox-api-key", "Token abc123", "Bearer a.b-c_d~e+f/g="} {
+		if err := APIKey(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"", "is empty"},
+		{" \t", "is empty"},
+		{"secret-key-1\n", "holds a control character"},
+		{"secret-key-1\r\n", "holds a control character"},
+		{"secret\x00key", "holds a control character"},
+		{"Token\tsecret", "holds a control character"},
+		{" secret-key-1", "begins or ends with a space"},
+		{"secret-key-1 ", "begins or ends with a space"},
+	} {
+		err := APIKey(c.in)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error with %q", c.in, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Errorf("%q: the error shows the key: %v", c.in, err)
 		}
 	}
 }
@@ -141,6 +230,27 @@ func TestToken(t *testing.T) {
 	for _, bad := range []string{"", " ", "\t\n"} {
 		if err := Token(bad); err == nil {
 			t.Errorf("%q: accepted", bad)
+		}
+	}
+}
+
+func TestWholeNumber(t *testing.T) {
+	for _, ok := range []string{"0", "4", "10", "1e1", "10.0"} {
+		f, _, _ := big.ParseFloat(ok, 10, 512, big.ToNearestEven)
+		if err := WholeNumber(f, 0, 10); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"1.5", "1.5 is not a whole number"},
+		{"0.000001", "is not a whole number"},
+		{"-1", "-1 is not between 0 and 10"},
+		{"11", "11 is not between 0 and 10"},
+		{"1e30", "is not between 0 and 10"},
+	} {
+		f, _, _ := big.ParseFloat(c.in, 10, 512, big.ToNearestEven)
+		if err := WholeNumber(f, 0, 10); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.in, err, c.want)
 		}
 	}
 }

@@ -21,10 +21,19 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	err := run(os.Args[1:])
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "sandbox:", err)
-		os.Exit(1)
 	}
+	os.Exit(exitCode(err))
+}
+
+// exitCode is 0 after -h or -help, which print the usage as asked.
+func exitCode(err error) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 1
 }
 
 // repeated is a flag that may be given more than once.
@@ -33,21 +42,27 @@ type repeated []string
 func (r *repeated) String() string     { return fmt.Sprint(*r) }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
-func run(args []string) error {
+// options reads the flags, each of which falls back to an environment
+// variable, into the sandbox's configuration and the address to listen on.
+func options(args []string) (sandbox.Config, string, error) {
 	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
-	addr := fs.String("addr", env("SANDBOX_ADDR", "127.0.0.1:8089"), "address to listen on (\":0\" picks a free port)")
+	addr := fs.String("addr", env("SANDBOX_ADDR", "127.0.0.1:8089"), "address to listen on (\":0\" picks a free port) (SANDBOX_ADDR)")
 	var keys, workspaces repeated
-	fs.Var(&keys, "api-key", "an accepted API key (repeat to add keys, or repeat a key to bind it to another workspace; paired in order with -workspace)")
-	fs.Var(&workspaces, "workspace", "the workspace of the API key in the same position")
+	fs.Var(&keys, "api-key", "an accepted API key (repeat to add keys, or repeat a key to bind it to another workspace; paired in order with -workspace) (SANDBOX_API_KEY, one key)")
+	fs.Var(&workspaces, "workspace", "the workspace of the API key in the same position (SANDBOX_WORKSPACE_ID, one workspace)")
 	jobsDefault, err := strconv.Atoi(env("SANDBOX_JOBS", strconv.Itoa(sandbox.DefaultJobs)))
 	if err != nil {
-		return fmt.Errorf("SANDBOX_JOBS: %w", err)
+		return sandbox.Config{}, "", fmt.Errorf("SANDBOX_JOBS: %w", err)
 	}
-	jobs := fs.Int("jobs", jobsDefault, "how many generated jobs each workspace starts with")
-	state := fs.String("state", os.Getenv("SANDBOX_STATE"), "file to keep state in (none: in memory)")
-	runDuration := fs.Duration("run-duration", sandbox.DefaultRunDuration, "how long an execution runs before it succeeds")
+	jobs := fs.Int("jobs", jobsDefault, "how many generated jobs each workspace starts with (SANDBOX_JOBS)")
+	state := fs.String("state", os.Getenv("SANDBOX_STATE"), "file to keep state in (none: in memory) (SANDBOX_STATE)")
+	runDefault, err := time.ParseDuration(env("SANDBOX_RUN_DURATION", sandbox.DefaultRunDuration.String()))
+	if err != nil {
+		return sandbox.Config{}, "", fmt.Errorf("SANDBOX_RUN_DURATION: %w", err)
+	}
+	runDuration := fs.Duration("run-duration", runDefault, "how long an execution runs before it succeeds (SANDBOX_RUN_DURATION)")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return sandbox.Config{}, "", err
 	}
 	if len(keys) == 0 {
 		keys = repeated{env("SANDBOX_API_KEY", sandbox.DefaultAPIKey)}
@@ -56,7 +71,7 @@ func run(args []string) error {
 		workspaces = repeated{env("SANDBOX_WORKSPACE_ID", sandbox.DefaultWorkspaceID)}
 	}
 	if len(keys) != len(workspaces) {
-		return fmt.Errorf("-api-key is given %d times and -workspace %d times: they pair in order", len(keys), len(workspaces))
+		return sandbox.Config{}, "", fmt.Errorf("-api-key is given %d times and -workspace %d times: they pair in order", len(keys), len(workspaces))
 	}
 	cfg := sandbox.Config{
 		Jobs:        *jobs,
@@ -67,17 +82,25 @@ func run(args []string) error {
 	for i := range keys {
 		cfg.Keys = append(cfg.Keys, sandbox.KeyBinding{APIKey: keys[i], WorkspaceID: workspaces[i]})
 	}
+	return cfg, *addr, nil
+}
+
+func run(args []string) error {
+	cfg, addr, err := options(args)
+	if err != nil {
+		return err
+	}
 	srv, err := sandbox.New(cfg)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("export DATAINTEGRATION_BASE_URL=http://%s\n", ln.Addr())
-	fmt.Printf("export DATAINTEGRATION_API_KEY=%s\n", keys[0])
-	fmt.Printf("export DATAINTEGRATION_WORKSPACE_ID=%s\n", workspaces[0])
+	fmt.Printf("export DATAINTEGRATION_API_KEY=%s\n", cfg.Keys[0].APIKey)
+	fmt.Printf("export DATAINTEGRATION_WORKSPACE_ID=%s\n", cfg.Keys[0].WorkspaceID)
 
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)

@@ -1,0 +1,93 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// planActions reads a saved plan: the actions planned for each resource,
+// and which of them are imports.
+func (e *engine) planActions(t *testing.T, dir, planFile string) (actions map[string][]string, imports []string) {
+	t.Helper()
+	var p struct {
+		ResourceChanges []struct {
+			Address string `json:"address"`
+			Change  struct {
+				Actions   []string        `json:"actions"`
+				Importing json.RawMessage `json:"importing"`
+			} `json:"change"`
+		} `json:"resource_changes"`
+	}
+	if err := json.Unmarshal([]byte(e.run(t, dir, nil, "show", "-json", planFile)), &p); err != nil {
+		t.Fatal(err)
+	}
+	actions = map[string][]string{}
+	for _, rc := range p.ResourceChanges {
+		actions[rc.Address] = rc.Change.Actions
+		if len(rc.Change.Importing) > 0 && string(rc.Change.Importing) != "null" {
+			imports = append(imports, rc.Address)
+		}
+	}
+	return actions, imports
+}
+
+// TestAccConnector_generateConfig imports a connector with an import block
+// and `plan -generate-config-out`, as the connector's docs describe. The
+// file generated (with `token = null` and `token_wo = null`) plans the
+// import alone; with the token added as the docs say, the plan is one
+// import and one update in place, which sends the token; the apply works,
+// and the next plan is empty.
+func TestAccConnector_generateConfig(t *testing.T) {
+	requireCapability(t, capImportBlocks)
+	eng := newEngine(t)
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	name := testName("generated")
+	made := e.makeConnector(t, name, "tickets", "chats")
+	const address = "dataintegration_customer_service_connector.desk"
+	dir := configDir(t, e.providerConfig()+fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", address, e.workspaceID+"/"+made.ID))
+	plan := func(want ...string) {
+		t.Helper()
+		eng.run(t, dir, nil, "plan", "-input=false", "-no-color", "-out=tfplan")
+		actions, imports := eng.planActions(t, dir, "tfplan")
+		if got := strings.Join(actions[address], ","); got != strings.Join(want, ",") || len(actions) != 1 {
+			t.Errorf("the plan's actions are %v, want %v for %s alone", actions, want, address)
+		}
+		if len(imports) != 1 || imports[0] != address {
+			t.Errorf("the plan imports %v, want %s", imports, address)
+		}
+	}
+
+	eng.run(t, dir, nil, "plan", "-input=false", "-no-color", "-generate-config-out=generated.tf")
+	generated, err := os.ReadFile(filepath.Join(dir, "generated.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokenLine := regexp.MustCompile(`(?m)^(\s*)token\s*=\s*null.*$`)
+	if !tokenLine.Match(generated) || !regexp.MustCompile(`(?m)^\s*token_wo\s*=\s*null`).Match(generated) {
+		t.Fatalf("the generated file has no `token = null` and `token_wo = null` lines, which the docs tell how to edit:\n%s", generated)
+	}
+	// As generated, the connector is imported with the token the service
+	// holds, and nothing changes.
+	plan("no-op")
+
+	// The docs: replace `token = null` with the token.
+	edited := tokenLine.ReplaceAll(generated, []byte(`${1}token = "platform-token-1"`))
+	if err := os.WriteFile(filepath.Join(dir, "generated.tf"), edited, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plan("update")
+	eng.run(t, dir, nil, "apply", "-input=false", "-no-color", "tfplan")
+	if e.sandbox != nil {
+		if v, ok := e.sandbox.Connector(e.workspaceID, made.ID); !ok || v.Token != "platform-token-1" || v.TokenWrites != 2 {
+			t.Errorf("after apply the sandbox holds %+v, want the token sent once more", v)
+		}
+	}
+	eng.expectConverged(t, dir, nil)
+}

@@ -1,0 +1,345 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-testing/config"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// The tests of this file check that plans are stable: a value that means
+// the same thing (a UUID in another letter case, streams in another order)
+// plans nothing, and a workspace known only at apply plans the replacement
+// that one apply carries out.
+
+// letteredWorkspace is a sandbox workspace whose ID has letters, so that its
+// case can change.
+var letteredWorkspace = []sandbox.KeyBinding{{APIKey: sandbox.DefaultAPIKey, WorkspaceID: "0000000a-0000-4000-8000-00000000000b"}}
+
+// upperWorkspace is the test's workspace in upper case; it skips the test
+// when the ID has no letter to change.
+func (e *testEnv) upperWorkspace(t *testing.T) string {
+	t.Helper()
+	upper := strings.ToUpper(e.workspaceID)
+	if upper == e.workspaceID {
+		t.Skipf("the workspace ID %s has no letter whose case could change", e.workspaceID)
+	}
+	return upper
+}
+
+// providerWithWorkspace is a provider block like providerConfig's, with the
+// given default workspace.
+func (e *testEnv) providerWithWorkspace(ws string) string {
+	return fmt.Sprintf("provider \"dataintegration\" {\n  base_url     = %q\n  api_key      = %q\n  workspace_id = %q\n}\n", e.baseURL, e.apiKey, ws)
+}
+
+// makeConnector creates a connector through the API, as someone outside
+// Terraform would, and deletes it when the test ends.
+func (e *testEnv) makeConnector(t *testing.T, name string, streams ...string) *client.Connector {
+	t.Helper()
+	c := e.client(t)
+	made, err := c.CreateConnector(context.Background(), e.workspaceID, client.ConnectorSpec{
+		Name: name, URL: "https://acme.example-helpdesk.com", Token: "outside-token", AgentEmail: "agent@acme.com", Streams: streams,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.DeleteConnector(context.Background(), e.workspaceID, made.ID) })
+	return made
+}
+
+// TestAccConnector_importUpperCaseIDs imports a connector by its IDs in
+// upper case: the service's IDs are the same in any case, so the plan is the
+// import and the token's update in place, never a replacement, and the next
+// plan is empty.
+func TestAccConnector_importUpperCaseIDs(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 0, Keys: letteredWorkspace})
+	name := testName("upper import")
+	made := e.makeConnector(t, name)
+	importBlock := fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", connectorAddress, e.upperWorkspace(t)+"/"+strings.ToUpper(made.ID))
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.connectorsGone(t),
+		Steps: []resource.TestStep{{
+			Config: e.providerConfig() + importBlock + newConnectorArgs(name).hcl(),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("id"), knownvalue.StringExact(made.ID)),
+			},
+			Check: e.expectStored(t, storedToken("platform-token-1", 2)),
+		}},
+	})
+}
+
+// TestAccProvider_workspaceInAnotherCase: resources made with the provider's
+// workspace in lower case plan nothing when it is given in upper case, in
+// the provider or in the resources; neither the connector nor the trigger
+// is replaced, so the job does not run again.
+func TestAccProvider_workspaceInAnotherCase(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond, Keys: letteredWorkspace})
+	e.requireSandbox(t, "count the job's executions")
+	jobs, _ := activeJobs(t, e, 1)
+	upper := e.upperWorkspace(t)
+	name := testName("case")
+	resources := func(ws string) string {
+		args := newConnectorArgs(name)
+		trigger := fmt.Sprintf("resource \"dataintegration_job_trigger\" \"test\" {\n  job_id = %q\n}\n", jobs[0])
+		if ws != "" {
+			args = args.with("workspace_id", fmt.Sprintf("%q", ws))
+			trigger = fmt.Sprintf("resource \"dataintegration_job_trigger\" \"test\" {\n  job_id       = %q\n  workspace_id = %q\n}\n", jobs[0], ws)
+		}
+		return args.hcl() + trigger
+	}
+	unchanged := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+	once := e.expectExecutions(jobs[0], sandbox.Execution{})
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.connectorsGone(t),
+		Steps: []resource.TestStep{
+			{Config: e.providerConfig() + resources(""), Check: once},
+			{Config: e.providerWithWorkspace(upper) + resources(""), ConfigPlanChecks: unchanged, Check: once},
+			{Config: e.providerConfig() + resources(upper), ConfigPlanChecks: unchanged, Check: once},
+			{
+				Config:           e.providerWithWorkspace(upper) + resources(upper),
+				ConfigPlanChecks: unchanged,
+				ConfigStateChecks: []statecheck.StateCheck{
+					// The state keeps the form it was made with.
+					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.workspaceID)),
+					statecheck.ExpectKnownValue(triggerAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.workspaceID)),
+				},
+				Check: once,
+			},
+		},
+	})
+}
+
+// TestAccConnectorDataSource_upperCaseID finds a connector by its ID in upper
+// case.
+func TestAccConnectorDataSource_upperCaseID(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	name := testName("upper lookup")
+	made := e.makeConnector(t, name)
+	upper := strings.ToUpper(made.ID)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: e.providerConfig() + fmt.Sprintf("data \"dataintegration_customer_service_connector\" \"test\" {\n  id = %q\n}\n", upper),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.dataintegration_customer_service_connector.test", tfjsonpath.New("id"), knownvalue.StringExact(upper)),
+				statecheck.ExpectKnownValue("data.dataintegration_customer_service_connector.test", tfjsonpath.New("name"), knownvalue.StringExact(name)),
+			},
+		}},
+	})
+}
+
+// TestAccResources_unknownWorkspaceReplaces moves a connector and a trigger
+// to a workspace known only at apply: the plan shows both replaced, and one
+// apply moves them.
+func TestAccResources_unknownWorkspaceReplaces(t *testing.T) {
+	second := "22222222-2222-4222-8222-222222222222"
+	e := newTestEnv(t, sandbox.Config{Jobs: 0, RunDuration: time.Millisecond, Keys: []sandbox.KeyBinding{
+		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: sandbox.DefaultWorkspaceID},
+		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: second},
+	}})
+	e.requireSandbox(t, "bind the API key to a second workspace and add a job to both")
+	// The same job in both workspaces, so that only the workspace changes.
+	job := sandbox.Job{ID: "33333333-3333-4333-8333-333333333333", Name: "shared", IsActive: true}
+	for _, ws := range []string{e.workspaceID, second} {
+		if err := e.sandbox.AddJobs(ws, job); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := e.providerConfig() + `
+variable "workspace" {
+  type = string
+}
+resource "terraform_data" "ws" {
+  input = var.workspace
+}
+resource "dataintegration_job_trigger" "test" {
+  workspace_id = terraform_data.ws.output
+  job_id       = "` + job.ID + `"
+}
+` + newConnectorArgs(testName("unknown workspace")).with("workspace_id", "terraform_data.ws.output").hcl()
+	var first, moved string
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.connectorsGone(t),
+		Steps: []resource.TestStep{
+			{
+				Config:          cfg,
+				ConfigVariables: config.Variables{"workspace": config.StringVariable(e.workspaceID)},
+				Check:           captureID(&first),
+			},
+			{
+				Config:          cfg,
+				ConfigVariables: config.Variables{"workspace": config.StringVariable(second)},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectResourceAction(triggerAddress, plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectUnknownValue(connectorAddress, tfjsonpath.New("workspace_id")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					captureID(&moved),
+					func(*terraform.State) error {
+						if _, ok := e.sandbox.Connector(second, moved); !ok {
+							return fmt.Errorf("no connector %s in workspace %s", moved, second)
+						}
+						if _, ok := e.sandbox.Connector(e.workspaceID, first); ok {
+							return fmt.Errorf("connector %s is still in workspace %s", first, e.workspaceID)
+						}
+						if n := len(e.sandbox.Executions(second, job.ID)); n != 1 {
+							return fmt.Errorf("the job ran %d times in workspace %s, want once", n, second)
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
+
+// TestAccConnector_streamsInAnotherOrder: the same streams in another order,
+// in the configuration or in the service's answer, plan nothing.
+func TestAccConnector_streamsInAnotherOrder(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	args := newConnectorArgs(testName("order"))
+	ordered := func(streams string) string { return e.providerConfig() + args.with("streams", streams).hcl() }
+	stored := e.expectStored(t, func(v sandbox.ConnectorView) error {
+		if !slices.Equal(v.Streams, []string{"tickets", "chats", "events"}) {
+			return fmt.Errorf("the service holds streams %q, want them as first sent", v.Streams)
+		}
+		return nil
+	})
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.connectorsGone(t),
+		Steps: []resource.TestStep{
+			{Config: ordered(`["tickets", "chats", "events"]`), Check: stored},
+			{
+				Config:           ordered(`["chats", "events", "tickets"]`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check:            stored,
+			},
+			{
+				// Another change still leaves the streams alone.
+				Config: e.providerConfig() + args.with("streams", `["events", "tickets", "chats"]`, "agent_email", `"desk@acme.com"`).hcl(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact("tickets", "chats", "events")),
+				}},
+				Check: stored,
+			},
+		},
+	})
+}
+
+// TestAccConnector_importStreamsInAnotherOrder imports a connector whose
+// service lists its streams in another order than the configuration: the
+// streams are no change.
+func TestAccConnector_importStreamsInAnotherOrder(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	name := testName("import order")
+	made := e.makeConnector(t, name, "tickets", "chats")
+	importBlock := fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", connectorAddress, e.workspaceID+"/"+made.ID)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.connectorsGone(t),
+		Steps: []resource.TestStep{{
+			Config: e.providerConfig() + importBlock + newConnectorArgs(name).with("streams", `["chats", "tickets"]`).hcl(),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					// The token's update only: the streams stay as the service holds them.
+					plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact("tickets", "chats")),
+				},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: e.expectStored(t, storedToken("platform-token-1", 2)),
+		}},
+	})
+}
+
+// TestAccConnector_importBareIDWithoutWorkspace: a bare connector ID needs
+// the provider's workspace_id; without one, the error says to import by
+// <workspace_id>/<connector_id>, since the resource's own workspace_id is
+// not known at import.
+func TestAccConnector_importBareIDWithoutWorkspace(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	t.Setenv(EnvWorkspaceID, "")
+	made := e.makeConnector(t, testName("bare import"))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf("provider \"dataintegration\" {\n  base_url = %q\n  api_key  = %q\n}\n", e.baseURL, e.apiKey) +
+				newConnectorArgs("bare").with("workspace_id", fmt.Sprintf("%q", e.workspaceID)).hcl(),
+			ResourceName:  connectorAddress,
+			ImportState:   true,
+			ImportStateId: made.ID,
+			ExpectError: phrases("Missing Workspace", fmt.Sprintf("The import ID %q names no workspace", made.ID),
+				"Import by <workspace_id>/<connector_id> instead", "00000000-0000-4000-8000-000000000001/"+made.ID),
+		}},
+	})
+}
+
+// TestWholeNumbersStayNumbers: max_retries and token_wo_version are Number
+// attributes, so that a value such as 1.5 reaches their validator; to
+// Terraform they are the number they always were, so no state or
+// configuration changes.
+func TestWholeNumbersStayNumbers(t *testing.T) {
+	resp := providerSchemas(t)
+	for where, b := range map[string]*tfprotov6.SchemaBlock{
+		"provider":  resp.Provider.Block,
+		"connector": resp.ResourceSchemas["dataintegration_customer_service_connector"].Block,
+	} {
+		for _, a := range b.Attributes {
+			if (a.Name == "max_retries" || a.Name == "token_wo_version") && !a.Type.Is(tftypes.Number) {
+				t.Errorf("%s: %s is a %s, want a number", where, a.Name, a.Type)
+			}
+		}
+	}
+}
+
+// TestAccConnector_tokenLeftOut: a connector that exists may leave both
+// token attributes out; the service keeps its token, and no token is sent.
+func TestAccConnector_tokenLeftOut(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	args := newConnectorArgs(testName("no token"))
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.connectorsGone(t),
+		Steps: []resource.TestStep{
+			{Config: e.providerConfig() + args.hcl(), Check: e.expectStored(t, storedToken("platform-token-1", 1))},
+			{
+				Config: e.providerConfig() + args.with("token", "").hcl(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("token"), knownvalue.Null())},
+				Check:             e.expectStored(t, storedToken("platform-token-1", 1)),
+			},
+		},
+	})
+}
