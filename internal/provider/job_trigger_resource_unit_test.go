@@ -84,3 +84,22 @@ func TestJobTriggerDestroyRefused(t *testing.T) {
 		t.Errorf("diagnostics %v, want Authentication Failed", diags)
 	}
 }
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		5 * time.Minute:              "5m",
+		10 * time.Minute:             "10m",
+		30 * time.Second:             "30s",
+		10 * time.Second:             "10s",
+		90 * time.Second:             "1m30s",
+		time.Hour:                    "1h",
+		20 * time.Hour:               "20h",
+		2*time.Hour + 30*time.Minute: "2h30m",
+		time.Hour + 10*time.Second:   "1h0m10s",
+		1500 * time.Millisecond:      "1.5s",
+	} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
