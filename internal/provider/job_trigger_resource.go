@@ -134,8 +134,8 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"triggered_at": schema.StringAttribute{
 				MarkdownDescription: "When the provider received the service's acceptance of the trigger, by the clock of the machine that ran Terraform, " +
 					"as an RFC 3339 time in UTC in whole seconds (the fraction is dropped). The service's answer carries no time of its own.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				Computed:      true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 		},
 		Blocks: map[string]schema.Block{
@@ -404,7 +404,9 @@ func (triggersPlanModifier) Description(context.Context) string {
 	return "Replaces the resource when the map changes; an empty map and no map are the same."
 }
 
-func (m triggersPlanModifier) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
+func (m triggersPlanModifier) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
 
 func (triggersPlanModifier) PlanModifyMap(_ context.Context, req planmodifier.MapRequest, resp *planmodifier.MapResponse) {
 	empty := types.MapValueMust(types.StringType, map[string]attr.Value{})
