@@ -223,7 +223,8 @@ func (r *jobTriggerResource) planJob(ctx context.Context, req resource.ModifyPla
 		same, changed = config.JobName.Equal(state.JobName), pathJobName
 	default:
 		// From job_id to job_name: the same job only if the name resolves to it.
-		same, changed = r.nameResolvesTo(ctx, state.WorkspaceID.ValueString(), config.JobName.ValueString(), state.JobID.ValueString(), &resp.Diagnostics), pathJobName
+		changed = pathJobName
+		same = r.nameResolvesTo(ctx, state.WorkspaceID.ValueString(), config.JobName.ValueString(), state.JobID.ValueString(), &resp.Diagnostics)
 	}
 	if !same {
 		resp.RequiresReplace = append(resp.RequiresReplace, changed)
