@@ -142,9 +142,10 @@ func TestAccJobTrigger_importRefused(t *testing.T) {
 	}
 }
 
-// triggerByNameHCL is a trigger block that names its job.
-func triggerByNameHCL(name, jobName, body string) string {
-	return fmt.Sprintf("resource \"dataintegration_job_trigger\" %q {\n  job_name = %q\n%s\n}\n", name, jobName, body)
+// triggerByNameHCL is the block of the trigger at triggerAddress, naming its
+// job; body holds its other attributes.
+func triggerByNameHCL(jobName, body string) string {
+	return fmt.Sprintf("resource \"dataintegration_job_trigger\" \"test\" {\n  job_name = %q\n%s\n}\n", jobName, body)
 }
 
 // TestAccJobTrigger_jobName: a trigger names its job; the name is resolved
@@ -168,7 +169,7 @@ func TestAccJobTrigger_jobName(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: e.providerConfig() + triggerByNameHCL("test", names[a], ""),
+				Config: e.providerConfig() + triggerByNameHCL(names[a], ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectUnknownValue(triggerAddress, tfjsonpath.New("job_id")),
 				}},
@@ -177,7 +178,7 @@ func TestAccJobTrigger_jobName(t *testing.T) {
 			},
 			{
 				// A change in place keeps the job: no lookup, no new run.
-				Config: e.providerConfig() + triggerByNameHCL("test", names[a], "  cancel_on_destroy = true"),
+				Config: e.providerConfig() + triggerByNameHCL(names[a], "  cancel_on_destroy = true"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(triggerAddress, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(triggerAddress, tfjsonpath.New("job_id"), knownvalue.StringExact(a)),
@@ -186,7 +187,7 @@ func TestAccJobTrigger_jobName(t *testing.T) {
 				Check:             e.expectExecutions(a, one),
 			},
 			{
-				Config:            e.providerConfig() + triggerByNameHCL("test", names[b], ""),
+				Config:            e.providerConfig() + triggerByNameHCL(names[b], ""),
 				ConfigPlanChecks:  expectAction(plancheck.ResourceActionReplace),
 				ConfigStateChecks: jobID(b),
 				Check:             resource.ComposeAggregateTestCheckFunc(e.expectExecutions(a, one), e.expectExecutions(b, one)),
@@ -200,7 +201,7 @@ func TestAccJobTrigger_jobName(t *testing.T) {
 			},
 			{
 				// And back to its name: the name resolves to the same job.
-				Config:            e.providerConfig() + triggerByNameHCL("test", names[b], ""),
+				Config:            e.providerConfig() + triggerByNameHCL(names[b], ""),
 				ConfigPlanChecks:  expectAction(plancheck.ResourceActionUpdate),
 				ConfigStateChecks: jobID(b),
 				Check:             e.expectExecutions(b, one),
@@ -231,15 +232,15 @@ func TestAccJobTrigger_jobNameRefusals(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config:      e.providerConfig() + triggerByNameHCL("test", "no such job", ""),
+				Config:      e.providerConfig() + triggerByNameHCL("no such job", ""),
 				ExpectError: phrases("Job Not Found", `No job is named "no such job" in workspace `+e.workspaceID),
 			},
 			{
-				Config:      e.providerConfig() + triggerByNameHCL("test", twice, ""),
+				Config:      e.providerConfig() + triggerByNameHCL(twice, ""),
 				ExpectError: phrases("Several Jobs Match", `2 jobs are named "nightly export"`, "give the job's ID instead"),
 			},
 			{
-				Config:      e.providerConfig() + triggerByNameHCL("test", twice, fmt.Sprintf("  job_id = %q", ids[0])),
+				Config:      e.providerConfig() + triggerByNameHCL(twice, fmt.Sprintf("  job_id = %q", ids[0])),
 				PlanOnly:    true,
 				ExpectError: phrases("Invalid Attribute Combination", "job_id", "job_name"),
 			},
@@ -249,7 +250,7 @@ func TestAccJobTrigger_jobNameRefusals(t *testing.T) {
 				ExpectError: phrases("Missing Attribute Configuration", "Exactly one of these attributes must be configured: [job_id,job_name]"),
 			},
 			{
-				Config:      e.providerConfig() + triggerByNameHCL("test", "", ""),
+				Config:      e.providerConfig() + triggerByNameHCL("", ""),
 				PlanOnly:    true,
 				ExpectError: phrases("Invalid Attribute Value Length", "job_name"),
 			},
