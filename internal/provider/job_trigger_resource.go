@@ -101,9 +101,10 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"job_name": schema.StringAttribute{
 				MarkdownDescription: "The exact name of the job to trigger, as an alternative to `job_id`. " +
 					"It is resolved to the job when the trigger is created, with the service's `name` filter, as the `dataintegration_job` data source does: " +
-					"no job or more than one job of that name fails the apply. It needs no lookup while planning, so a trigger that names " +
+					"no job or more than one job of that name fails the apply. Planning needs no lookup, so a trigger that names " +
 					"the job of a connector in the same configuration stays unchanged while the connector changes. " +
-					"Changing it triggers again; so does moving from `job_id` to a `job_name` of another job.",
+					"Changing it triggers again. Moving from `job_id` to `job_name` looks the name up while planning: " +
+					"the same job changes nothing, another job triggers again.",
 				Optional:   true,
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
