@@ -72,7 +72,7 @@ echo "==> The connector"
 "$terraform" output connector_id
 echo "==> The job the service created for it"
 "$terraform" output connector_job
-echo "==> When the service accepted the trigger"
+echo "==> When the provider got the service's acceptance of the trigger (this machine's clock, whole seconds)"
 "$terraform" output triggered_at
 job=$("$terraform" output -raw triggered_job_id)
 echo "==> The execution it started, as the sandbox's side door shows it (outside Terraform)"

@@ -28,23 +28,25 @@ resource "dataintegration_customer_service_connector" "support" {
   streams     = ["tickets", "ticket_interactions", "chats"]
 }
 
-# The service creates one job for each connector, whose data source is the
-# connector's name. depends_on makes Terraform read it once the connector
-# exists.
-data "dataintegration_jobs" "support" {
-  data_source = dataintegration_customer_service_connector.support.name
-  depends_on  = [dataintegration_customer_service_connector.support]
-}
-
 # Runs the connector's job once, with a full refresh, and again whenever the
-# connector's streams change.
+# connector's streams change (or its name, which is its job's name). The
+# sandbox creates one job for each connector, named after it: job_name is
+# resolved to that job when the trigger is created, so the trigger's
+# arguments stay known while the connector changes, and a new token plans no
+# change here. The reference to the connector also makes Terraform create
+# the trigger once the connector, and so its job, exists.
 resource "dataintegration_job_trigger" "support_sync" {
-  job_id             = data.dataintegration_jobs.support.jobs[0].id
+  job_name           = dataintegration_customer_service_connector.support.name
   force_full_refresh = true
   cancel_on_destroy  = true
   triggers = {
     streams = join(",", dataintegration_customer_service_connector.support.streams)
   }
+}
+
+# The job the trigger ran.
+data "dataintegration_job" "support" {
+  id = dataintegration_job_trigger.support_sync.job_id
 }
 
 output "connector_id" {
@@ -55,9 +57,9 @@ output "connector_id" {
 output "connector_job" {
   description = "The job the service created for the connector."
   value = {
-    id          = data.dataintegration_jobs.support.jobs[0].id
-    name        = data.dataintegration_jobs.support.jobs[0].name
-    schema_name = data.dataintegration_jobs.support.jobs[0].schema_name
+    id          = data.dataintegration_job.support.id
+    name        = data.dataintegration_job.support.name
+    schema_name = data.dataintegration_job.support.schema_name
   }
 }
 
@@ -67,6 +69,6 @@ output "triggered_job_id" {
 }
 
 output "triggered_at" {
-  description = "When the service accepted the trigger."
+  description = "When the provider received the service's acceptance of the trigger, by this machine's clock, in whole seconds."
   value       = dataintegration_job_trigger.support_sync.triggered_at
 }

@@ -247,7 +247,11 @@ func TestAccGuide_jobsFromCI(t *testing.T) {
 			"-var", "job_name="+job.Name, "-var", "commit="+commit, "-var", fmt.Sprintf("full_refresh=%t", fullRefresh))
 	}
 	run("a1b2c3", false)
+	before := env.sandbox.Stats().Requests
 	run("a1b2c3", false)
+	if n := env.sandbox.Stats().Requests - before; n != 0 {
+		t.Errorf("the rerun of the same commit sent %d requests, want none", n)
+	}
 	time.Sleep(10 * time.Millisecond) // the first execution ends
 	run("d4e5f6", true)
 	ex := env.sandbox.Executions(env.workspaceID, job.ID)

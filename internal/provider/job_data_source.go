@@ -49,6 +49,7 @@ func (d *jobDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 	attrs["workspace_id"] = workspaceAttribute("of the job")
 	attrs["id"] = schema.StringAttribute{
 		MarkdownDescription: "The job's ID (a UUID). Exactly one of `id` and `name` is required. " +
+			"A UUID in any letter case finds the job, and `id` keeps the form written. " +
 			"The API has no single-job endpoint: the job is found by reading the list page by page until it appears. " +
 			"The lookups by `id` of one plan or apply share one pass over the pages.",
 		Optional:   true,
@@ -98,12 +99,9 @@ func (d *jobDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 		}
 	} else {
 		name := m.Name.ValueString()
-		err = d.data.client.EachJobPage(ctx, ws, client.JobFilter{Name: &name}, func(jobs []client.Job) bool {
-			found = append(found, jobsNamed(jobs, name)...)
-			return true
-		})
+		found, err = jobsByName(ctx, d.data.client, ws, name)
 		if err == nil && len(found) != 1 {
-			addNameMatchError(&resp.Diagnostics, name, ws, found)
+			addNameMatchError(&resp.Diagnostics, path.Root("name"), name, ws, found)
 			return
 		}
 	}
@@ -113,6 +111,11 @@ func (d *jobDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	}
 
 	j := newJobModel(found[0])
+	if !m.ID.IsNull() {
+		// The same UUID in the configuration's letter case, so that what
+		// uses it sees what was written.
+		j.ID = m.ID
+	}
 	m = jobDataSourceModel{
 		WorkspaceID: types.StringValue(ws), ID: j.ID, Name: j.Name, DataSource: j.DataSource,
 		ConnectorName: j.ConnectorName, SchemaName: j.SchemaName, IsActive: j.IsActive,
@@ -137,6 +140,17 @@ func findJob(ctx context.Context, c *client.Client, ws, id string) (*client.Job,
 	return found, err
 }
 
+// jobsByName lists the jobs named exactly name, with the service's name
+// filter, every page.
+func jobsByName(ctx context.Context, c *client.Client, ws, name string) ([]client.Job, error) {
+	var found []client.Job
+	err := c.EachJobPage(ctx, ws, client.JobFilter{Name: &name}, func(jobs []client.Job) bool {
+		found = append(found, jobsNamed(jobs, name)...)
+		return true
+	})
+	return found, err
+}
+
 // jobsNamed keeps the jobs named exactly name: the service's matching rules
 // are not published, and a filter that also matched "name (copy)" or "NAME"
 // must not make the lookup ambiguous.
@@ -150,9 +164,11 @@ func jobsNamed(jobs []client.Job, name string) []client.Job {
 	return out
 }
 
-func addNameMatchError(diags *diag.Diagnostics, name, ws string, found []client.Job) {
+// addNameMatchError says, on the attribute at, that no job or several jobs
+// have the name.
+func addNameMatchError(diags *diag.Diagnostics, at path.Path, name, ws string, found []client.Job) {
 	if len(found) == 0 {
-		diags.AddAttributeError(path.Root("name"), "Job Not Found",
+		diags.AddAttributeError(at, "Job Not Found",
 			fmt.Sprintf("No job is named %q in workspace %s.", name, ws))
 		return
 	}
@@ -160,7 +176,7 @@ func addNameMatchError(diags *diag.Diagnostics, name, ws string, found []client.
 	for i, j := range found {
 		ids[i] = j.ID
 	}
-	diags.AddAttributeError(path.Root("name"), "Several Jobs Match",
-		fmt.Sprintf("%d jobs are named %q in workspace %s (IDs %s): look the job up by id instead.",
+	diags.AddAttributeError(at, "Several Jobs Match",
+		fmt.Sprintf("%d jobs are named %q in workspace %s (IDs %s): give the job's ID instead (id, or job_id on a trigger).",
 			len(found), name, ws, strings.Join(ids, ", ")))
 }

@@ -97,7 +97,7 @@ func TestAccJobDataSource_severalMatches(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      e.providerConfig() + `data "dataintegration_job" "test" { name = "nightly export" }`,
-			ExpectError: phrases("Several Jobs Match", `2 jobs are named "nightly export"`, "look the job up by id instead"),
+			ExpectError: phrases("Several Jobs Match", `2 jobs are named "nightly export"`, "give the job's ID instead"),
 		}},
 	})
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -111,5 +112,23 @@ func TestJobLookupFailureIsShared(t *testing.T) {
 	}
 	if j, err := data.jobs.find(context.Background(), data.client, data.workspaceID, jobs[0].ID); err != nil || j == nil {
 		t.Errorf("after the service recovered: %+v, %v", j, err)
+	}
+}
+
+// TestJobLookupIgnoresLetterCase: a UUID is the same in any letter case, so
+// an upper-case ID finds its job, and the lower-case one after it is served
+// by the same pass.
+func TestJobLookupIgnoresLetterCase(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{Jobs: 250}, sandbox.DefaultAPIKey)
+	want := srv.Jobs(data.workspaceID)[150]
+	ctx := context.Background()
+	for _, id := range []string{strings.ToUpper(want.ID), want.ID} {
+		j, err := data.jobs.find(ctx, data.client, data.workspaceID, id)
+		if err != nil || j == nil || j.ID != want.ID {
+			t.Fatalf("lookup of %s: %+v, %v", id, j, err)
+		}
+	}
+	if got := srv.Stats().ByRoute[routeListJobs]; got != 2 {
+		t.Errorf("two lookups of the job on page 2 made %d list requests, want 2", got)
 	}
 }

@@ -10,26 +10,34 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
-var pathJobID = path.Root("job_id")
+var (
+	pathJobID   = path.Root("job_id")
+	pathJobName = path.Root("job_name")
+)
 
 var (
-	_ resource.ResourceWithConfigure  = (*jobTriggerResource)(nil)
-	_ resource.ResourceWithModifyPlan = (*jobTriggerResource)(nil)
+	_ resource.ResourceWithConfigure        = (*jobTriggerResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*jobTriggerResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*jobTriggerResource)(nil)
+	_ resource.ResourceWithImportState      = (*jobTriggerResource)(nil)
 )
 
 // Default timeouts of a trigger and of a cancel: room for the client's
@@ -50,6 +58,7 @@ type jobTriggerModel struct {
 	ID               types.String   `tfsdk:"id"`
 	WorkspaceID      types.String   `tfsdk:"workspace_id"`
 	JobID            types.String   `tfsdk:"job_id"`
+	JobName          types.String   `tfsdk:"job_name"`
 	ForceFullRefresh types.Bool     `tfsdk:"force_full_refresh"`
 	Triggers         types.Map      `tfsdk:"triggers"`
 	CancelOnDestroy  types.Bool     `tfsdk:"cancel_on_destroy"`
@@ -65,7 +74,7 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Triggers one execution of a job when it is created. A trigger is an event: " +
 			"refreshing it makes no request, and applying an unchanged configuration triggers nothing. " +
-			"Changing `job_id`, `force_full_refresh`, `workspace_id` or `triggers` replaces it, which triggers the job again. " +
+			"Changing `job_id`, `job_name`, `force_full_refresh`, `workspace_id` or `triggers` replaces it, which triggers the job again. " +
 			"Destroying it cancels the job's running execution when `cancel_on_destroy` is `true`, and does nothing otherwise. " +
 			"It cannot be imported: an event that already happened has nothing to import.",
 		Attributes: map[string]schema.Attribute{
@@ -81,10 +90,23 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Validators:          []validator.String{uuidValidator()},
 			},
 			"job_id": schema.StringAttribute{
-				MarkdownDescription: "The ID (a UUID) of the job to trigger. The job must be active and not running. Changing it triggers again.",
-				Required:            true,
-				Validators:          []validator.String{uuidValidator()},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				MarkdownDescription: "The ID (a UUID) of the job to trigger. Exactly one of `job_id` and `job_name` is required. " +
+					"The job must be active and not running. A UUID is the same in any letter case: the state keeps the form it was created with, " +
+					"and a change of case alone changes nothing. Changing it triggers again. " +
+					"With `job_name`, the ID of the job that name resolved to when the trigger was created.",
+				Optional:   true,
+				Computed:   true,
+				Validators: []validator.String{uuidValidator()},
+			},
+			"job_name": schema.StringAttribute{
+				MarkdownDescription: "The exact name of the job to trigger, as an alternative to `job_id`. " +
+					"It is resolved to the job when the trigger is created, with the service's `name` filter, as the `dataintegration_job` data source does: " +
+					"no job or more than one job of that name fails the apply. Planning needs no lookup, so a trigger that names " +
+					"the job of a connector in the same configuration stays unchanged while the connector changes. " +
+					"Changing it triggers again. Moving from `job_id` to `job_name` looks the name up while planning: " +
+					"the same job changes nothing, another job triggers again.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"force_full_refresh": schema.BoolAttribute{
 				MarkdownDescription: "Whether the execution reloads everything, even for a job that loads increments. Defaults to `false`. Changing it triggers again.",
@@ -95,10 +117,12 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 			},
 			"triggers": schema.MapAttribute{
 				MarkdownDescription: "Arbitrary strings, such as a schema version or a commit: any change replaces the trigger, which triggers the job again. " +
-					"Use it to run the job whenever something it depends on changes.",
+					"Use it to run the job whenever something it depends on changes. An empty map and no map mean the same: " +
+					"going from one to the other changes nothing, and the state holds an empty map.",
 				ElementType:   types.StringType,
 				Optional:      true,
-				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+				Computed:      true,
+				PlanModifiers: []planmodifier.Map{triggersPlanModifier{}},
 			},
 			"cancel_on_destroy": schema.BoolAttribute{
 				MarkdownDescription: "Whether destroying the trigger cancels the job's running execution. Defaults to `false`: destroy makes no request. " +
@@ -109,9 +133,10 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Default:  booldefault.StaticBool(false),
 			},
 			"triggered_at": schema.StringAttribute{
-				MarkdownDescription: "When the service accepted the trigger, as an RFC 3339 time in UTC.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				MarkdownDescription: "When the provider received the service's acceptance of the trigger, by the clock of the machine that ran Terraform, " +
+					"as an RFC 3339 time in UTC in whole seconds (the fraction is dropped). The service's answer carries no time of its own.",
+				Computed:      true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 		},
 		Blocks: map[string]schema.Block{
@@ -120,34 +145,118 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 	}
 }
 
-// triggerTimeouts is the timeouts block, described for the docs.
+// triggerTimeouts is the timeouts block, described for the docs. Its
+// durations must be positive: the block's own check accepts "0s" and "-1m",
+// which would end the trigger before any request is sent.
 func triggerTimeouts(ctx context.Context) schema.Block {
 	b := timeouts.Block(ctx, timeouts.Opts{
 		Create: true,
-		CreateDescription: "How long triggering the job may take, retries included, as a duration such as `\"30s\"` or `\"2m\"`. " +
+		CreateDescription: "How long triggering the job may take, retries included, as a positive duration such as `\"30s\"` or `\"2m\"`. " +
 			"Defaults to `\"" + shortDuration(defaultTriggerTimeout) + "\"`. When it ends before an answer came, the job may have started.",
 		Delete: true,
-		DeleteDescription: "How long cancelling the execution on destroy may take, retries included, as a duration such as `\"30s\"`. " +
+		DeleteDescription: "How long cancelling the execution on destroy may take, retries included, as a positive duration such as `\"30s\"`. " +
 			"Defaults to `\"" + shortDuration(defaultCancelTimeout) + "\"`. Only used with `cancel_on_destroy = true`.",
 	})
-	if nb, ok := b.(schema.SingleNestedBlock); ok {
-		nb.MarkdownDescription = "How long triggering and cancelling may take."
-		return nb
+	nb, ok := b.(schema.SingleNestedBlock)
+	if !ok {
+		return b
 	}
-	return b
+	nb.MarkdownDescription = "How long triggering and cancelling may take."
+	for name, a := range nb.Attributes {
+		if sa, ok := a.(schema.StringAttribute); ok {
+			sa.Validators = append(sa.Validators, stringCheck(`a positive duration such as "30s"`, validate.Duration))
+			nb.Attributes[name] = sa
+		}
+	}
+	return nb
 }
 
-// shortDuration writes d as people do: "5m", not "5m0s".
+// shortDuration writes d as people do: "5m" and "1h", not "5m0s" and
+// "1h0m0s"; "1m30s" stays as it is.
 func shortDuration(d time.Duration) string {
-	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 func (r *jobTriggerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
+func (r *jobTriggerResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{
+		resourcevalidator.ExactlyOneOf(path.MatchRoot("job_id"), path.MatchRoot("job_name")),
+	}
+}
+
 func (r *jobTriggerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	r.data.planWorkspace(ctx, req, resp)
+	if resp.Diagnostics.HasError() || req.Plan.Raw.IsNull() || req.State.Raw.IsNull() {
+		return
+	}
+	r.planJob(ctx, req, resp)
+}
+
+// planJob decides whether the trigger's job changed, which replaces the
+// trigger. The job stays the same, and the plan keeps the state's job_id,
+// when job_id differs from the state's only in letter case, when job_name is
+// the same, and when the configuration moves between job_id and job_name of
+// the same job.
+func (r *jobTriggerResource) planJob(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var config, state jobTriggerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	same, changed := false, pathJobID
+	switch {
+	case !config.JobID.IsNull():
+		same = !config.JobID.IsUnknown() && strings.EqualFold(config.JobID.ValueString(), state.JobID.ValueString())
+	case config.JobName.IsUnknown():
+		changed = pathJobName
+	case !state.JobName.IsNull():
+		same, changed = config.JobName.Equal(state.JobName), pathJobName
+	default:
+		// From job_id to job_name: the same job only if the name resolves to it.
+		changed = pathJobName
+		same = r.nameResolvesTo(ctx, state.WorkspaceID.ValueString(), config.JobName.ValueString(), state.JobID.ValueString(), &resp.Diagnostics)
+	}
+	if !same {
+		resp.RequiresReplace = append(resp.RequiresReplace, changed)
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, pathJobID, state.JobID)...)
+}
+
+// nameResolvesTo tells whether name is the name of exactly one job, the one
+// with the ID id. It asks the service; without a configured provider, the
+// answer is no.
+func (r *jobTriggerResource) nameResolvesTo(ctx context.Context, ws, name, id string, diags *diag.Diagnostics) bool {
+	if r.data == nil {
+		return false
+	}
+	found, err := jobsByName(ctx, r.data.client, ws, name)
+	if err != nil {
+		addRequestError(diags, "Unable to List Jobs", ws, err)
+		return false
+	}
+	return len(found) == 1 && strings.EqualFold(found[0].ID, id)
+}
+
+// ImportState refuses, saying why: a trigger is an event Terraform caused,
+// and the service holds nothing that could become one.
+func (r *jobTriggerResource) ImportState(_ context.Context, _ resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.AddError("Trigger Cannot Be Imported",
+		"A dataintegration_job_trigger stands for an event, one run of a job that Terraform asked for: "+
+			"the service holds no trigger, so there is nothing to import. "+
+			"Remove the import and apply the configuration instead: creating the trigger runs the job once, "+
+			"and from then on the state records it like any other trigger.")
 }
 
 func (r *jobTriggerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -164,14 +273,37 @@ func (r *jobTriggerResource) Create(ctx context.Context, req resource.CreateRequ
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	ws, job := plan.WorkspaceID.ValueString(), plan.JobID.ValueString()
+	ws := plan.WorkspaceID.ValueString()
+	at := pathJobID
+	if !plan.JobName.IsNull() {
+		at = pathJobName
+		if plan.JobID = r.resolveName(ctx, ws, plan.JobName.ValueString(), &resp.Diagnostics); resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	job := plan.JobID.ValueString()
 	if err := r.data.client.TriggerJob(ctx, ws, job, plan.ForceFullRefresh.ValueBool()); err != nil {
-		r.addTriggerError(ctx, &resp.Diagnostics, ws, job, timeout, err)
+		r.addTriggerError(ctx, &resp.Diagnostics, at, ws, job, timeout, err)
 		return
 	}
 	plan.ID = types.StringValue(uuid.NewString())
 	plan.TriggeredAt = types.StringValue(time.Now().UTC().Format(time.RFC3339))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// resolveName finds the one job named exactly name, at create: the name is
+// known at plan time even when the job does not exist yet.
+func (r *jobTriggerResource) resolveName(ctx context.Context, ws, name string, diags *diag.Diagnostics) types.String {
+	found, err := jobsByName(ctx, r.data.client, ws, name)
+	switch {
+	case err != nil:
+		addRequestError(diags, "Unable to List Jobs", ws, err)
+	case len(found) != 1:
+		addNameMatchError(diags, pathJobName, name, ws, found)
+	default:
+		return types.StringValue(found[0].ID)
+	}
+	return types.StringNull()
 }
 
 // Read makes no request: a trigger is an event, and the state says when it
@@ -225,26 +357,26 @@ func (r *jobTriggerResource) Delete(ctx context.Context, req resource.DeleteRequ
 // addTriggerError explains why a trigger failed. On a 409 it reads the job,
 // once, to say whether it is inactive or running: the service's reason is
 // not part of its published API.
-func (r *jobTriggerResource) addTriggerError(ctx context.Context, diags *diag.Diagnostics, ws, job string, timeout time.Duration, err error) {
+func (r *jobTriggerResource) addTriggerError(ctx context.Context, diags *diag.Diagnostics, at path.Path, ws, job string, timeout time.Duration, err error) {
 	var e *client.Error
 	errors.As(err, &e)
 	switch {
 	case e != nil && e.StatusCode == http.StatusNotFound:
-		diags.AddAttributeError(pathJobID, "Job Not Found", fmt.Sprintf(
+		diags.AddAttributeError(at, "Job Not Found", fmt.Sprintf(
 			"No job has the ID %s in workspace %s (HTTP 404: %s). Check job_id, for example with the dataintegration_jobs data source.", job, ws, serviceMessage(e)))
 	case e != nil && e.StatusCode == http.StatusConflict:
 		// Best effort: when the job cannot be read, the generic reason stays.
 		j, _ := findJob(ctx, r.data.client, ws, job)
 		switch {
 		case j != nil && !j.IsActive:
-			diags.AddAttributeError(pathJobID, "Job Is Inactive", fmt.Sprintf(
+			diags.AddAttributeError(at, "Job Is Inactive", fmt.Sprintf(
 				"The service refused to run job %s because it is inactive (HTTP 409: %s). Activate the job in the service, then apply again.", job, serviceMessage(e)))
 		case j != nil:
-			diags.AddAttributeError(pathJobID, "Job Already Running", fmt.Sprintf(
+			diags.AddAttributeError(at, "Job Already Running", fmt.Sprintf(
 				"The service refused to run job %s, which is active, so most likely already running (HTTP 409: %s). "+
 					"Apply again once its execution has ended, or cancel it.", job, serviceMessage(e)))
 		default:
-			diags.AddAttributeError(pathJobID, "Job Not Triggered", fmt.Sprintf(
+			diags.AddAttributeError(at, "Job Not Triggered", fmt.Sprintf(
 				"The service refused to run job %s (HTTP 409: %s). A job that is inactive or already running cannot be triggered.", job, serviceMessage(e)))
 		}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -259,4 +391,52 @@ func (r *jobTriggerResource) addTriggerError(ctx context.Context, diags *diag.Di
 	default:
 		addRequestError(diags, "Unable to Trigger Job", ws, err)
 	}
+}
+
+// triggersPlanModifier replaces the trigger when its triggers change, where
+// an empty map and no map are the same: going from one to the other runs
+// nothing. A trigger created without triggers holds an empty map, so that
+// writing `triggers = {}` later plans no difference at all (Terraform lets a
+// provider plan the prior value for a configured one, not for a null one).
+type triggersPlanModifier struct{}
+
+var _ planmodifier.Map = triggersPlanModifier{}
+
+func (triggersPlanModifier) Description(context.Context) string {
+	return "Replaces the resource when the map changes; an empty map and no map are the same."
+}
+
+func (m triggersPlanModifier) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+
+func (triggersPlanModifier) PlanModifyMap(_ context.Context, req planmodifier.MapRequest, resp *planmodifier.MapResponse) {
+	empty := types.MapValueMust(types.StringType, map[string]attr.Value{})
+	if req.Plan.Raw.IsNull() {
+		return // destroy
+	}
+	if req.State.Raw.IsNull() {
+		if req.ConfigValue.IsNull() {
+			resp.PlanValue = empty
+		}
+		return
+	}
+	switch {
+	case req.ConfigValue.IsUnknown():
+		resp.RequiresReplace = true
+	case isEmptyMap(req.ConfigValue) && isEmptyMap(req.StateValue):
+		if req.ConfigValue.IsNull() {
+			resp.PlanValue = req.StateValue
+		}
+	case !req.ConfigValue.Equal(req.StateValue):
+		if req.ConfigValue.IsNull() {
+			resp.PlanValue = empty
+		}
+		resp.RequiresReplace = true
+	}
+}
+
+// isEmptyMap is true for a null map and a known map with no elements.
+func isEmptyMap(v types.Map) bool {
+	return v.IsNull() || (!v.IsUnknown() && len(v.Elements()) == 0)
 }

@@ -108,7 +108,7 @@ func TestAccJobTrigger_lifecycle(t *testing.T) {
 					statecheck.ExpectKnownValue(triggerAddress, tfjsonpath.New("triggered_at"), knownvalue.StringRegexp(rfc3339RE)),
 					statecheck.ExpectKnownValue(triggerAddress, tfjsonpath.New("job_id"), knownvalue.StringExact(job)),
 					statecheck.ExpectKnownValue(triggerAddress, tfjsonpath.New("force_full_refresh"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(triggerAddress, tfjsonpath.New("triggers"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(triggerAddress, tfjsonpath.New("triggers"), knownvalue.MapSizeExact(0)),
 				},
 				Check: e.expectExecutions(job, full),
 			},

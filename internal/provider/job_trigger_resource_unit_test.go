@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -8,7 +9,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
@@ -82,5 +86,68 @@ func TestJobTriggerDestroyRefused(t *testing.T) {
 	diags := destroy(t, r, triggerState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd", true))
 	if !diags.HasError() || diags[0].Summary() != "Authentication Failed" {
 		t.Errorf("diagnostics %v, want Authentication Failed", diags)
+	}
+}
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		5 * time.Minute:              "5m",
+		10 * time.Minute:             "10m",
+		30 * time.Second:             "30s",
+		10 * time.Second:             "10s",
+		90 * time.Second:             "1m30s",
+		time.Hour:                    "1h",
+		20 * time.Hour:               "20h",
+		2*time.Hour + 30*time.Minute: "2h30m",
+		time.Hour + 10*time.Second:   "1h0m10s",
+		1500 * time.Millisecond:      "1.5s",
+	} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// TestTriggersPlan: an empty map and no map are the same triggers; any
+// other change replaces the trigger. A new trigger without triggers plans
+// an empty map.
+func TestTriggersPlan(t *testing.T) {
+	null := types.MapNull(types.StringType)
+	empty := types.MapValueMust(types.StringType, map[string]attr.Value{})
+	one := types.MapValueMust(types.StringType, map[string]attr.Value{"commit": types.StringValue("a1b2c3")})
+	unknown := types.MapUnknown(types.StringType)
+	for _, c := range []struct {
+		name          string
+		create        bool
+		state, config types.Map
+		wantPlan      types.Map
+		wantReplace   bool
+	}{
+		{name: "create without", create: true, state: null, config: null, wantPlan: empty},
+		{name: "create with empty", create: true, state: null, config: empty, wantPlan: empty},
+		{name: "create with one", create: true, state: null, config: one, wantPlan: one},
+		{name: "none to empty", state: empty, config: empty, wantPlan: empty},
+		{name: "empty to none", state: empty, config: null, wantPlan: empty},
+		{name: "old state none, config none", state: null, config: null, wantPlan: null},
+		{name: "old state none, config empty", state: null, config: empty, wantPlan: empty},
+		{name: "same", state: one, config: one, wantPlan: one},
+		{name: "added", state: empty, config: one, wantPlan: one, wantReplace: true},
+		{name: "removed", state: one, config: null, wantPlan: empty, wantReplace: true},
+		{name: "emptied", state: one, config: empty, wantPlan: empty, wantReplace: true},
+		{name: "unknown", state: one, config: unknown, wantPlan: unknown, wantReplace: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req := planmodifier.MapRequest{ConfigValue: c.config, StateValue: c.state, PlanValue: c.config,
+				Plan:  tfsdk.Plan{Raw: tftypes.NewValue(tftypes.Object{}, map[string]tftypes.Value{})},
+				State: tfsdk.State{Raw: tftypes.NewValue(tftypes.Object{}, map[string]tftypes.Value{})}}
+			if c.create {
+				req.State.Raw = tftypes.NewValue(tftypes.Object{}, nil)
+			}
+			resp := planmodifier.MapResponse{PlanValue: req.PlanValue}
+			triggersPlanModifier{}.PlanModifyMap(context.Background(), req, &resp)
+			if !resp.PlanValue.Equal(c.wantPlan) || resp.RequiresReplace != c.wantReplace {
+				t.Errorf("planned %v, replace %v; want %v, replace %v", resp.PlanValue, resp.RequiresReplace, c.wantPlan, c.wantReplace)
+			}
+		})
 	}
 }

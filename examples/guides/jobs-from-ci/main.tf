@@ -26,12 +26,10 @@ variable "full_refresh" {
   default     = false
 }
 
-data "dataintegration_job" "this" {
-  name = var.job_name
-}
-
+# job_name is resolved to the job when the trigger is created: a new commit
+# looks the job up again, a rerun of the same commit makes no request.
 resource "dataintegration_job_trigger" "this" {
-  job_id             = data.dataintegration_job.this.id
+  job_name           = var.job_name
   force_full_refresh = var.full_refresh
 
   triggers = {
@@ -44,9 +42,11 @@ resource "dataintegration_job_trigger" "this" {
 }
 
 output "job_id" {
-  value = dataintegration_job_trigger.this.job_id
+  description = "The job the trigger ran."
+  value       = dataintegration_job_trigger.this.job_id
 }
 
 output "triggered_at" {
-  value = dataintegration_job_trigger.this.triggered_at
+  description = "When the provider received the service's acceptance of the trigger, by this machine's clock, in whole seconds."
+  value       = dataintegration_job_trigger.this.triggered_at
 }

@@ -3,15 +3,13 @@ variable "schema_version" {
   type        = string
 }
 
-data "dataintegration_job" "orders" {
-  name = "Orders to warehouse"
-}
-
-# Runs the job once when created, with a full refresh, and again whenever
-# the schema version changes. Destroying the trigger cancels the job's
-# execution if it is still running.
+# Runs the job named "Orders to warehouse" once when created, with a full
+# refresh, and again whenever the schema version changes. The name is
+# resolved to the job when the trigger is created; `job_id` names a job by
+# its ID instead. Destroying the trigger cancels the job's execution if it
+# is still running.
 resource "dataintegration_job_trigger" "orders" {
-  job_id             = data.dataintegration_job.orders.id
+  job_name           = "Orders to warehouse"
   force_full_refresh = true
   cancel_on_destroy  = true
 
@@ -22,4 +20,9 @@ resource "dataintegration_job_trigger" "orders" {
   timeouts {
     create = "2m"
   }
+}
+
+output "orders_job_id" {
+  description = "The job the trigger ran."
+  value       = dataintegration_job_trigger.orders.job_id
 }

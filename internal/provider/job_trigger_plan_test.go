@@ -1,0 +1,262 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// expectAction is a pre-apply check of the trigger's planned action.
+func expectAction(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(triggerAddress, action)}}
+}
+
+// TestAccJobTrigger_jobIDInAnyCase: a job ID is the same UUID in any letter
+// case. The trigger keeps the form it was created with, and a change of case
+// alone plans nothing; the job data source finds the job by an upper-case ID
+// and keeps that form.
+func TestAccJobTrigger_jobIDInAnyCase(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
+	e.requireSandbox(t, "count the job's executions")
+	jobs, _ := activeJobs(t, e, 1)
+	job := jobs[0]
+	upper := strings.ToUpper(job)
+	lookup := fmt.Sprintf("data \"dataintegration_job\" \"test\" {\n  id = %q\n}\n", upper)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.providerConfig() + lookup + triggerHCL("test", upper, ""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(triggerAddress, tfjsonpath.New("job_id"), knownvalue.StringExact(upper)),
+					statecheck.ExpectKnownValue(jobAddress, tfjsonpath.New("id"), knownvalue.StringExact(upper)),
+					statecheck.ExpectKnownValue(jobAddress, tfjsonpath.New("is_active"), knownvalue.Bool(true)),
+				},
+				Check: e.expectExecutions(job, sandbox.Execution{}),
+			},
+			{
+				// The service's form, from the data source or typed: no change.
+				Config:           e.providerConfig() + triggerHCL("test", job, ""),
+				ConfigPlanChecks: expectAction(plancheck.ResourceActionNoop),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(triggerAddress, tfjsonpath.New("job_id"), knownvalue.StringExact(upper)),
+				},
+				Check: e.expectExecutions(job, sandbox.Execution{}),
+			},
+			{
+				// An update in place of another attribute keeps the case too.
+				Config:           e.providerConfig() + triggerHCL("test", job, "  cancel_on_destroy = true"),
+				ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate),
+				Check:            e.expectExecutions(job, sandbox.Execution{}),
+			},
+		},
+	})
+}
+
+// TestAccJobTrigger_emptyTriggersMeanNone: triggers = {} and no triggers at
+// all mean the same, so going from one to the other runs nothing.
+func TestAccJobTrigger_emptyTriggersMeanNone(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
+	e.requireSandbox(t, "count the job's executions")
+	jobs, _ := activeJobs(t, e, 1)
+	job := jobs[0]
+	cfg := func(body string) string { return e.providerConfig() + triggerHCL("test", job, body) }
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg(""), Check: e.expectExecutions(job, sandbox.Execution{})},
+			{Config: cfg("  triggers = {}"), ConfigPlanChecks: expectAction(plancheck.ResourceActionNoop)},
+			{Config: cfg(""), ConfigPlanChecks: expectAction(plancheck.ResourceActionNoop)},
+			{Config: cfg("  triggers = {}"), ConfigPlanChecks: expectAction(plancheck.ResourceActionNoop)},
+			{
+				// A value in it is a change: the job runs again.
+				Config:           cfg(`  triggers = { commit = "a1b2c3" }`),
+				ConfigPlanChecks: expectAction(plancheck.ResourceActionReplace),
+				Check:            e.expectExecutions(job, sandbox.Execution{}, sandbox.Execution{}),
+			},
+			{
+				Config:           cfg(""),
+				ConfigPlanChecks: expectAction(plancheck.ResourceActionReplace),
+				Check:            e.expectExecutions(job, sandbox.Execution{}, sandbox.Execution{}, sandbox.Execution{}),
+			},
+		},
+	})
+}
+
+// TestAccJobTrigger_timeoutsRefused: a timeout of zero or less is refused at
+// plan time, on the attribute, before any request.
+func TestAccJobTrigger_timeoutsRefused(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	jobs := e.allJobs(t)
+	before := int64(0)
+	if e.sandbox != nil {
+		before = e.sandbox.Stats().Requests
+	}
+	var steps []resource.TestStep
+	for _, c := range []struct{ attr, value string }{
+		{"create", "0s"}, {"create", "-1m"}, {"delete", "0s"}, {"delete", "-30s"},
+	} {
+		steps = append(steps, resource.TestStep{
+			Config:      e.providerConfig() + triggerHCL("test", jobs[0].ID, fmt.Sprintf("  timeouts {\n    %s = %q\n  }", c.attr, c.value)),
+			PlanOnly:    true,
+			ExpectError: phrases("Invalid Attribute Value", "timeouts."+c.attr, "the duration must be positive", `a positive duration such as "30s"`),
+		})
+	}
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	if e.sandbox != nil {
+		if n := e.sandbox.Stats().Requests - before; n != 0 {
+			t.Errorf("the sandbox served %d requests, want none", n)
+		}
+	}
+}
+
+// TestAccJobTrigger_importRefused: importing a trigger says why there is
+// nothing to import and what to do instead.
+func TestAccJobTrigger_importRefused(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	jobs := e.allJobs(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:        e.providerConfig() + triggerHCL("test", jobs[0].ID, ""),
+			ResourceName:  triggerAddress,
+			ImportState:   true,
+			ImportStateId: "5f0c6f5e-3f7c-4c55-9d55-1c6f3e0d2a10",
+			ExpectError: phrases("Trigger Cannot Be Imported", "an event", "nothing to import",
+				"apply the configuration", "runs the job once"),
+		}},
+	})
+	if e.sandbox != nil {
+		if st := e.sandbox.Stats(); st.ByRoute[routeRunJob] != 0 {
+			t.Errorf("the import triggered the job %d times", st.ByRoute[routeRunJob])
+		}
+	}
+}
+
+// triggerByNameHCL is the block of the trigger at triggerAddress, naming its
+// job; body holds its other attributes.
+func triggerByNameHCL(jobName, body string) string {
+	return fmt.Sprintf("resource \"dataintegration_job_trigger\" \"test\" {\n  job_name = %q\n%s\n}\n", jobName, body)
+}
+
+// TestAccJobTrigger_jobName: a trigger names its job; the name is resolved
+// when the trigger is created, and job_id then says which job ran. Another
+// name triggers again; moving between job_id and job_name of the same job
+// does not.
+func TestAccJobTrigger_jobName(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
+	e.requireSandbox(t, "count the jobs' executions")
+	ids, _ := activeJobs(t, e, 2)
+	names := map[string]string{}
+	for _, j := range e.sandbox.Jobs(e.workspaceID) {
+		names[j.ID] = j.Name
+	}
+	a, b := ids[0], ids[1]
+	one := sandbox.Execution{}
+	jobID := func(id string) []statecheck.StateCheck {
+		return []statecheck.StateCheck{statecheck.ExpectKnownValue(triggerAddress, tfjsonpath.New("job_id"), knownvalue.StringExact(id))}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.providerConfig() + triggerByNameHCL(names[a], ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectUnknownValue(triggerAddress, tfjsonpath.New("job_id")),
+				}},
+				ConfigStateChecks: jobID(a),
+				Check:             e.expectExecutions(a, one),
+			},
+			{
+				// A change in place keeps the job: no lookup, no new run.
+				Config: e.providerConfig() + triggerByNameHCL(names[a], "  cancel_on_destroy = true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(triggerAddress, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(triggerAddress, tfjsonpath.New("job_id"), knownvalue.StringExact(a)),
+				}},
+				ConfigStateChecks: jobID(a),
+				Check:             e.expectExecutions(a, one),
+			},
+			{
+				Config:            e.providerConfig() + triggerByNameHCL(names[b], ""),
+				ConfigPlanChecks:  expectAction(plancheck.ResourceActionReplace),
+				ConfigStateChecks: jobID(b),
+				Check:             resource.ComposeAggregateTestCheckFunc(e.expectExecutions(a, one), e.expectExecutions(b, one)),
+			},
+			{
+				// The same job by its ID, in another case: no new run.
+				Config:            e.providerConfig() + triggerHCL("test", strings.ToUpper(b), ""),
+				ConfigPlanChecks:  expectAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: jobID(b),
+				Check:             e.expectExecutions(b, one),
+			},
+			{
+				// And back to its name: the name resolves to the same job.
+				Config:            e.providerConfig() + triggerByNameHCL(names[b], ""),
+				ConfigPlanChecks:  expectAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: jobID(b),
+				Check:             e.expectExecutions(b, one),
+			},
+			{
+				// The ID of another job: a new run.
+				Config:            e.providerConfig() + triggerHCL("test", a, ""),
+				ConfigPlanChecks:  expectAction(plancheck.ResourceActionReplace),
+				ConfigStateChecks: jobID(a),
+				Check:             e.expectExecutions(a, one, one),
+			},
+		},
+	})
+}
+
+// TestAccJobTrigger_jobNameRefusals: a name that matches no job or several
+// fails the apply on job_name, with nothing triggered; job_id and job_name
+// together, or neither, fail the plan.
+func TestAccJobTrigger_jobNameRefusals(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	e.requireSandbox(t, "add two jobs of the same name")
+	const twice = "nightly export"
+	if err := e.sandbox.AddJobs(e.workspaceID, sandbox.Job{Name: twice, IsActive: true}, sandbox.Job{Name: twice, IsActive: true}); err != nil {
+		t.Fatal(err)
+	}
+	ids, _ := activeJobs(t, e, 1)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      e.providerConfig() + triggerByNameHCL("no such job", ""),
+				ExpectError: phrases("Job Not Found", `No job is named "no such job" in workspace `+e.workspaceID),
+			},
+			{
+				Config:      e.providerConfig() + triggerByNameHCL(twice, ""),
+				ExpectError: phrases("Several Jobs Match", `2 jobs are named "nightly export"`, "give the job's ID instead"),
+			},
+			{
+				Config:      e.providerConfig() + triggerByNameHCL(twice, fmt.Sprintf("  job_id = %q", ids[0])),
+				PlanOnly:    true,
+				ExpectError: phrases("Invalid Attribute Combination", "job_id", "job_name"),
+			},
+			{
+				Config:      e.providerConfig() + "resource \"dataintegration_job_trigger\" \"test\" {}\n",
+				PlanOnly:    true,
+				ExpectError: phrases("Missing Attribute Configuration", "Exactly one of these attributes must be configured: [job_id,job_name]"),
+			},
+			{
+				Config:      e.providerConfig() + triggerByNameHCL("", ""),
+				PlanOnly:    true,
+				ExpectError: phrases("Invalid Attribute Value Length", "job_name"),
+			},
+		},
+	})
+	if got := e.sandbox.Stats().ByRoute[routeRunJob]; got != 0 {
+		t.Errorf("the sandbox served %d triggers, want none", got)
+	}
+}
