@@ -27,7 +27,7 @@ type capability struct {
 var (
 	capImportBlocks = capability{name: "import blocks and `plan -generate-config-out`", terraform: "1.5.0", tofu: "1.6.0"}
 	capWriteOnly    = capability{name: "write-only attributes", terraform: "1.11.0", tofu: "1.11.0"}
-	capIdentity  = capability{name: "resource identity", terraform: "1.12.0", tofu: "1.12.0"}
+	capIdentity     = capability{name: "resource identity", terraform: "1.12.0", tofu: "1.12.0"}
 	// OpenTofu has neither actions (its issue 3309) nor list resources and
 	// `query` (its issue 3787) in any release.
 	capActions       = capability{name: "actions", terraform: "1.14.0"}
