@@ -1,42 +1,13 @@
 package provider
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
-
-// planActions reads a saved plan: the actions planned for each resource,
-// and which of them are imports.
-func (e *engine) planActions(t *testing.T, dir, planFile string) (actions map[string][]string, imports []string) {
-	t.Helper()
-	var p struct {
-		ResourceChanges []struct {
-			Address string `json:"address"`
-			Change  struct {
-				Actions   []string        `json:"actions"`
-				Importing json.RawMessage `json:"importing"`
-			} `json:"change"`
-		} `json:"resource_changes"`
-	}
-	if err := json.Unmarshal([]byte(e.run(t, dir, nil, "show", "-json", planFile)), &p); err != nil {
-		t.Fatal(err)
-	}
-	actions = map[string][]string{}
-	for _, rc := range p.ResourceChanges {
-		actions[rc.Address] = rc.Change.Actions
-		if len(rc.Change.Importing) > 0 && string(rc.Change.Importing) != "null" {
-			imports = append(imports, rc.Address)
-		}
-	}
-	return actions, imports
-}
 
 // TestAccConnector_generateConfig imports a connector with an import block
 // and `plan -generate-config-out`, as the connector's docs describe. The
@@ -51,13 +22,13 @@ func TestAccConnector_generateConfig(t *testing.T) {
 	name := testName("generated")
 	made := e.makeConnector(t, name, "tickets", "chats")
 	const address = "dataintegration_customer_service_connector.desk"
-	dir := configDir(t, e.providerConfig()+fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", address, e.workspaceID+"/"+made.ID))
+	dir := configDir(t, e.providerConfig()+importBlock(address, e.workspaceID+"/"+made.ID))
 	plan := func(want ...string) {
 		t.Helper()
-		eng.run(t, dir, nil, "plan", "-input=false", "-no-color", "-out=tfplan")
-		actions, imports := eng.planActions(t, dir, "tfplan")
-		if got := strings.Join(actions[address], ","); got != strings.Join(want, ",") || len(actions) != 1 {
-			t.Errorf("the plan's actions are %v, want %v for %s alone", actions, want, address)
+		actions, imports := eng.plan(t, dir, nil)
+		expectActions(t, actions, address, want...)
+		if len(actions) != 1 {
+			t.Errorf("the plan's actions are %v, want %s's alone", actions, address)
 		}
 		if len(imports) != 1 || imports[0] != address {
 			t.Errorf("the plan imports %v, want %s", imports, address)

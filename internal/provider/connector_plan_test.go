@@ -48,6 +48,11 @@ func (e *testEnv) providerWithWorkspace(ws string) string {
 	return fmt.Sprintf("provider \"dataintegration\" {\n  base_url     = %q\n  api_key      = %q\n  workspace_id = %q\n}\n", e.baseURL, e.apiKey, ws)
 }
 
+// importBlock is an import block of a resource by its import ID.
+func importBlock(to, id string) string {
+	return fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", to, id)
+}
+
 // makeConnector creates a connector through the API, as someone outside
 // Terraform would, and deletes it when the test ends.
 func (e *testEnv) makeConnector(t *testing.T, name string, streams ...string) *client.Connector {
@@ -61,32 +66,6 @@ func (e *testEnv) makeConnector(t *testing.T, name string, streams ...string) *c
 	}
 	t.Cleanup(func() { _ = c.DeleteConnector(context.Background(), e.workspaceID, made.ID) })
 	return made
-}
-
-// TestAccConnector_importUpperCaseIDs imports a connector by its IDs in
-// upper case: the service's IDs are the same in any case, so the plan is the
-// import and the token's update in place, never a replacement, and the next
-// plan is empty.
-func TestAccConnector_importUpperCaseIDs(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 0, Keys: letteredWorkspace})
-	name := testName("upper import")
-	made := e.makeConnector(t, name)
-	importBlock := fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", connectorAddress, e.upperWorkspace(t)+"/"+strings.ToUpper(made.ID))
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             e.connectorsGone(t),
-		Steps: []resource.TestStep{{
-			Config: e.providerConfig() + importBlock + newConnectorArgs(name).hcl(),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate)},
-				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-			},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("id"), knownvalue.StringExact(made.ID)),
-			},
-			Check: e.expectStored(t, storedToken("platform-token-1", 2)),
-		}},
-	})
 }
 
 // TestAccProvider_workspaceInAnotherCase: resources made with the provider's
@@ -262,12 +241,11 @@ func TestAccConnector_importStreamsInAnotherOrder(t *testing.T) {
 	e := newTestEnv(t, sandbox.Config{Jobs: 0})
 	name := testName("import order")
 	made := e.makeConnector(t, name, "tickets", "chats")
-	importBlock := fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", connectorAddress, e.workspaceID+"/"+made.ID)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             e.connectorsGone(t),
 		Steps: []resource.TestStep{{
-			Config: e.providerConfig() + importBlock + newConnectorArgs(name).with("streams", `["chats", "tickets"]`).hcl(),
+			Config: e.providerConfig() + importBlock(connectorAddress, e.workspaceID+"/"+made.ID) + newConnectorArgs(name).with("streams", `["chats", "tickets"]`).hcl(),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PreApply: []plancheck.PlanCheck{
 					// The token's update only: the streams stay as the service holds them.

@@ -305,35 +305,40 @@ func TestAccConnector_outOfBandChanges(t *testing.T) {
 
 // TestAccConnector_importBlockThenToken imports a connector made outside
 // Terraform with an import block, with the token in the configuration: the
-// plan updates it in place (sending the token once), never replaces it.
+// plan updates it in place (sending the token once), never replaces it, and
+// the next plan is empty. The service's IDs are the same in any letter
+// case: imported by its IDs in upper case, the connector is not replaced
+// either.
 func TestAccConnector_importBlockThenToken(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	name := testName("import")
-	c := e.client(t)
-	made, err := c.CreateConnector(context.Background(), e.workspaceID, client.ConnectorSpec{
-		Name: name, URL: "https://acme.example-helpdesk.com", Token: "outside-token", AgentEmail: "agent@acme.com",
-	})
-	if err != nil {
-		t.Fatal(err)
+	for _, ids := range []struct {
+		name string
+		form func(string) string
+	}{
+		{"IDs as the service gives them", func(s string) string { return s }},
+		{"IDs in upper case", strings.ToUpper},
+	} {
+		t.Run(ids.name, func(t *testing.T) {
+			e := newTestEnv(t, sandbox.Config{Jobs: 0, Keys: letteredWorkspace})
+			name := testName("import")
+			made := e.makeConnector(t, name)
+			resource.ParallelTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				CheckDestroy:             e.connectorsGone(t),
+				Steps: []resource.TestStep{{
+					Config: e.providerConfig() + importBlock(connectorAddress, ids.form(e.workspaceID+"/"+made.ID)) + newConnectorArgs(name).hcl(),
+					ConfigPlanChecks: resource.ConfigPlanChecks{
+						PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate)},
+						PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+					},
+					ConfigStateChecks: []statecheck.StateCheck{
+						statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("id"), knownvalue.StringExact(made.ID)),
+						statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact(client.CustomerServiceStreams...)),
+					},
+					Check: e.expectStored(t, storedToken("platform-token-1", 2)),
+				}},
+			})
+		})
 	}
-	t.Cleanup(func() { _ = c.DeleteConnector(context.Background(), e.workspaceID, made.ID) })
-	importBlock := fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", connectorAddress, e.workspaceID+"/"+made.ID)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             e.connectorsGone(t),
-		Steps: []resource.TestStep{{
-			Config: e.providerConfig() + importBlock + newConnectorArgs(name).hcl(),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate)},
-				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-			},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("id"), knownvalue.StringExact(made.ID)),
-				statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact(client.CustomerServiceStreams...)),
-			},
-			Check: e.expectStored(t, storedToken("platform-token-1", 2)),
-		}},
-	})
 }
 
 // noTrace fails when the JSON of a plan or state holds any of the secrets.

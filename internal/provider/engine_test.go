@@ -238,6 +238,43 @@ func (e *engine) expectConverged(t testing.TB, dir string, env []string) {
 	}
 }
 
+// plan saves a plan of dir as tfplan (for `apply tfplan`) and returns, from
+// the engine's JSON of it, the actions planned for each resource address and
+// the addresses being imported.
+func (e *engine) plan(t testing.TB, dir string, env []string) (actions map[string][]string, imports []string) {
+	t.Helper()
+	e.run(t, dir, env, "plan", "-input=false", "-no-color", "-out=tfplan")
+	var p struct {
+		ResourceChanges []struct {
+			Address string `json:"address"`
+			Change  struct {
+				Actions   []string        `json:"actions"`
+				Importing json.RawMessage `json:"importing"`
+			} `json:"change"`
+		} `json:"resource_changes"`
+	}
+	if err := json.Unmarshal([]byte(e.run(t, dir, env, "show", "-json", "tfplan")), &p); err != nil {
+		t.Fatal(err)
+	}
+	actions = map[string][]string{}
+	for _, rc := range p.ResourceChanges {
+		actions[rc.Address] = rc.Change.Actions
+		if len(rc.Change.Importing) > 0 && string(rc.Change.Importing) != "null" {
+			imports = append(imports, rc.Address)
+		}
+	}
+	return actions, imports
+}
+
+// expectActions checks the actions a plan gives one address, such as
+// "no-op", "update", or "delete", "create" for a replacement.
+func expectActions(t testing.TB, actions map[string][]string, address string, want ...string) {
+	t.Helper()
+	if got := actions[address]; !slices.Equal(got, want) {
+		t.Errorf("%s: planned %v, want %v", address, got, want)
+	}
+}
+
 // outputs reads the root module's outputs.
 func (e *engine) outputs(t testing.TB, dir string) map[string]json.RawMessage {
 	t.Helper()

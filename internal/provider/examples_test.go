@@ -120,27 +120,70 @@ func (e *testEnv) serviceEnv(extra ...string) []string {
 	}, extra...)
 }
 
-// TestAccGuide_gettingStarted follows "Getting started with the sandbox":
-// apply examples/demo, see the execution, find the plan empty, destroy.
+// TestAccGuide_gettingStarted follows "Getting started with the sandbox" on
+// examples/demo: apply, one full-refresh execution, an empty plan; step 7: a
+// new token updates the connector and plans no change to the trigger, so
+// the job does not run again, while a new stream replaces the trigger,
+// which runs it again; then destroy, which cancels the execution.
 func TestAccGuide_gettingStarted(t *testing.T) {
 	e := newEngine(t)
 	env := newTestEnv(t, sandbox.Config{})
-	env.requireSandbox(t, "see the execution the guide's trigger starts")
+	env.requireSandbox(t, "see the executions the guide's trigger starts")
 	dir := workdir(t, "demo")
 	vars := env.serviceEnv()
+	const (
+		connector = "dataintegration_customer_service_connector.support"
+		trigger   = "dataintegration_job_trigger.support_sync"
+	)
 
 	e.run(t, dir, vars, "apply", "-auto-approve", "-input=false")
 	outs := e.outputs(t, dir)
 	job := unquote(t, outs["triggered_job_id"])
 	if ex := env.sandbox.Executions(env.workspaceID, job); len(ex) != 1 || !ex[0].ForceFullRefresh {
-		t.Errorf("job %s: executions %+v, want one full refresh", job, ex)
+		t.Fatalf("job %s: executions %+v, want one full refresh", job, ex)
 	}
 	e.expectConverged(t, dir, vars)
-	e.run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
+	runs := func() int { return len(env.sandbox.Executions(env.workspaceID, job)) }
+
+	rotated := env.serviceEnv("TF_VAR_platform_token=" + testName("rotated token"))
+	actions, _ := e.plan(t, dir, rotated)
+	expectActions(t, actions, connector, "update")
+	expectActions(t, actions, trigger, "no-op")
+	e.run(t, dir, rotated, "apply", "-auto-approve", "-input=false", "tfplan")
+	if runs() != 1 {
+		t.Errorf("a new token ran the job again: %d executions, want 1", runs())
+	}
+	e.expectConverged(t, dir, rotated)
+
+	main := filepath.Join(dir, "main.tf")
+	b, err := os.ReadFile(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const streams = `streams     = ["tickets", "ticket_interactions", "chats"]`
+	if !strings.Contains(string(b), streams) {
+		t.Fatalf("examples/demo/main.tf no longer has %s: update this test with the guide", streams)
+	}
+	more := strings.Replace(string(b), streams, `streams     = ["tickets", "ticket_interactions", "chats", "contacts"]`, 1)
+	if err := os.WriteFile(main, []byte(more), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	actions, _ = e.plan(t, dir, rotated)
+	expectActions(t, actions, connector, "update")
+	expectActions(t, actions, trigger, "delete", "create")
+	e.run(t, dir, rotated, "apply", "-auto-approve", "-input=false", "tfplan")
+	if runs() != 2 {
+		t.Errorf("a new stream did not run the job again: %d executions, want 2", runs())
+	}
+	e.expectConverged(t, dir, rotated)
+
+	// The replaced trigger has cancelled once already (cancel_on_destroy).
+	cancels := env.sandbox.Stats().ByRoute[routeCancelJob]
+	e.run(t, dir, rotated, "destroy", "-auto-approve", "-input=false")
 	if _, ok := env.sandbox.Connector(env.workspaceID, unquote(t, outs["connector_id"])); ok {
 		t.Error("the connector is still there after destroy")
 	}
-	if got := env.sandbox.Stats().ByRoute[routeCancelJob]; got != 1 {
+	if got := env.sandbox.Stats().ByRoute[routeCancelJob] - cancels; got != 1 {
 		t.Errorf("destroy with cancel_on_destroy sent %d cancel requests, want 1", got)
 	}
 }
