@@ -23,18 +23,9 @@ set -euo pipefail
 version=$1
 out=$(realpath -m "$2")
 
-dir=$(cd / && go mod download -json "github.com/hashicorp/terraform@v${version}" |
-	sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
-if [ -z "$dir" ] || [ ! -d "$dir" ]; then
-	echo "build-terraform: could not download github.com/hashicorp/terraform@v${version}" >&2
-	exit 1
-fi
-
-work=$(mktemp -d)
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-cp -R "$dir" "$work/src"
-chmod -R u+w "$work/src"
-cd "$work/src"
+. "$(dirname "$0")/module-source.sh"
+module_source "github.com/hashicorp/terraform@v${version}"
+cd "$src"
 
 if grep -q "remote-state/s3 =>" go.mod; then
 	removed=(azure consul cos gcs kubernetes oci oss pg s3)

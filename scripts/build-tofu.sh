@@ -4,21 +4,12 @@
 # Usage: build-tofu.sh VERSION OUTPUT
 set -euo pipefail
 version=$1
-out=$2
+out=$(realpath -m "$2")
 
-dir=$(cd / && go mod download -json "github.com/opentofu/opentofu@v${version}" |
-	sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
-if [ -z "$dir" ] || [ ! -d "$dir" ]; then
-	echo "build-tofu: could not download github.com/opentofu/opentofu@v${version}" >&2
-	exit 1
-fi
-
-work=$(mktemp -d)
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-cp -R "$dir" "$work/src"
-chmod -R u+w "$work/src"
+. "$(dirname "$0")/module-source.sh"
+module_source "github.com/opentofu/opentofu@v${version}"
 mkdir -p "$(dirname "$out")"
 # version.dev=no: report "1.12.6", not "1.12.6-dev", so version checks see a release.
-(cd "$work/src" && go build -trimpath -ldflags "-X github.com/opentofu/opentofu/version.dev=no" -o "$out.tmp" ./cmd/tofu)
+(cd "$src" && go build -trimpath -ldflags "-X github.com/opentofu/opentofu/version.dev=no" -o "$out.tmp" ./cmd/tofu)
 mv "$out.tmp" "$out"
 "$out" version
