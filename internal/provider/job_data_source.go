@@ -130,7 +130,7 @@ func findJob(ctx context.Context, c *client.Client, ws, id string) (*client.Job,
 	var found *client.Job
 	err := c.EachJobPage(ctx, ws, client.JobFilter{}, func(jobs []client.Job) bool {
 		for _, j := range jobs {
-			if strings.EqualFold(j.ID, id) {
+			if sameID(j.ID, id) {
 				found = &j
 				return false
 			}

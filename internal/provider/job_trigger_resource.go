@@ -217,7 +217,7 @@ func (r *jobTriggerResource) planJob(ctx context.Context, req resource.ModifyPla
 	same, changed := false, pathJobID
 	switch {
 	case !config.JobID.IsNull():
-		same = !config.JobID.IsUnknown() && strings.EqualFold(config.JobID.ValueString(), state.JobID.ValueString())
+		same = !config.JobID.IsUnknown() && sameID(config.JobID.ValueString(), state.JobID.ValueString())
 	case config.JobName.IsUnknown():
 		changed = pathJobName
 	case !state.JobName.IsNull():
@@ -246,7 +246,7 @@ func (r *jobTriggerResource) nameResolvesTo(ctx context.Context, ws, name, id st
 		addRequestError(diags, "Unable to List Jobs", ws, err)
 		return false
 	}
-	return len(found) == 1 && strings.EqualFold(found[0].ID, id)
+	return len(found) == 1 && sameID(found[0].ID, id)
 }
 
 // ImportState refuses, saying why: a trigger is an event Terraform caused,
