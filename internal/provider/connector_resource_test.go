@@ -491,7 +491,7 @@ func TestAccConnector_invalidConfigurations(t *testing.T) {
 		{"empty token", base.with("token", `"  "`), []string{"token", "the token is empty"}},
 		{"both tokens", base.with("token_wo", `"wo-token-1"`), []string{"Invalid Attribute Combination", "These attributes cannot be configured together: [token,token_wo]"}},
 		{"neither token", base.with("token", ""), []string{"Missing Token", "A new connector needs the platform's token: set token, or token_wo with token_wo_version"}},
-		{"token_wo_version not whole", base.with("token_wo_version", "1.5"), []string{"token_wo_version: 1.5 is not a whole number"}},
+		{"token_wo_version not whole", base.with("token_wo_version", "1.5"), []string{"token_wo_version: 1.5 is not a whole number", "Allowed: a whole number."}},
 		{"token_wo_version without token_wo", base.with("token_wo_version", "1"), []string{"Invalid Attribute Combination", `Attribute "token_wo" must be specified when "token_wo_version" is specified`}},
 		{"workspace not a UUID", base.with("workspace_id", `"workspace-1"`), []string{"workspace_id", `"workspace-1" is not a UUID`}},
 	}

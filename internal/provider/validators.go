@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -61,8 +62,17 @@ type wholeNumberValidator struct{ lo, hi int64 }
 
 var _ validator.Number = wholeNumberValidator{}
 
+// allowed says which numbers pass; no bounds are named when there are none
+// beyond an int64's.
+func (v wholeNumberValidator) allowed() string {
+	if v.lo == math.MinInt64 && v.hi == math.MaxInt64 {
+		return "a whole number"
+	}
+	return fmt.Sprintf("a whole number from %d to %d", v.lo, v.hi)
+}
+
 func (v wholeNumberValidator) Description(context.Context) string {
-	return fmt.Sprintf("value must be a whole number from %d to %d", v.lo, v.hi)
+	return "value must be " + v.allowed()
 }
 
 func (v wholeNumberValidator) MarkdownDescription(ctx context.Context) string {
@@ -75,7 +85,7 @@ func (v wholeNumberValidator) ValidateNumber(_ context.Context, req validator.Nu
 	}
 	if err := validate.WholeNumber(req.ConfigValue.ValueBigFloat(), v.lo, v.hi); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value",
-			fmt.Sprintf("%s: %s. Allowed: a whole number from %d to %d.", req.Path, err, v.lo, v.hi))
+			fmt.Sprintf("%s: %s. Allowed: %s.", req.Path, err, v.allowed()))
 	}
 }
 
