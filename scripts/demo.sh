@@ -22,11 +22,6 @@ trap cleanup EXIT
 
 echo "==> Building the provider and the sandbox"
 go build -o "$work/bin/terraform-provider-dataintegration" "$root"
-# The same binary in a filesystem mirror, so that `terraform init` finds the
-# provider without a registry; at plan and apply the dev override wins.
-mirror="$work/mirror/registry.terraform.io/dataintegration/dataintegration/0.0.1/$(go env GOOS)_$(go env GOARCH)"
-mkdir -p "$mirror"
-cp "$work/bin/terraform-provider-dataintegration" "$mirror/"
 go build -o "$work/sandbox" "$root/internal/cmd/sandbox"
 
 echo "==> Starting the sandbox"
@@ -51,10 +46,7 @@ provider_installation {
   dev_overrides {
     "dataintegration/dataintegration" = "$work/bin"
   }
-  filesystem_mirror {
-    path    = "$work/mirror"
-    include = ["registry.terraform.io/dataintegration/dataintegration"]
-  }
+  direct {}
 }
 CONFIG
 export TF_CLI_CONFIG_FILE="$work/cli-config.tfrc"
@@ -64,8 +56,8 @@ mkdir -p "$work/demo"
 cp -R "$root/examples/demo/." "$work/demo/"
 cd "$work/demo"
 
-echo "==> terraform init"
-"$terraform" init -input=false
+# No `terraform init`: the dev override serves the only provider, as the
+# getting-started guide says.
 echo "==> terraform apply"
 "$terraform" apply -auto-approve -input=false
 echo "==> The connector"

@@ -124,7 +124,8 @@ func (e *testEnv) serviceEnv(extra ...string) []string {
 // examples/demo: apply, one full-refresh execution, an empty plan; step 7: a
 // new token updates the connector and plans no change to the trigger, so
 // the job does not run again, while a new stream replaces the trigger,
-// which runs it again; then destroy, which cancels the execution.
+// which runs it again, and a connector created anew has its new job run;
+// then destroy, which cancels the execution.
 func TestAccGuide_gettingStarted(t *testing.T) {
 	e := newEngine(t)
 	env := newTestEnv(t, sandbox.Config{})
@@ -174,6 +175,15 @@ func TestAccGuide_gettingStarted(t *testing.T) {
 	e.run(t, dir, rotated, "apply", "-auto-approve", "-input=false", "tfplan")
 	if runs() != 2 {
 		t.Errorf("a new stream did not run the job again: %d executions, want 2", runs())
+	}
+	e.expectConverged(t, dir, rotated)
+
+	// A connector created anew has a new job: the trigger follows it, and
+	// the data source reads the new one.
+	e.run(t, dir, rotated, "apply", "-auto-approve", "-input=false", "-replace="+connector)
+	newJob := unquote(t, e.outputs(t, dir)["triggered_job_id"])
+	if newJob == job || len(env.sandbox.Executions(env.workspaceID, newJob)) != 1 {
+		t.Errorf("after the connector was replaced the trigger ran job %s (%d executions), want its new job once", newJob, len(env.sandbox.Executions(env.workspaceID, newJob)))
 	}
 	e.expectConverged(t, dir, rotated)
 
