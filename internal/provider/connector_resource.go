@@ -119,11 +119,15 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"token_wo": schema.StringAttribute{
 				MarkdownDescription: "The platform's API key, as a write-only value: never stored in the state or the plan. " +
 					"Needs Terraform 1.11 or later, or OpenTofu 1.11 or later. " + tokenRule +
-					" It is sent when the connector is created and whenever `token_wo_version` changes.",
-				Optional:   true,
-				WriteOnly:  true,
-				Sensitive:  true,
-				Validators: []validator.String{stringCheck("a token that is not empty", validate.Token)},
+					" It is sent when the connector is created and whenever `token_wo_version` changes, which it requires: " +
+					"without a version, a new `token_wo` could never be sent.",
+				Optional:  true,
+				WriteOnly: true,
+				Sensitive: true,
+				Validators: []validator.String{
+					stringCheck("a token that is not empty", validate.Token),
+					stringvalidator.AlsoRequires(path.MatchRoot("token_wo_version")),
+				},
 			},
 			// A Number, not an Int64: see wholeNumberValidator.
 			"token_wo_version": schema.NumberAttribute{
@@ -329,13 +333,25 @@ func (r *connectorResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ws := state.WorkspaceID.ValueString()
-	c, err := r.data.client.GetConnector(ctx, ws, state.ID.ValueString())
-	if client.IsNotFound(err) {
+	ws, id := state.WorkspaceID.ValueString(), state.ID.ValueString()
+	c, err := r.data.client.GetConnector(ctx, ws, id)
+	switch {
+	case client.IsNotFound(err):
+		if !r.confirmGone(ctx, &resp.Diagnostics, "Unable to Read Connector", state) {
+			return
+		}
+		if state.Name.IsNull() {
+			// Only an import leaves a state without a name: say where the
+			// connector was looked for, rather than Terraform's "Cannot
+			// import non-existent remote object".
+			resp.Diagnostics.AddError("Connector Not Found", fmt.Sprintf(
+				"Workspace %s holds no connector %s (HTTP 404). If the connector is in another workspace, "+
+					"import it by <workspace_id>/<connector_id>: a bare ID is looked for in the provider's workspace_id.", ws, id))
+			return
+		}
 		resp.State.RemoveResource(ctx)
 		return
-	}
-	if err != nil {
+	case err != nil:
 		addRequestError(&resp.Diagnostics, "Unable to Read Connector", ws, err)
 		return
 	}
@@ -397,9 +413,45 @@ func (r *connectorResource) Delete(ctx context.Context, req resource.DeleteReque
 	}
 	ws := state.WorkspaceID.ValueString()
 	err := r.data.client.DeleteConnector(ctx, ws, state.ID.ValueString())
-	if err != nil && !client.IsNotFound(err) {
+	switch {
+	case err == nil:
+	case client.IsNotFound(err):
+		r.confirmGone(ctx, &resp.Diagnostics, "Unable to Delete Connector", state)
+	default:
 		addRequestError(&resp.Diagnostics, "Unable to Delete Connector", ws, err)
 	}
+}
+
+// confirmGone tells whether the 404 a connector's read or delete got means
+// that the connector is gone. A wrong base_url path or workspace answers
+// 404 too, and taking it at its word would drop every connector from the
+// state, and create them all again on the next apply. So the 404 counts
+// only when the workspace's connector list answers, without the connector:
+// one more request, only when a connector is missing. Otherwise it adds an
+// error and nothing leaves the state.
+func (r *connectorResource) confirmGone(ctx context.Context, diags *diag.Diagnostics, summary string, state connectorResourceModel) bool {
+	ws, id := state.WorkspaceID.ValueString(), state.ID.ValueString()
+	f := client.ConnectorFilter{Name: state.Name.ValueStringPointer()} // a name keeps the list short; none after an import
+	listed, err := r.data.client.ListConnectors(ctx, ws, f)
+	if err != nil {
+		why := err.Error()
+		if e, ok := errors.AsType[*client.Error](err); ok {
+			why = answer(e)
+		}
+		diags.AddError(summary, fmt.Sprintf(
+			"The service answered 404 (not found) for connector %s, and listing the connectors of workspace %s failed too. %s. "+
+				"The connector is kept in the state. Check base_url (and its path, if it has one) and workspace_id.", id, ws, strings.TrimSuffix(why, ".")))
+		return false
+	}
+	for _, c := range listed {
+		if sameID(c.ID, id) {
+			diags.AddError(summary, fmt.Sprintf(
+				"The service answered 404 (not found) for connector %s, yet lists it in workspace %s. "+
+					"The connector is kept in the state; try again.", id, ws))
+			return false
+		}
+	}
+	return true
 }
 
 // ImportState takes "<workspace_id>/<connector_id>", or "<connector_id>"
@@ -419,7 +471,7 @@ func (r *connectorResource) ImportState(ctx context.Context, req resource.Import
 			// The resource's own workspace_id is not known at import.
 			resp.Diagnostics.AddError("Missing Workspace", fmt.Sprintf(
 				"The import ID %q names no workspace, and the provider has no workspace_id. "+
-					"Import by <workspace_id>/<connector_id> instead, such as 00000000-0000-4000-8000-000000000001/%s, "+
+					"Import by <workspace_id>/%s instead, with the ID of the workspace that holds the connector, "+
 					"or set workspace_id in the provider configuration or the %s environment variable.", req.ID, id, EnvWorkspaceID))
 			return
 		}

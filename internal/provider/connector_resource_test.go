@@ -402,6 +402,11 @@ variable "platform_token" {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             e.connectorsGone(t),
 		Steps: []resource.TestStep{
+			// Without a version, a new token_wo could never be sent.
+			{
+				Config:      e.providerConfig() + newConnectorArgs(name).with("token", "", "token_wo", `"wo-token-1"`).hcl(),
+				ExpectError: phrases(`Attribute "token_wo_version" must be specified when "token_wo" is specified`),
+			},
 			step("wo-token-1", 1, plancheck.ResourceActionCreate, storedToken("wo-token-1", 1)),
 			// A new token_wo alone changes nothing: Terraform cannot see it.
 			step("wo-token-2", 1, plancheck.ResourceActionNoop, storedToken("wo-token-1", 1)),
@@ -420,7 +425,7 @@ func TestAccConnector_writeOnlyNeedsNewEngine(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config:      e.providerConfig() + newConnectorArgs("old engine").with("token", "", "token_wo", `"wo-token-1"`).hcl(),
+			Config:      e.providerConfig() + newConnectorArgs("old engine").with("token", "", "token_wo", `"wo-token-1"`, "token_wo_version", "1").hcl(),
 			ExpectError: phrases("WriteOnly Attribute Not Allowed", "only supported in Terraform 1.11 and later"),
 		}},
 	})
@@ -514,6 +519,63 @@ func TestAccConnector_invalidConfigurations(t *testing.T) {
 		}
 	}
 	e.expectNoRequests(t)
+}
+
+// TestAccConnector_wrongBasePath: a base_url whose path is wrong gets a 404
+// for every request. A refresh must not take that for connectors deleted
+// outside Terraform, which the next apply would create again: the plan
+// fails, naming the path asked, the state keeps the connector, and with the
+// right base_url the plan is empty.
+func TestAccConnector_wrongBasePath(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	e.requireSandbox(t, "know that a wrong path prefix answers 404")
+	name := testName("wrong path")
+	wrong := fmt.Sprintf("provider \"dataintegration\" {\n  base_url     = %q\n  api_key      = %q\n  workspace_id = %q\n}\n",
+		e.baseURL+"/api/v1", e.apiKey, e.workspaceID)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.connectorsGone(t),
+		Steps: []resource.TestStep{
+			{Config: e.providerConfig() + newConnectorArgs(name).hcl()},
+			{
+				Config:   wrong + newConnectorArgs(name).hcl(),
+				PlanOnly: true,
+				ExpectError: phrases("Unable to Read Connector", "answered 404 (not found) for connector", "listing the connectors of workspace",
+					"GET /api/v1/developers/workspaces/", "kept in the state"),
+			},
+			{Config: e.providerConfig() + newConnectorArgs(name).hcl(), PlanOnly: true},
+		},
+	})
+}
+
+// TestAccConnector_importBareIDFromAnotherWorkspace: a bare connector ID is
+// looked for in the provider's workspace, not in the resource's. A
+// connector of another workspace is not found there, and the error says
+// where it looked and how to import it.
+func TestAccConnector_importBareIDFromAnotherWorkspace(t *testing.T) {
+	second := "22222222-2222-4222-8222-222222222222"
+	e := newTestEnv(t, sandbox.Config{Jobs: 0, Keys: []sandbox.KeyBinding{
+		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: sandbox.DefaultWorkspaceID},
+		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: second},
+	}})
+	e.requireSandbox(t, "bind the API key to a second workspace")
+	name := testName("other workspace")
+	made, err := e.client(t).CreateConnector(context.Background(), second, client.ConnectorSpec{
+		Name: name, URL: "https://acme.example-helpdesk.com", Token: "outside-token", AgentEmail: "agent@acme.com",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.client(t).DeleteConnector(context.Background(), second, made.ID) })
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: e.providerConfig() + importBlock(connectorAddress, made.ID) +
+				newConnectorArgs(name).with("workspace_id", strconv.Quote(second)).hcl(),
+			ExpectError: phrases("Connector Not Found", "Workspace "+e.workspaceID+" holds no connector "+made.ID,
+				"import it by <workspace_id>/<connector_id>"),
+		}},
+	})
 }
 
 func TestAccConnector_workspaceChangeReplaces(t *testing.T) {

@@ -20,6 +20,19 @@ func TestConnectorDeleteOfAConnectorAlreadyGone(t *testing.T) {
 	}
 }
 
+// Through a base_url whose path is wrong, every answer is a 404. A delete
+// must not take it for a connector gone: the workspace's connector list
+// fails too, so the delete fails and the connector stays in the state.
+func TestConnectorDeleteThroughAWrongPath(t *testing.T) {
+	_, data := unitSandboxAt(t, sandbox.Config{Jobs: 0}, sandbox.DefaultAPIKey, "/api/v1")
+	r := configured(t, NewConnectorResource(), data)
+	diags := destroy(t, r, connectorState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd"))
+	if !diags.HasError() || diags[0].Summary() != "Unable to Delete Connector" ||
+		!strings.Contains(diags[0].Detail(), "listing the connectors of workspace") || !strings.Contains(diags[0].Detail(), "/api/v1/developers/") {
+		t.Errorf("diagnostics: %v", diags)
+	}
+}
+
 // Any other refusal of a delete is an error: the connector stays in state.
 func TestConnectorDeleteRefused(t *testing.T) {
 	_, data := unitSandbox(t, sandbox.Config{Jobs: 0}, "not-the-key")

@@ -22,7 +22,7 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 	msg := serviceMessage(e)
 	switch e.StatusCode {
 	case 0:
-		diags.AddError(summary, fmt.Sprintf("No answer from the service to %s %s: %v.", e.Method, e.Path, e.Err))
+		diags.AddError(summary, answer(e)+".")
 	case http.StatusUnauthorized:
 		diags.AddError("Authentication Failed", fmt.Sprintf(
 			"Authentication failed: the service did not accept the API key (HTTP 401: %s). "+
@@ -31,11 +31,20 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 		diags.AddError("Access Denied", fmt.Sprintf(
 			"The API key has no access to workspace %s (HTTP 403: %s). Use a key of that workspace, or another workspace_id.", workspaceID, msg))
 	default:
-		detail := fmt.Sprintf("The service answered HTTP %d to %s %s: %s", e.StatusCode, e.Method, e.Path, msg)
-		if e.Err != nil {
-			detail = fmt.Sprintf("The service answered HTTP %d to %s %s, but the answer could not be read: %v", e.StatusCode, e.Method, e.Path, e.Err)
-		}
-		diags.AddError(summary, detail)
+		diags.AddError(summary, answer(e))
+	}
+}
+
+// answer says what the service answered to a failed request, naming the
+// request: its status and message, or that no answer came.
+func answer(e *client.Error) string {
+	switch {
+	case e.StatusCode == 0:
+		return fmt.Sprintf("No answer from the service to %s %s: %v", e.Method, e.Path, e.Err)
+	case e.Err != nil:
+		return fmt.Sprintf("The service answered HTTP %d to %s %s, but the answer could not be read: %v", e.StatusCode, e.Method, e.Path, e.Err)
+	default:
+		return fmt.Sprintf("The service answered HTTP %d to %s %s: %s", e.StatusCode, e.Method, e.Path, serviceMessage(e))
 	}
 }
 

@@ -18,13 +18,20 @@ import (
 // tests that call a resource's methods directly.
 func unitSandbox(t *testing.T, cfg sandbox.Config, apiKey string) (*sandbox.Server, *providerData) {
 	t.Helper()
+	return unitSandboxAt(t, cfg, apiKey, "")
+}
+
+// unitSandboxAt is unitSandbox with a path after the sandbox's address in
+// the client's base URL.
+func unitSandboxAt(t *testing.T, cfg sandbox.Config, apiKey, basePath string) (*sandbox.Server, *providerData) {
+	t.Helper()
 	srv, err := sandbox.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	c, err := client.New(client.Config{BaseURL: ts.URL, APIKey: apiKey, MaxRetries: 0})
+	c, err := client.New(client.Config{BaseURL: ts.URL + basePath, APIKey: apiKey, MaxRetries: 0})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -154,14 +154,22 @@ func FuzzEmail(f *testing.F) {
 }
 
 func FuzzName(f *testing.F) {
-	for _, s := range []string{"Support desk", "", "   ", "desk\a", "desk\n", "\u3000", "Zürich — EU", "\xff\xfe"} {
+	for _, s := range []string{"Support desk", "", "   ", "desk\a", "desk\n", "\u3000", "Zürich — EU", "\xff\xfe", "\u200b", "a\u2028b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		blank := strings.TrimSpace(s) == ""
-		control := strings.ContainsFunc(s, unicode.IsControl)
-		if err := Name(s); (err == nil) == (blank || control) {
-			t.Fatalf("Name(%q) = %v, but blank: %v, control characters: %v", s, err, blank, control)
+		// What is left once spaces, invisible format characters and control
+		// characters are dropped.
+		shown := strings.Map(func(r rune) rune {
+			if unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) || unicode.IsControl(r) {
+				return -1
+			}
+			return r
+		}, s)
+		blank := shown == ""
+		breaks := strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' })
+		if err := Name(s); (err == nil) == (blank || breaks) {
+			t.Fatalf("Name(%q) = %v, but blank: %v, control characters or line breaks: %v", s, err, blank, breaks)
 		}
 	})
 }

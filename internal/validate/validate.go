@@ -209,12 +209,23 @@ func Email(s string) error {
 // Its length is the schema's check.
 func Name(s string) error {
 	switch {
-	case strings.TrimSpace(s) == "":
-		return errors.New("the name is blank: give at least one character that is not a space")
-	case strings.IndexFunc(s, unicode.IsControl) >= 0:
-		return fmt.Errorf("%q holds a control character (such as a newline or a tab)", printable(s))
+	case strings.IndexFunc(s, visible) < 0:
+		return errors.New("the name is blank: give at least one character that is not a space or invisible")
+	case strings.IndexFunc(s, lineBreaking) >= 0:
+		return fmt.Errorf("%q holds a control character or a line break (such as a newline, a tab or U+2028)", printable(s))
 	}
 	return nil
+}
+
+// visible is a character that shows: not a space, and not a format
+// character such as a zero-width space (U+200B).
+func visible(r rune) bool {
+	return !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) && !unicode.IsControl(r)
+}
+
+// lineBreaking is a control character or a line or paragraph separator.
+func lineBreaking(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp)
 }
 
 // APIKey accepts a key that can be sent as an HTTP header's value as it is:

@@ -151,7 +151,7 @@ func TestEmail(t *testing.T) {
 }
 
 func TestName(t *testing.T) {
-	for _, ok := range []string{"Support desk", "x", "Support EU — Zürich", " padded "} {
+	for _, ok := range []string{"Support desk", "x", "Support EU — Zürich", " padded ", "team 👩\u200d💻"} {
 		if err := Name(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
@@ -160,6 +160,11 @@ func TestName(t *testing.T) {
 		{"", "the name is blank"},
 		{"   ", "the name is blank"},
 		{"\u3000", "the name is blank"},
+		{"\u00a0", "the name is blank"},
+		{"\u200b", "the name is blank"},
+		{" \u200b\ufeff ", "the name is blank"},
+		{"desk\u2028EU", "a line break"},
+		{"desk\u2029EU", "a line break"},
 		{"desk\a", "holds a control character"},
 		{"desk\nEU", "holds a control character"},
 		{"desk\t", "holds a control character"},
