@@ -276,7 +276,7 @@ func TestAccConnector_importBareIDWithoutWorkspace(t *testing.T) {
 			ImportState:   true,
 			ImportStateId: made.ID,
 			ExpectError: phrases("Missing Workspace", fmt.Sprintf("The import ID %q names no workspace", made.ID),
-				"Import by <workspace_id>/<connector_id> instead", "00000000-0000-4000-8000-000000000001/"+made.ID),
+				"Import by <workspace_id>/"+made.ID+" instead", "with the ID of the workspace that holds the connector"),
 		}},
 	})
 }
