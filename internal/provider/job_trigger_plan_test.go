@@ -266,7 +266,8 @@ func TestAccJobTrigger_jobName(t *testing.T) {
 
 // TestAccJobTrigger_jobNameRefusals: a name that matches no job or several
 // fails the apply on job_name, with nothing triggered; job_id and job_name
-// together, or neither, fail the plan.
+// together, or neither, fail the plan. (A blank name:
+// TestAccJobLookups_blankRefused.)
 func TestAccJobTrigger_jobNameRefusals(t *testing.T) {
 	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
 	e.requireSandbox(t, "add two jobs of the same name")
@@ -295,11 +296,6 @@ func TestAccJobTrigger_jobNameRefusals(t *testing.T) {
 				Config:      e.providerConfig() + "resource \"dataintegration_job_trigger\" \"test\" {}\n",
 				PlanOnly:    true,
 				ExpectError: phrases("Missing Attribute Configuration", "Exactly one of these attributes must be configured: [job_id,job_name]"),
-			},
-			{
-				Config:      e.providerConfig() + triggerByNameHCL("", ""),
-				PlanOnly:    true,
-				ExpectError: phrases("Invalid Attribute Value Length", "job_name"),
 			},
 		},
 	})

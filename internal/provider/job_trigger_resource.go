@@ -11,7 +11,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -106,7 +105,7 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"Changing it triggers again. Moving from `job_id` to `job_name` looks the name up while planning: " +
 					"the same job changes nothing, another job triggers again.",
 				Optional:   true,
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators: []validator.String{jobNameValidator()},
 			},
 			"force_full_refresh": schema.BoolAttribute{
 				MarkdownDescription: "Whether the execution reloads everything, even for a job that loads increments. Defaults to `false`. Changing it triggers again.",
