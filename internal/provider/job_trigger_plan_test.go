@@ -264,6 +264,37 @@ func TestAccJobTrigger_jobName(t *testing.T) {
 	})
 }
 
+// TestAccJobTrigger_jobNameUnknownAtPlan: moving from job_id to a job_name
+// known only at apply (from a resource being created) cannot look the name
+// up while planning: it replaces the trigger, which runs the job again, even
+// when the name is that of the same job. The docs say so.
+func TestAccJobTrigger_jobNameUnknownAtPlan(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
+	e.requireSandbox(t, "count the job's executions")
+	ids, _ := activeJobs(t, e, 1)
+	job := ids[0]
+	var name string
+	for _, j := range e.sandbox.Jobs(e.workspaceID) {
+		if j.ID == job {
+			name = j.Name
+		}
+	}
+	later := fmt.Sprintf("resource \"terraform_data\" \"name\" {\n  input = %q\n}\n", name) +
+		"resource \"dataintegration_job_trigger\" \"test\" {\n  job_name = terraform_data.name.output\n}\n"
+	one := sandbox.Execution{}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: e.providerConfig() + triggerHCL("test", job, ""), Check: e.expectExecutions(job, one)},
+			{
+				Config:           e.providerConfig() + later,
+				ConfigPlanChecks: expectAction(plancheck.ResourceActionReplace),
+				Check:            e.expectExecutions(job, one, one),
+			},
+		},
+	})
+}
+
 // TestAccJobTrigger_jobNameRefusals: a name that matches no job or several
 // fails the apply on job_name, with nothing triggered; job_id and job_name
 // together, or neither, fail the plan. (A blank name:

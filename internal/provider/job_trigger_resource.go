@@ -103,7 +103,9 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"no job or more than one job of that name fails the apply. Planning needs no lookup, so a trigger that names " +
 					"the job of a connector in the same configuration stays unchanged while the connector changes. " +
 					"Changing it triggers again. Moving from `job_id` to `job_name` looks the name up while planning: " +
-					"the same job changes nothing, another job triggers again.",
+					"the same job changes nothing, another job triggers again. A `job_name` not known until apply, " +
+					"such as an attribute of a resource being created, can be neither looked up nor compared while planning: " +
+					"it replaces the trigger, which triggers the job again, even when it names the same job (from `job_id` too).",
 				Optional:   true,
 				Validators: []validator.String{jobNameValidator()},
 			},
