@@ -58,9 +58,11 @@ func (d *jobDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 	}
 	attrs["name"] = schema.StringAttribute{
 		MarkdownDescription: "The job's exact name. Exactly one of `id` and `name` is required. " +
-			"The lookup uses the service's `name` filter and fails when no job or more than one job has this name.",
-		Optional: true,
-		Computed: true,
+			"The lookup uses the service's `name` filter and fails when no job or more than one job has this name. " +
+			"A blank name is refused at plan; spaces at either end are part of the name.",
+		Optional:   true,
+		Computed:   true,
+		Validators: []validator.String{jobNameValidator()},
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "One job of a workspace, found by `id` or by `name`.",

@@ -101,3 +101,54 @@ func TestAccJobDataSource_severalMatches(t *testing.T) {
 		}},
 	})
 }
+
+// TestAccJobLookups_blankRefused: an empty or blank job name (the trigger's
+// job_name, the job data source's name) and an empty or blank filter or
+// ordering of the jobs data source are refused at plan, on the attribute,
+// saying what is allowed, before any request. A name with spaces at either
+// end is a name: it finds the job that has it.
+func TestAccJobLookups_blankRefused(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	e.requireSandbox(t, "count the requests, and add a job whose name has spaces at either end")
+	const padded = "  nightly export "
+	if err := e.sandbox.AddJobs(e.workspaceID, sandbox.Job{Name: padded, IsActive: true}); err != nil {
+		t.Fatal(err)
+	}
+	const mustBeAName = "must be a job's exact name, with a character that is not a space"
+	type refusal struct{ where, attr, blank, hcl, allowed string }
+	var cases []refusal
+	for _, blank := range []string{"", "   ", "\t"} {
+		cases = append(cases,
+			refusal{"trigger", "job_name", blank, triggerByNameHCL(blank, ""), mustBeAName},
+			refusal{"job", "name", blank, fmt.Sprintf("data \"dataintegration_job\" \"test\" {\n  name = %q\n}\n", blank), mustBeAName},
+			refusal{"jobs", "ordering", blank, fmt.Sprintf("data \"dataintegration_jobs\" \"test\" {\n  ordering = %q\n}\n", blank), "leave it out for the service's order"})
+		for _, f := range []string{"connector_name", "data_source", "name", "schema_name"} {
+			cases = append(cases, refusal{"jobs", f, blank, fmt.Sprintf("data \"dataintegration_jobs\" \"test\" {\n  %s = %q\n}\n", f, blank), "leave it out to list jobs of any " + f})
+		}
+	}
+	before := e.sandbox.Stats().Requests
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s %s %q", c.where, c.attr, c.blank), func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      e.providerConfig() + c.hcl,
+					PlanOnly:    true,
+					ExpectError: phrases("Invalid Attribute Value Match", "Attribute "+c.attr, c.allowed),
+				}},
+			})
+		})
+	}
+	if n := e.sandbox.Stats().Requests - before; n != 0 {
+		t.Errorf("the sandbox served %d requests, want none", n)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: e.providerConfig() + fmt.Sprintf("data \"dataintegration_job\" \"test\" {\n  name = %q\n}\n", padded),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(jobAddress, tfjsonpath.New("name"), knownvalue.StringExact(padded)),
+			},
+		}},
+	})
+}

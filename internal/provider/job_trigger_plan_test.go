@@ -92,8 +92,9 @@ func TestAccJobTrigger_emptyTriggersMeanNone(t *testing.T) {
 	})
 }
 
-// TestAccJobTrigger_timeoutsRefused: a timeout of zero or less is refused at
-// plan time, on the attribute, before any request.
+// TestAccJobTrigger_timeoutsRefused: a timeout of zero or less, or one that
+// is not a duration, is refused at plan time, on the attribute, before any
+// request. (That it is the only error: TestJobTriggerTimeoutsOneErrorEach.)
 func TestAccJobTrigger_timeoutsRefused(t *testing.T) {
 	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
 	jobs := e.allJobs(t)
@@ -111,12 +112,58 @@ func TestAccJobTrigger_timeoutsRefused(t *testing.T) {
 			ExpectError: phrases("Invalid Attribute Value", "timeouts."+c.attr, "the duration must be positive", `a positive duration such as "30s"`),
 		})
 	}
+	for _, c := range []struct{ attr, value string }{
+		{"create", ""}, {"create", "abc"}, {"create", " 5m"}, {"create", "5"}, {"delete", "1d"},
+	} {
+		steps = append(steps, resource.TestStep{
+			Config:      e.providerConfig() + triggerHCL("test", jobs[0].ID, fmt.Sprintf("  timeouts {\n    %s = %q\n  }", c.attr, c.value)),
+			PlanOnly:    true,
+			ExpectError: phrases("Invalid Attribute Value", "timeouts."+c.attr, fmt.Sprintf("%q is not a duration", c.value), `a positive duration such as "30s"`),
+		})
+	}
 	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 	if e.sandbox != nil {
 		if n := e.sandbox.Stats().Requests - before; n != 0 {
 			t.Errorf("the sandbox served %d requests, want none", n)
 		}
 	}
+}
+
+// TestAccJobTrigger_sameTimeoutsPlanNothing: a timeout written another way,
+// "300s" for "5m", plans nothing, and the state keeps the form it has;
+// another length of time changes in place. Removing the block plans null:
+// Terraform requires that of a null, non-computed attribute.
+func TestAccJobTrigger_sameTimeoutsPlanNothing(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
+	e.requireSandbox(t, "count the job's executions")
+	jobs, _ := activeJobs(t, e, 1)
+	job := jobs[0]
+	cfg := func(create string) string {
+		return e.providerConfig() + triggerHCL("test", job, fmt.Sprintf("  timeouts {\n    create = %q\n  }", create))
+	}
+	create := func(want string) []statecheck.StateCheck {
+		return []statecheck.StateCheck{statecheck.ExpectKnownValue(triggerAddress, tfjsonpath.New("timeouts").AtMapKey("create"), knownvalue.StringExact(want))}
+	}
+	one := sandbox.Execution{}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg("5m"), ConfigStateChecks: create("5m"), Check: e.expectExecutions(job, one)},
+			{Config: cfg("300s"), ConfigPlanChecks: expectAction(plancheck.ResourceActionNoop), ConfigStateChecks: create("5m")},
+			{Config: cfg("5m0s"), ConfigPlanChecks: expectAction(plancheck.ResourceActionNoop), ConfigStateChecks: create("5m")},
+			{
+				Config:            cfg("10m"),
+				ConfigPlanChecks:  expectAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: create("10m"),
+				Check:             e.expectExecutions(job, one),
+			},
+			{
+				Config:           e.providerConfig() + triggerHCL("test", job, ""),
+				ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate),
+				Check:            e.expectExecutions(job, one),
+			},
+		},
+	})
 }
 
 // TestAccJobTrigger_importRefused: importing a trigger says why there is
@@ -217,9 +264,41 @@ func TestAccJobTrigger_jobName(t *testing.T) {
 	})
 }
 
+// TestAccJobTrigger_jobNameUnknownAtPlan: moving from job_id to a job_name
+// known only at apply (from a resource being created) cannot look the name
+// up while planning: it replaces the trigger, which runs the job again, even
+// when the name is that of the same job. The docs say so.
+func TestAccJobTrigger_jobNameUnknownAtPlan(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
+	e.requireSandbox(t, "count the job's executions")
+	ids, _ := activeJobs(t, e, 1)
+	job := ids[0]
+	var name string
+	for _, j := range e.sandbox.Jobs(e.workspaceID) {
+		if j.ID == job {
+			name = j.Name
+		}
+	}
+	later := fmt.Sprintf("resource \"terraform_data\" \"name\" {\n  input = %q\n}\n", name) +
+		"resource \"dataintegration_job_trigger\" \"test\" {\n  job_name = terraform_data.name.output\n}\n"
+	one := sandbox.Execution{}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: e.providerConfig() + triggerHCL("test", job, ""), Check: e.expectExecutions(job, one)},
+			{
+				Config:           e.providerConfig() + later,
+				ConfigPlanChecks: expectAction(plancheck.ResourceActionReplace),
+				Check:            e.expectExecutions(job, one, one),
+			},
+		},
+	})
+}
+
 // TestAccJobTrigger_jobNameRefusals: a name that matches no job or several
 // fails the apply on job_name, with nothing triggered; job_id and job_name
-// together, or neither, fail the plan.
+// together, or neither, fail the plan. (A blank name:
+// TestAccJobLookups_blankRefused.)
 func TestAccJobTrigger_jobNameRefusals(t *testing.T) {
 	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
 	e.requireSandbox(t, "add two jobs of the same name")
@@ -248,11 +327,6 @@ func TestAccJobTrigger_jobNameRefusals(t *testing.T) {
 				Config:      e.providerConfig() + "resource \"dataintegration_job_trigger\" \"test\" {}\n",
 				PlanOnly:    true,
 				ExpectError: phrases("Missing Attribute Configuration", "Exactly one of these attributes must be configured: [job_id,job_name]"),
-			},
-			{
-				Config:      e.providerConfig() + triggerByNameHCL("", ""),
-				PlanOnly:    true,
-				ExpectError: phrases("Invalid Attribute Value Length", "job_name"),
 			},
 		},
 	})

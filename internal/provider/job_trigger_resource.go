@@ -11,7 +11,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -104,9 +103,11 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"no job or more than one job of that name fails the apply. Planning needs no lookup, so a trigger that names " +
 					"the job of a connector in the same configuration stays unchanged while the connector changes. " +
 					"Changing it triggers again. Moving from `job_id` to `job_name` looks the name up while planning: " +
-					"the same job changes nothing, another job triggers again.",
+					"the same job changes nothing, another job triggers again. A `job_name` not known until apply, " +
+					"such as an attribute of a resource being created, can be neither looked up nor compared while planning: " +
+					"it replaces the trigger, which triggers the job again, even when it names the same job (from `job_id` too).",
 				Optional:   true,
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators: []validator.String{jobNameValidator()},
 			},
 			"force_full_refresh": schema.BoolAttribute{
 				MarkdownDescription: "Whether the execution reloads everything, even for a job that loads increments. Defaults to `false`. Changing it triggers again.",
@@ -146,8 +147,11 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 }
 
 // triggerTimeouts is the timeouts block, described for the docs. Its
-// durations must be positive: the block's own check accepts "0s" and "-1m",
-// which would end the trigger before any request is sent.
+// durations are checked by the provider alone: the block's own check accepts
+// "0s" and "-1m", which would end the trigger before any request is sent,
+// and for what it refuses it adds a second error that names no attribute and
+// offers "-1.5h" as a valid example. Both use time.ParseDuration, so what
+// passes the plan is read the same at apply.
 func triggerTimeouts(ctx context.Context) schema.Block {
 	b := timeouts.Block(ctx, timeouts.Opts{
 		Create: true,
@@ -164,7 +168,8 @@ func triggerTimeouts(ctx context.Context) schema.Block {
 	nb.MarkdownDescription = "How long triggering and cancelling may take."
 	for name, a := range nb.Attributes {
 		if sa, ok := a.(schema.StringAttribute); ok {
-			sa.Validators = append(sa.Validators, stringCheck(`a positive duration such as "30s"`, validate.Duration))
+			sa.Validators = []validator.String{stringCheck(`a positive duration such as "30s"`, validate.Duration)}
+			sa.PlanModifiers = []planmodifier.String{sameDurationPlanModifier{}}
 			nb.Attributes[name] = sa
 		}
 	}
@@ -439,4 +444,31 @@ func (triggersPlanModifier) PlanModifyMap(_ context.Context, req planmodifier.Ma
 // isEmptyMap is true for a null map and a known map with no elements.
 func isEmptyMap(v types.Map) bool {
 	return v.IsNull() || (!v.IsUnknown() && len(v.Elements()) == 0)
+}
+
+// sameDurationPlanModifier plans the state's duration when the configured
+// one means the same, such as "300s" for "5m": an update that changes
+// nothing would be noise. Terraform accepts a planned value equal to the
+// prior state for a configured attribute, even one that is not computed.
+type sameDurationPlanModifier struct{}
+
+var _ planmodifier.String = sameDurationPlanModifier{}
+
+func (sameDurationPlanModifier) Description(context.Context) string {
+	return "Keeps the state's duration when the configured one is the same length of time."
+}
+
+func (m sameDurationPlanModifier) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+
+func (sameDurationPlanModifier) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if req.StateValue.IsNull() || req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	planned, err1 := time.ParseDuration(req.ConfigValue.ValueString())
+	prior, err2 := time.ParseDuration(req.StateValue.ValueString())
+	if err1 == nil && err2 == nil && planned == prior {
+		resp.PlanValue = req.StateValue
+	}
 }

@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -9,9 +11,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
@@ -150,4 +154,79 @@ func TestTriggersPlan(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestJobTriggerTimeoutsOneErrorEach: a malformed duration in the timeouts
+// block gets one error, the provider's, on the attribute and saying what is
+// allowed; not also the block's own, which names no attribute and offers
+// "-1.5h" as valid. The configuration is validated as Terraform asks for it,
+// over protocol 6.
+func TestJobTriggerTimeoutsOneErrorEach(t *testing.T) {
+	srv, err := providerserver.NewProtocol6WithError(New("test")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, ok := schemas.ResourceSchemas["dataintegration_job_trigger"].ValueType().(tftypes.Object)
+	if !ok {
+		t.Fatal("the trigger's schema is not an object")
+	}
+	for _, attrName := range []string{"create", "delete"} {
+		for _, bad := range []string{"", "abc", " 5m", "5", "1d", "0s", "-1.5h"} {
+			diags := validateTrigger(t, srv, typ, map[string]string{attrName: bad})
+			want := "timeouts." + attrName
+			if len(diags) != 1 || diags[0].Severity != tfprotov6.DiagnosticSeverityError ||
+				!strings.Contains(diags[0].Detail, want) || !strings.Contains(diags[0].Detail, "a positive duration") {
+				t.Errorf("%s = %q: got %s, want one error on %s asking for a positive duration", attrName, bad, protoDiags(diags), want)
+			}
+		}
+	}
+	if diags := validateTrigger(t, srv, typ, map[string]string{"create": "5m", "delete": "1h30m"}); len(diags) != 0 {
+		t.Errorf("valid timeouts: got %s, want none", protoDiags(diags))
+	}
+}
+
+// validateTrigger validates a trigger of a job_id with the given timeouts.
+func validateTrigger(t *testing.T, srv tfprotov6.ProviderServer, typ tftypes.Object, durations map[string]string) []*tfprotov6.Diagnostic {
+	t.Helper()
+	vals := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		vals[name] = tftypes.NewValue(at, nil)
+	}
+	vals["job_id"] = tftypes.NewValue(tftypes.String, "5f0c6f5e-3f7c-4c55-9d55-1c6f3e0d2a10")
+	tt, ok := typ.AttributeTypes["timeouts"].(tftypes.Object)
+	if !ok {
+		t.Fatal("timeouts is not an object")
+	}
+	tv := map[string]tftypes.Value{}
+	for name := range tt.AttributeTypes {
+		tv[name] = tftypes.NewValue(tftypes.String, nil)
+	}
+	for name, d := range durations {
+		tv[name] = tftypes.NewValue(tftypes.String, d)
+	}
+	vals["timeouts"] = tftypes.NewValue(tt, tv)
+	cfg, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, vals))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := srv.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{
+		TypeName: "dataintegration_job_trigger", Config: &cfg,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.Diagnostics
+}
+
+func protoDiags(diags []*tfprotov6.Diagnostic) string {
+	parts := make([]string, len(diags))
+	for i, d := range diags {
+		parts[i] = fmt.Sprintf("[%s: %s]", d.Summary, d.Detail)
+	}
+	return strconv.Itoa(len(diags)) + " diagnostics " + strings.Join(parts, " ")
 }

@@ -100,8 +100,10 @@ func (d *jobsDataSource) Metadata(_ context.Context, req datasource.MetadataRequ
 func (d *jobsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	filter := func(field string) schema.StringAttribute {
 		return schema.StringAttribute{
-			MarkdownDescription: "Only jobs whose `" + field + "` matches this value. The service applies the filter; the sandbox matches exactly and case-sensitively.",
-			Optional:            true,
+			MarkdownDescription: "Only jobs whose `" + field + "` matches this value. The service applies the filter; the sandbox matches exactly and case-sensitively. " +
+				"An empty or blank value is refused at plan: leave it out to list jobs of any `" + field + "`.",
+			Optional:   true,
+			Validators: []validator.String{notBlank("must not be empty or blank: leave it out to list jobs of any " + field)},
 		}
 	}
 	resp.Schema = schema.Schema{
@@ -120,8 +122,10 @@ func (d *jobsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, r
 			"ordering": schema.StringAttribute{
 				MarkdownDescription: "The field to order the jobs by, passed to the service as it is, such as `\"name\"`. " +
 					"With the sandbox: one or more job fields separated by commas, `-` in front for descending (`\"-name\"`); " +
-					"an unknown field is an error from the service. Unset: the service's order.",
-				Optional: true,
+					"an unknown field is an error from the service. Unset: the service's order. " +
+					"An empty or blank value is refused at plan: leave it out for the service's order.",
+				Optional:   true,
+				Validators: []validator.String{notBlank("must not be empty or blank: leave it out for the service's order")},
 			},
 			"jobs": schema.ListNestedAttribute{
 				MarkdownDescription: "The matching jobs, in the service's order.",

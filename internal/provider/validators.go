@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -33,6 +35,23 @@ func uuidValidator() stringCheckValidator {
 
 func nameValidator() stringCheckValidator {
 	return stringCheck("a name that is not blank, without control characters", validate.Name)
+}
+
+// notBlankRE matches a string with a character that unicode.IsSpace does
+// not call a space.
+var notBlankRE = regexp.MustCompile(`[^\s\v\x{85}\p{Z}]`)
+
+// notBlank refuses an empty or blank string; must says what the value must
+// be instead, for "Attribute <name> <must>, got: <value>".
+func notBlank(must string) validator.String {
+	return stringvalidator.RegexMatches(notBlankRE, must)
+}
+
+// jobNameValidator refuses a blank job name, which no lookup could find.
+// Spaces at either end are kept: a job made outside this provider may have
+// them, and the service's name filter matches exactly.
+func jobNameValidator() validator.String {
+	return notBlank("must be a job's exact name, with a character that is not a space")
 }
 
 func (v stringCheckValidator) Description(context.Context) string {
