@@ -31,6 +31,23 @@ import (
 // case can change.
 var letteredWorkspace = []sandbox.KeyBinding{{APIKey: sandbox.DefaultAPIKey, WorkspaceID: "0000000a-0000-4000-8000-00000000000b"}}
 
+// secondWorkspace is a second workspace that twoWorkspaces binds the
+// default key to.
+const secondWorkspace = "22222222-2222-4222-8222-222222222222"
+
+// twoWorkspaces is a sandbox whose key reaches its default workspace and
+// secondWorkspace; the test is skipped against the real service.
+func twoWorkspaces(t *testing.T, cfg sandbox.Config, why string) *testEnv {
+	t.Helper()
+	cfg.Keys = []sandbox.KeyBinding{
+		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: sandbox.DefaultWorkspaceID},
+		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: secondWorkspace},
+	}
+	e := newTestEnv(t, cfg)
+	e.requireSandbox(t, why)
+	return e
+}
+
 // upperWorkspace is the test's workspace in upper case; it skips the test
 // when the ID has no letter to change.
 func (e *testEnv) upperWorkspace(t *testing.T) string {
@@ -133,12 +150,8 @@ func TestAccConnectorDataSource_upperCaseID(t *testing.T) {
 // to a workspace known only at apply: the plan shows both replaced, and one
 // apply moves them.
 func TestAccResources_unknownWorkspaceReplaces(t *testing.T) {
-	second := "22222222-2222-4222-8222-222222222222"
-	e := newTestEnv(t, sandbox.Config{Jobs: 0, RunDuration: time.Millisecond, Keys: []sandbox.KeyBinding{
-		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: sandbox.DefaultWorkspaceID},
-		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: second},
-	}})
-	e.requireSandbox(t, "bind the API key to a second workspace and add a job to both")
+	second := secondWorkspace
+	e := twoWorkspaces(t, sandbox.Config{Jobs: 0, RunDuration: time.Millisecond}, "bind the API key to a second workspace and add a job to both")
 	// The same job in both workspaces, so that only the workspace changes.
 	job := sandbox.Job{ID: "33333333-3333-4333-8333-333333333333", Name: "shared", IsActive: true}
 	for _, ws := range []string{e.workspaceID, second} {

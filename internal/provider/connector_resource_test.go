@@ -553,12 +553,8 @@ func TestAccConnector_wrongBasePath(t *testing.T) {
 // connector of another workspace is not found there, and the error says
 // where it looked and how to import it.
 func TestAccConnector_importBareIDFromAnotherWorkspace(t *testing.T) {
-	second := "22222222-2222-4222-8222-222222222222"
-	e := newTestEnv(t, sandbox.Config{Jobs: 0, Keys: []sandbox.KeyBinding{
-		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: sandbox.DefaultWorkspaceID},
-		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: second},
-	}})
-	e.requireSandbox(t, "bind the API key to a second workspace")
+	second := secondWorkspace
+	e := twoWorkspaces(t, sandbox.Config{Jobs: 0}, "bind the API key to a second workspace")
 	name := testName("other workspace")
 	made, err := e.client(t).CreateConnector(context.Background(), second, client.ConnectorSpec{
 		Name: name, URL: "https://acme.example-helpdesk.com", Token: "outside-token", AgentEmail: "agent@acme.com",
@@ -579,12 +575,8 @@ func TestAccConnector_importBareIDFromAnotherWorkspace(t *testing.T) {
 }
 
 func TestAccConnector_workspaceChangeReplaces(t *testing.T) {
-	second := "22222222-2222-4222-8222-222222222222"
-	e := newTestEnv(t, sandbox.Config{Jobs: 0, Keys: []sandbox.KeyBinding{
-		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: sandbox.DefaultWorkspaceID},
-		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: second},
-	}})
-	e.requireSandbox(t, "bind the API key to a second workspace")
+	second := secondWorkspace
+	e := twoWorkspaces(t, sandbox.Config{Jobs: 0}, "bind the API key to a second workspace")
 	args := newConnectorArgs(testName("move"))
 	var first, moved string
 	resource.ParallelTest(t, resource.TestCase{
