@@ -89,7 +89,7 @@ func TestAccConnectorDataSource_failures(t *testing.T) {
 			},
 			{
 				Config:      ds(`name = "  "`),
-				ExpectError: phrases("Invalid Attribute Value", "name: the name is blank"),
+				ExpectError: phrases("Invalid Attribute Value", "name: the value is blank"),
 			},
 		},
 	})

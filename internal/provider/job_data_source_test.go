@@ -114,10 +114,10 @@ func TestAccJobLookups_blankRefused(t *testing.T) {
 	if err := e.sandbox.AddJobs(e.workspaceID, sandbox.Job{Name: padded, IsActive: true}); err != nil {
 		t.Fatal(err)
 	}
-	const mustBeAName = "must be a job's exact name, with a character that is not a space"
+	const mustBeAName = "Allowed: a job's exact name, with a character that shows"
 	type refusal struct{ where, attr, blank, hcl, allowed string }
 	var cases []refusal
-	for _, blank := range []string{"", "   ", "\t"} {
+	for _, blank := range []string{"", "   ", "\t", "\u200b", "\u3164"} {
 		cases = append(cases,
 			refusal{"trigger", "job_name", blank, triggerByNameHCL(blank, ""), mustBeAName},
 			refusal{"job", "name", blank, fmt.Sprintf("data \"dataintegration_job\" \"test\" {\n  name = %q\n}\n", blank), mustBeAName},
@@ -134,7 +134,7 @@ func TestAccJobLookups_blankRefused(t *testing.T) {
 				Steps: []resource.TestStep{{
 					Config:      e.providerConfig() + c.hcl,
 					PlanOnly:    true,
-					ExpectError: phrases("Invalid Attribute Value Match", "Attribute "+c.attr, c.allowed),
+					ExpectError: phrases("Invalid Attribute Value", c.attr+": the value is blank", c.allowed),
 				}},
 			})
 		})

@@ -103,7 +103,7 @@ func (d *jobsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, r
 			MarkdownDescription: "Only jobs whose `" + field + "` matches this value. The service applies the filter; the sandbox matches exactly and case-sensitively. " +
 				"An empty or blank value is refused at plan: leave it out to list jobs of any `" + field + "`.",
 			Optional:   true,
-			Validators: []validator.String{notBlank("must not be empty or blank: leave it out to list jobs of any " + field)},
+			Validators: []validator.String{notBlank("a value with a character that shows; leave it out to list jobs of any " + field)},
 		}
 	}
 	resp.Schema = schema.Schema{
@@ -125,7 +125,7 @@ func (d *jobsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, r
 					"an unknown field is an error from the service. Unset: the service's order. " +
 					"An empty or blank value is refused at plan: leave it out for the service's order.",
 				Optional:   true,
-				Validators: []validator.String{notBlank("must not be empty or blank: leave it out for the service's order")},
+				Validators: []validator.String{notBlank("a value with a character that shows; leave it out for the service's order")},
 			},
 			"jobs": schema.ListNestedAttribute{
 				MarkdownDescription: "The matching jobs, in the service's order.",

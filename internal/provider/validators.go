@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -37,21 +35,18 @@ func nameValidator() stringCheckValidator {
 	return stringCheck("a name that is not blank, without control characters", validate.Name)
 }
 
-// notBlankRE matches a string with a character that unicode.IsSpace does
-// not call a space.
-var notBlankRE = regexp.MustCompile(`[^\s\v\x{85}\p{Z}]`)
-
-// notBlank refuses an empty or blank string; must says what the value must
-// be instead, for "Attribute <name> <must>, got: <value>".
-func notBlank(must string) validator.String {
-	return stringvalidator.RegexMatches(notBlankRE, must)
+// notBlank refuses an empty or blank string (spaces or invisible
+// characters only), with validate.NotBlank; allowed says what is allowed
+// instead.
+func notBlank(allowed string) stringCheckValidator {
+	return stringCheck(allowed, validate.NotBlank)
 }
 
 // jobNameValidator refuses a blank job name, which no lookup could find.
 // Spaces at either end are kept: a job made outside this provider may have
 // them, and the service's name filter matches exactly.
-func jobNameValidator() validator.String {
-	return notBlank("must be a job's exact name, with a character that is not a space")
+func jobNameValidator() stringCheckValidator {
+	return notBlank("a job's exact name, with a character that shows")
 }
 
 func (v stringCheckValidator) Description(context.Context) string {

@@ -154,14 +154,15 @@ func FuzzEmail(f *testing.F) {
 }
 
 func FuzzName(f *testing.F) {
-	for _, s := range []string{"Support desk", "", "   ", "desk\a", "desk\n", "\u3000", "Zürich — EU", "\xff\xfe", "\u200b", "a\u2028b"} {
+	for _, s := range []string{"Support desk", "", "   ", "desk\a", "desk\n", "\u3000", "Zürich — EU", "\xff\xfe", "\u200b", "a\u2028b", "\u3164", "\u2800"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		// What is left once spaces, invisible format characters and control
 		// characters are dropped.
 		shown := strings.Map(func(r rune) rune {
-			if unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) || unicode.IsControl(r) {
+			if unicode.IsSpace(r) || unicode.IsControl(r) || r == '\u2800' ||
+				unicode.In(r, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) {
 				return -1
 			}
 			return r

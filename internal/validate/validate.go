@@ -208,19 +208,30 @@ func Email(s string) error {
 // newline, a tab, a bell): the service derives the job's schema from it.
 // Its length is the schema's check.
 func Name(s string) error {
-	switch {
-	case strings.IndexFunc(s, visible) < 0:
-		return errors.New("the name is blank: give at least one character that is not a space or invisible")
-	case strings.IndexFunc(s, lineBreaking) >= 0:
+	if err := NotBlank(s); err != nil {
+		return err
+	}
+	if strings.IndexFunc(s, lineBreaking) >= 0 {
 		return fmt.Errorf("%q holds a control character or a line break (such as a newline, a tab or U+2028)", printable(s))
 	}
 	return nil
 }
 
-// visible is a character that shows: not a space, and not a format
-// character such as a zero-width space (U+200B).
+// NotBlank accepts a string with at least one character that shows.
+func NotBlank(s string) error {
+	if strings.IndexFunc(s, visible) < 0 {
+		return errors.New("the value is blank: it has no character that shows, only spaces or invisible characters, or none")
+	}
+	return nil
+}
+
+// visible is a character that shows: not a space, a control character, a
+// format character (such as a zero-width space, U+200B), a variation
+// selector, another code point Unicode says to ignore when not supported
+// (such as the Hangul filler U+3164), or the braille blank.
 func visible(r rune) bool {
-	return !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) && !unicode.IsControl(r)
+	return !unicode.IsSpace(r) && !unicode.IsControl(r) &&
+		!unicode.In(r, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) && r != '\u2800'
 }
 
 // lineBreaking is a control character or a line or paragraph separator.
