@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -162,16 +161,9 @@ func TestTriggersPlan(t *testing.T) {
 // "-1.5h" as valid. The configuration is validated as Terraform asks for it,
 // over protocol 6.
 func TestJobTriggerTimeoutsOneErrorEach(t *testing.T) {
-	srv, err := providerserver.NewProtocol6WithError(New("test")())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	typ, ok := schemas.ResourceSchemas["dataintegration_job_trigger"].ValueType().(tftypes.Object)
+	p := serveProto(t)
+	srv := p.srv
+	typ, ok := p.schemas.ResourceSchemas["dataintegration_job_trigger"].ValueType().(tftypes.Object)
 	if !ok {
 		t.Fatal("the trigger's schema is not an object")
 	}

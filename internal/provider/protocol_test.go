@@ -24,23 +24,29 @@ type protoProvider struct {
 // newProtoProvider serves and configures the provider.
 func newProtoProvider(tb testing.TB, settings map[string]string) *protoProvider {
 	tb.Helper()
-	srv, err := providerserver.NewProtocol6WithError(New("test")())()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ctx := context.Background()
-	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p := &protoProvider{srv: srv, schemas: schemas}
-	cfg := p.value(tb, schemas.Provider, settings)
-	resp, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &cfg})
+	p := serveProto(tb)
+	cfg := p.value(tb, p.schemas.Provider, settings)
+	resp, err := p.srv.ConfigureProvider(context.Background(), &tfprotov6.ConfigureProviderRequest{Config: &cfg})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	failOnProto(tb, resp.Diagnostics)
 	return p
+}
+
+// serveProto serves the provider, not configured yet: enough to validate
+// configurations as Terraform does before a plan.
+func serveProto(tb testing.TB) *protoProvider {
+	tb.Helper()
+	srv, err := providerserver.NewProtocol6WithError(New("test")())()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	schemas, err := srv.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &protoProvider{srv: srv, schemas: schemas}
 }
 
 // value is a configuration of the schema: the given string attributes set,
