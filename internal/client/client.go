@@ -175,10 +175,27 @@ func StatusCode(err error) int {
 // IsNotFound tells whether err is the service answering 404.
 func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound }
 
+// MayHaveTakenEffect tells whether err is a failed request that the service
+// may have carried out all the same (see Error.MayHaveTakenEffect).
+func MayHaveTakenEffect(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.MayHaveTakenEffect()
+}
+
 // fullPath is the path a request is sent to: the base URL's path, such as
 // "/api/v1/", then the request's own, so that a message names what was
 // really asked.
 func (c *Client) fullPath(p string) string { return c.base.Path + p }
+
+// failure is the Error of request r, the one constructor of an Error: status
+// is 0 when no answer came, and connected tells whether a connection was made
+// for the request (an answer implies one).
+func (c *Client) failure(r *request, status int, msg string, err error, connected bool) *Error {
+	return &Error{
+		Operation: r.op, Method: r.method, Path: c.fullPath(r.path), StatusCode: status, Message: msg, Err: err,
+		Sent: status != 0 || connected,
+	}
+}
 
 // request is one call to the service.
 type request struct {
@@ -188,7 +205,8 @@ type request struct {
 	query  url.Values
 	body   any
 	want   int
-	out    any
+	// read decodes a successful answer; nil when its body is not read.
+	read func(io.Reader) error
 	// secrets the body carries (a connector's token), masked like the API
 	// key if the service repeats them in an error message.
 	secrets []string
@@ -197,17 +215,17 @@ type request struct {
 // idempotent requests are retried on more answers than the others.
 func (r *request) idempotent() bool { return r.method != http.MethodPost }
 
-// do sends r, retrying as the rules allow, and decodes the answer into r.out.
+// do sends r, retrying as the rules allow, and reads the answer with r.read.
 func (c *Client) do(ctx context.Context, r request) error {
 	var payload []byte
 	if r.body != nil {
 		var err error
 		if payload, err = json.Marshal(r.body); err != nil {
-			return &Error{Operation: r.op, Method: r.method, Path: c.fullPath(r.path), Err: err}
+			return c.failure(&r, 0, "", err, false)
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return &Error{Operation: r.op, Method: r.method, Path: c.fullPath(r.path), Err: err}
+		return c.failure(&r, 0, "", err, false)
 	}
 	for attempt := 0; ; attempt++ {
 		retryAfter, retryable, err := c.attempt(ctx, &r, payload, attempt)
@@ -246,10 +264,7 @@ func (c *Client) attemptContext(ctx context.Context, r *request) (context.Contex
 func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int) (time.Duration, bool, error) {
 	var connected atomic.Bool
 	fail := func(status int, msg string, err error) *Error {
-		return &Error{
-			Operation: r.op, Method: r.method, Path: c.fullPath(r.path), StatusCode: status, Message: msg, Err: err,
-			Sent: status != 0 || connected.Load(),
-		}
+		return c.failure(r, status, msg, err, connected.Load())
 	}
 	actx, cancel := c.attemptContext(ctx, r)
 	defer cancel()
@@ -291,8 +306,8 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 		c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start))
 		return retryAfter(resp.Header, time.Now()), c.retryableStatus(r, resp.StatusCode), fail(resp.StatusCode, msg, nil)
 	}
-	if r.out != nil {
-		err = decode(resp.Body, r.out)
+	if r.read != nil {
+		err = r.read(resp.Body)
 	}
 	c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start))
 	switch {
@@ -409,6 +424,11 @@ func decode(body io.Reader, out any) error {
 	default:
 		return fmt.Errorf("the answer is not the JSON expected: %w", err)
 	}
+}
+
+// into is a request's read that decodes the answer into out.
+func into(out any) func(io.Reader) error {
+	return func(body io.Reader) error { return decode(body, out) }
 }
 
 // readMessage returns the service's message from an error body: its "detail"

@@ -68,6 +68,17 @@ func writePage(w http.ResponseWriter, next any, ids ...string) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"next_page": next, "results": jobs})
 }
 
+// ListJobs returns every job of the workspace that f selects, in the order
+// the service gives them: the tests' way to walk every page.
+func (c *Client) ListJobs(ctx context.Context, workspaceID string, f JobFilter) ([]Job, error) {
+	var all []Job
+	err := c.EachJobPage(ctx, workspaceID, f, func(jobs []Job) bool {
+		all = append(all, jobs...)
+		return true
+	})
+	return all, err
+}
+
 func TestHeadersAndBaseURL(t *testing.T) {
 	for _, suffix := range []string{"", "/", "/api", "/api/"} {
 		var rec recorder
@@ -110,6 +121,52 @@ func TestErrorNamesTheWholePath(t *testing.T) {
 		if _, err = c.ListJobs(context.Background(), testWS, JobFilter{}); !errors.As(err, &e) || e.Path != base+"/developers/workspaces/"+testWS+"/jobs/" {
 			t.Errorf("base %q: %#v", suffix, err)
 		}
+	}
+}
+
+// TestEveryFailureNamesTheWholePath: every way a request can fail (a body
+// that cannot be encoded, a context ended before sending, no connection, a
+// refusal, a page that cannot be followed) builds its Error the same way,
+// naming the whole path asked, from its leading "/", the base's included.
+func TestEveryFailureNamesTheWholePath(t *testing.T) {
+	for _, suffix := range []string{"", "/api/v1/"} {
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Query().Get("page") != "" {
+				writePage(w, nil) // next_page null: not a failure
+				return
+			}
+			http.Error(w, `{"detail": "no"}`, http.StatusConflict)
+		}))
+		c := newTestClient(t, ts.URL+suffix, func(cfg *Config) { cfg.MaxRetries = 0 })
+		want := strings.TrimSuffix(suffix, "/") + "/developers/workspaces/" + testWS + "/jobs/j1/run/"
+		cancelled, cancel := context.WithCancel(context.Background())
+		cancel()
+		failures := map[string]error{
+			"unencodable body": c.do(context.Background(), request{op: "trigger job", method: http.MethodPost,
+				path: "developers/workspaces/" + testWS + "/jobs/j1/run/", body: make(chan int), want: http.StatusCreated}),
+			"context ended": c.TriggerJob(cancelled, testWS, "j1", false),
+			"refused":       c.TriggerJob(context.Background(), testWS, "j1", false),
+		}
+		ts.Close()
+		failures["no connection"] = c.TriggerJob(context.Background(), testWS, "j1", false)
+		for name, err := range failures {
+			var e *Error
+			if !errors.As(err, &e) || e.Path != want || e.Method != http.MethodPost || e.Operation != "trigger job" {
+				t.Errorf("base %q, %s: %#v, want path %s", suffix, name, err, want)
+			}
+		}
+	}
+}
+
+// TestPageFailureWasSent: a page that cannot be followed came in an answer,
+// so its request reached the service.
+func TestPageFailureWasSent(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { writePage(w, 1, "a") }))
+	t.Cleanup(ts.Close)
+	_, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
+	var e *Error
+	if !errors.As(err, &e) || e.StatusCode != http.StatusOK || !e.Sent || !e.MayHaveTakenEffect() || !strings.Contains(e.Error(), "does not move forward") {
+		t.Errorf("%#v", err)
 	}
 }
 

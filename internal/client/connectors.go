@@ -47,7 +47,7 @@ func (c *Client) CreateConnector(ctx context.Context, workspaceID string, s Conn
 			Streams:       s.Streams,
 		},
 		want:    http.StatusCreated,
-		out:     &out,
+		read:    into(&out),
 		secrets: []string{s.Token},
 	})
 	if err != nil {
@@ -64,7 +64,7 @@ func (c *Client) GetConnector(ctx context.Context, workspaceID, id string) (*Con
 		method: http.MethodGet,
 		path:   fmt.Sprintf(pathConnector, url.PathEscape(workspaceID), url.PathEscape(id)),
 		want:   http.StatusOK,
-		out:    &out,
+		read:   into(&out),
 	})
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (c *Client) UpdateConnector(ctx context.Context, workspaceID, id string, u 
 		path:    fmt.Sprintf(pathConnector, url.PathEscape(workspaceID), url.PathEscape(id)),
 		body:    body,
 		want:    http.StatusOK,
-		out:     &out,
+		read:    into(&out),
 		secrets: secrets,
 	})
 	if err != nil {

@@ -265,9 +265,12 @@ func TestMayHaveTakenEffect(t *testing.T) {
 		err := newTestClient(t, ts.URL, func(cfg *Config) { cfg.MaxRetries = 0 }).TriggerJob(context.Background(), testWS, "j", false)
 		ts.Close()
 		var e *Error
-		if !errors.As(err, &e) || e.MayHaveTakenEffect() != c.want {
+		if !errors.As(err, &e) || e.MayHaveTakenEffect() != c.want || MayHaveTakenEffect(fmt.Errorf("wrapped: %w", err)) != c.want {
 			t.Errorf("HTTP %d: %v, may have taken effect: want %v", c.status, err, c.want)
 		}
+	}
+	if MayHaveTakenEffect(nil) || MayHaveTakenEffect(errors.New("not a request")) {
+		t.Error("an error that is no failed request may have taken effect")
 	}
 
 	// A created connector whose answer cannot be read.

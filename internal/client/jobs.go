@@ -41,17 +41,6 @@ func (c *Client) JobsPageAt(ctx context.Context, workspaceID string, f JobFilter
 	return pageAt[Job](ctx, c, "list jobs", fmt.Sprintf(pathJobs, url.PathEscape(workspaceID)), q, page)
 }
 
-// ListJobs returns every job of the workspace that f selects, in the order
-// the service gives them.
-func (c *Client) ListJobs(ctx context.Context, workspaceID string, f JobFilter) ([]Job, error) {
-	var all []Job
-	err := c.EachJobPage(ctx, workspaceID, f, func(jobs []Job) bool {
-		all = append(all, jobs...)
-		return true
-	})
-	return all, err
-}
-
 // TriggerJob starts an execution of the job. force_full_refresh is sent only
 // when true: the service defaults it to false.
 func (c *Client) TriggerJob(ctx context.Context, workspaceID, jobID string, forceFullRefresh bool) error {
@@ -78,22 +67,6 @@ func (c *Client) CancelJob(ctx context.Context, workspaceID, jobID string) error
 	})
 }
 
-// listPage fetches one page of a list endpoint.
-func listPage[T any](ctx context.Context, c *Client, op, path string, q url.Values, page, pageSize int) (*Page[T], error) {
-	pq := url.Values{}
-	for k, v := range q {
-		pq[k] = v
-	}
-	pq.Set(queryPage, strconv.Itoa(page))
-	pq.Set(queryPageSize, strconv.Itoa(pageSize))
-	// Room for a full page up front: the decoder fills it without growing it.
-	p := Page[T]{Results: make([]T, 0, pageSize)}
-	if err := c.do(ctx, request{op: op, method: http.MethodGet, path: path, query: pq, want: http.StatusOK, out: &p}); err != nil {
-		return nil, err
-	}
-	return &p, nil
-}
-
 // eachPage walks a list endpoint page by page, PageSize items at a time,
 // following next_page until it is null, and stops early when fn returns
 // false.
@@ -116,14 +89,25 @@ func eachPage[T any](ctx context.Context, c *Client, op, path string, q url.Valu
 // does not move forward, or that follows an empty page, is an error rather
 // than a walk that never ends.
 func pageAt[T any](ctx context.Context, c *Client, op, path string, q url.Values, page int) ([]T, int, error) {
-	p, err := listPage[T](ctx, c, op, path, q, page, PageSize)
-	if err != nil {
+	pq := url.Values{}
+	for k, v := range q {
+		pq[k] = v
+	}
+	pq.Set(queryPage, strconv.Itoa(page))
+	pq.Set(queryPageSize, strconv.Itoa(PageSize))
+	var p *Page[T]
+	r := request{op: op, method: http.MethodGet, path: path, query: pq, want: http.StatusOK, read: func(body io.Reader) (err error) {
+		p, err = DecodePage[T](body)
+		return err
+	}}
+	if err := c.do(ctx, r); err != nil {
 		return nil, 0, err
 	}
 	if p.NextPage == nil {
 		return p.Results, 0, nil
 	}
 	next := *p.NextPage
+	var err error
 	switch {
 	case next <= int64(page):
 		err = fmt.Errorf("the service's next_page (%d) does not move forward from page %d", next, page)
@@ -132,11 +116,12 @@ func pageAt[T any](ctx context.Context, c *Client, op, path string, q url.Values
 	default:
 		return p.Results, int(next), nil
 	}
-	return nil, 0, &Error{Operation: op, Method: http.MethodGet, Path: c.fullPath(path), StatusCode: http.StatusOK, Err: err}
+	return nil, 0, c.failure(&r, http.StatusOK, "", err, true)
 }
 
-// DecodePage reads one list answer as the client does: as it streams in,
-// at most 16 MiB of it, into room for a full page.
+// DecodePage reads one list answer, as the client does for every page: as
+// it streams in, at most 16 MiB of it, into room for a full page (the
+// decoder fills it without growing it).
 func DecodePage[T any](body io.Reader) (*Page[T], error) {
 	p := Page[T]{Results: make([]T, 0, PageSize)}
 	if err := decode(body, &p); err != nil {

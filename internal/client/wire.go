@@ -33,16 +33,6 @@ const (
 // connector: the client sets it on create and the service returns it.
 const ConnectorKindCustomerService = "customer_service"
 
-// CustomerServiceStreams are the streams of the customer-service connector,
-// in the order service-api.md section 2.3 lists them. A connector created
-// without streams loads every one.
-var CustomerServiceStreams = []string{
-	"chats", "messages", "events", "contacts", "tickets",
-	"ticket_interactions", "ticket_tags", "ticket_groups", "ticket_forms",
-	"ticket_priorities", "ticket_types", "ticket_channels", "ticket_status",
-	"organizations", "survey_submissions",
-}
-
 // Job is a job of a workspace (service-api.md section 2.1).
 type Job struct {
 	ID            string `json:"_id"`

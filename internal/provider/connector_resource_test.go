@@ -23,6 +23,7 @@ import (
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
 const (
@@ -170,7 +171,7 @@ func TestAccConnector_lifecycle(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionCreate),
 						// Without streams, the plan shows every stream.
-						plancheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact(client.CustomerServiceStreams...)),
+						plancheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact(validate.CustomerServiceStreams...)),
 						plancheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.workspaceID)),
 						plancheck.ExpectSensitiveValue(connectorAddress, tfjsonpath.New("token")),
 					},
@@ -182,7 +183,7 @@ func TestAccConnector_lifecycle(t *testing.T) {
 					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("name"), knownvalue.StringExact(name)),
 					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("url"), knownvalue.StringExact("https://acme.example-helpdesk.com")),
 					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("agent_email"), knownvalue.StringExact("agent@acme.com")),
-					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact(client.CustomerServiceStreams...)),
+					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact(validate.CustomerServiceStreams...)),
 					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("connector_name"), knownvalue.StringExact("customer_service")),
 					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("created_at"), knownvalue.StringRegexp(timestampRE)),
 					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("updated_at"), knownvalue.StringRegexp(timestampRE)),
@@ -332,7 +333,7 @@ func TestAccConnector_importBlockThenToken(t *testing.T) {
 					},
 					ConfigStateChecks: []statecheck.StateCheck{
 						statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("id"), knownvalue.StringExact(made.ID)),
-						statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact(client.CustomerServiceStreams...)),
+						statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact(validate.CustomerServiceStreams...)),
 					},
 					Check: e.expectStored(t, storedToken("platform-token-1", 2)),
 				}},

@@ -49,8 +49,9 @@ func answer(e *client.Error) string {
 }
 
 // serviceMessage is what the service said in a failed answer.
-func serviceMessage(e *client.Error) string {
-	if e.Message == "" {
+func serviceMessage(err error) string {
+	var e *client.Error
+	if !errors.As(err, &e) || e.Message == "" {
 		return "the service gave no message"
 	}
 	return e.Message

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
 // examplesDir is the repository's examples/, which the docs show.
@@ -229,7 +230,7 @@ func TestAccGuide_connectorsAsCode(t *testing.T) {
 			t.Errorf("connector %q: the sandbox holds %+v (found: %v), want its token from the variable", name, v.Name, ok)
 		}
 	}
-	if v, _ := env.sandbox.Connector(env.workspaceID, ids["Support US"]); len(v.Streams) != len(client.CustomerServiceStreams) {
+	if v, _ := env.sandbox.Connector(env.workspaceID, ids["Support US"]); len(v.Streams) != len(validate.CustomerServiceStreams) {
 		t.Errorf("Support US loads %v, want every stream when streams is left out", v.Streams)
 	}
 	e.expectConverged(t, dir, vars)

@@ -341,16 +341,14 @@ func (r *jobTriggerResource) Delete(ctx context.Context, req resource.DeleteRequ
 
 	ws, job := state.WorkspaceID.ValueString(), state.JobID.ValueString()
 	err := r.data.client.CancelJob(ctx, ws, job)
-	var e *client.Error
-	errors.As(err, &e)
-	switch {
+	switch status := client.StatusCode(err); {
 	case err == nil:
-	case e != nil && e.StatusCode == http.StatusConflict:
+	case status == http.StatusConflict:
 		resp.Diagnostics.AddWarning("Execution Already Ended", fmt.Sprintf(
-			"Job %s had no running execution to cancel (HTTP 409: %s). The trigger is removed from the state.", job, serviceMessage(e)))
-	case e != nil && e.StatusCode == http.StatusNotFound:
+			"Job %s had no running execution to cancel (HTTP 409: %s). The trigger is removed from the state.", job, serviceMessage(err)))
+	case status == http.StatusNotFound:
 		resp.Diagnostics.AddWarning("Job Not Found", fmt.Sprintf(
-			"Job %s is not in workspace %s any more (HTTP 404: %s): there is nothing to cancel. The trigger is removed from the state.", job, ws, serviceMessage(e)))
+			"Job %s is not in workspace %s any more (HTTP 404: %s): there is nothing to cancel. The trigger is removed from the state.", job, ws, serviceMessage(err)))
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		resp.Diagnostics.AddError("Timeout Cancelling Job", fmt.Sprintf(
 			"The cancel of job %s did not complete within the delete timeout (%s): %v. The trigger stays in the state; destroy again, or raise timeouts.delete.", job, timeout, err))
@@ -363,32 +361,30 @@ func (r *jobTriggerResource) Delete(ctx context.Context, req resource.DeleteRequ
 // once, to say whether it is inactive or running: the service's reason is
 // not part of its published API.
 func (r *jobTriggerResource) addTriggerError(ctx context.Context, diags *diag.Diagnostics, at path.Path, ws, job string, timeout time.Duration, err error) {
-	var e *client.Error
-	errors.As(err, &e)
-	switch {
-	case e != nil && e.StatusCode == http.StatusNotFound:
+	switch status := client.StatusCode(err); {
+	case status == http.StatusNotFound:
 		diags.AddAttributeError(at, "Job Not Found", fmt.Sprintf(
-			"No job has the ID %s in workspace %s (HTTP 404: %s). Check job_id, for example with the dataintegration_jobs data source.", job, ws, serviceMessage(e)))
-	case e != nil && e.StatusCode == http.StatusConflict:
+			"No job has the ID %s in workspace %s (HTTP 404: %s). Check job_id, for example with the dataintegration_jobs data source.", job, ws, serviceMessage(err)))
+	case status == http.StatusConflict:
 		// Best effort: when the job cannot be read, the generic reason stays.
 		j, _ := findJob(ctx, r.data.client, ws, job)
 		switch {
 		case j != nil && !j.IsActive:
 			diags.AddAttributeError(at, "Job Is Inactive", fmt.Sprintf(
-				"The service refused to run job %s because it is inactive (HTTP 409: %s). Activate the job in the service, then apply again.", job, serviceMessage(e)))
+				"The service refused to run job %s because it is inactive (HTTP 409: %s). Activate the job in the service, then apply again.", job, serviceMessage(err)))
 		case j != nil:
 			diags.AddAttributeError(at, "Job Already Running", fmt.Sprintf(
 				"The service refused to run job %s, which is active, so most likely already running (HTTP 409: %s). "+
-					"Apply again once its execution has ended, or cancel it.", job, serviceMessage(e)))
+					"Apply again once its execution has ended, or cancel it.", job, serviceMessage(err)))
 		default:
 			diags.AddAttributeError(at, "Job Not Triggered", fmt.Sprintf(
-				"The service refused to run job %s (HTTP 409: %s). A job that is inactive or already running cannot be triggered.", job, serviceMessage(e)))
+				"The service refused to run job %s (HTTP 409: %s). A job that is inactive or already running cannot be triggered.", job, serviceMessage(err)))
 		}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		diags.AddError("Timeout Triggering Job", fmt.Sprintf(
 			"The trigger of job %s did not complete within the create timeout (%s): %v. "+
 				"The job may have started: check its executions before applying again, or raise timeouts.create.", job, timeout, err))
-	case e != nil && e.MayHaveTakenEffect():
+	case client.MayHaveTakenEffect(err):
 		addRequestError(diags, "Unable to Trigger Job", ws, err)
 		diags.AddWarning("The Job May Have Started", fmt.Sprintf(
 			"The trigger of job %s reached the service, but its answer was lost or is one given after the work may have been done, "+

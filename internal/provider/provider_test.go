@@ -97,7 +97,11 @@ func (e *testEnv) client(t testing.TB) *client.Client {
 // allJobs lists every job of the test's workspace through the client.
 func (e *testEnv) allJobs(t testing.TB) []client.Job {
 	t.Helper()
-	jobs, err := e.client(t).ListJobs(context.Background(), e.workspaceID, client.JobFilter{})
+	var jobs []client.Job
+	err := e.client(t).EachJobPage(context.Background(), e.workspaceID, client.JobFilter{}, func(page []client.Job) bool {
+		jobs = append(jobs, page...)
+		return true
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

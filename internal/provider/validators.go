@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
@@ -117,7 +116,7 @@ type streamsValidator struct{}
 var _ validator.List = streamsValidator{}
 
 // allowedStreams says which stream names a list may hold.
-var allowedStreams = "the names " + strings.Join(client.CustomerServiceStreams, ", ") + ", each at most once"
+var allowedStreams = "the names " + strings.Join(validate.CustomerServiceStreams, ", ") + ", each at most once"
 
 func (streamsValidator) Description(context.Context) string {
 	return "value must be a non-empty list of " + allowedStreams

@@ -2,26 +2,19 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
-
-	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
-	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
 // connectorKind is the only connector_name the contract knows.
 const connectorKind = "customer_service"
-
-// AllStreams are the streams of the customer-service connector, in the
-// order service-api.md lists them.
-var AllStreams = slices.Clone(client.CustomerServiceStreams)
 
 // connector is a connector as stored, token included.
 type connector struct {
@@ -105,91 +98,103 @@ type connectorInput struct {
 	streams                      []string
 }
 
-// parseConnector validates a body against the contract. On create every
-// required key must be there.
+// parseConnector validates a body against the contract, with the sandbox's
+// own rules (rules.go). On create every required key must be there.
 func parseConnector(body map[string]json.RawMessage, create bool) (connectorInput, error) {
 	var in connectorInput
-	for k := range body {
-		switch k {
-		case "name", "connector_name", "configuration", "streams":
-		default:
-			return in, fmt.Errorf("%s: unknown field", k)
-		}
-	}
-	var err error
-	if in.name, err = stringField(body, "name", "name"); err != nil {
+	if err := knownKeys(body, "", "name", "connector_name", "configuration", "streams"); err != nil {
 		return in, err
 	}
-	if in.name != nil {
-		if n := utf8.RuneCountInString(*in.name); n < 1 || n > 255 {
-			return in, fmt.Errorf("name: must be 1 to 255 characters, got %d", n)
-		}
+	var err error
+	if in.name, err = stringField(body, "name", "name", checkName); err != nil {
+		return in, err
 	}
-	kind, err := stringField(body, "connector_name", "connector_name")
+	kind, err := stringField(body, "connector_name", "connector_name", checkKind)
 	if err != nil {
 		return in, err
 	}
-	if (kind == nil && create) || (kind != nil && *kind != connectorKind) {
-		return in, fmt.Errorf("connector_name: must be %q", connectorKind)
+	if kind == nil && create {
+		return in, fmt.Errorf("connector_name: %w", checkKind(""))
 	}
-	if raw, ok := body["configuration"]; ok {
-		var conf map[string]json.RawMessage
-		if json.Unmarshal(raw, &conf) != nil || conf == nil {
-			return in, fmt.Errorf("configuration: must be an object")
-		}
-		for k := range conf {
-			if k != "url" && k != "token" && k != "agent_email" {
-				return in, fmt.Errorf("configuration.%s: unknown field", k)
-			}
-		}
-		if in.url, err = stringField(conf, "url", "configuration.url"); err != nil {
-			return in, err
-		}
-		if in.token, err = stringField(conf, "token", "configuration.token"); err != nil {
-			return in, err
-		}
-		if in.agentEmail, err = stringField(conf, "agent_email", "configuration.agent_email"); err != nil {
-			return in, err
-		}
+	if err := in.parseConfiguration(body); err != nil {
+		return in, err
 	}
-	if in.url != nil {
-		if err := validate.AccountURL(*in.url); err != nil {
-			return in, fmt.Errorf("configuration.url: %w", err)
-		}
-	}
-	if in.token != nil && strings.TrimSpace(*in.token) == "" {
-		return in, fmt.Errorf("configuration.token: must not be empty")
-	}
-	if in.agentEmail != nil {
-		if err := validate.Email(*in.agentEmail); err != nil {
-			return in, fmt.Errorf("configuration.agent_email: %w", err)
-		}
-	}
-	if raw, ok := body["streams"]; ok {
-		if err := json.Unmarshal(raw, &in.streams); err != nil || in.streams == nil {
-			return in, fmt.Errorf("streams: must be an array of stream names")
-		}
-		if len(in.streams) > 0 {
-			if err := validate.Streams(in.streams); err != nil {
-				return in, fmt.Errorf("streams: %w; known streams: %s", err, strings.Join(AllStreams, ", "))
-			}
-		}
+	if in.streams, err = parseStreams(body); err != nil {
+		return in, err
 	}
 	if create {
-		for _, req := range []struct {
-			v    *string
-			name string
-		}{{in.name, "name"}, {in.url, "configuration.url"}, {in.token, "configuration.token"}, {in.agentEmail, "configuration.agent_email"}} {
-			if req.v == nil {
-				return in, fmt.Errorf("%s: this field is required", req.name)
-			}
-		}
+		return in, in.complete()
 	}
 	return in, nil
 }
 
-// stringField reads key of m as a string; absent gives nil.
-func stringField(m map[string]json.RawMessage, key, label string) (*string, error) {
+// parseConfiguration reads the configuration object, if the body has one.
+func (in *connectorInput) parseConfiguration(body map[string]json.RawMessage) error {
+	raw, ok := body["configuration"]
+	if !ok {
+		return nil
+	}
+	var conf map[string]json.RawMessage
+	if json.Unmarshal(raw, &conf) != nil || conf == nil {
+		return errors.New("configuration: must be an object")
+	}
+	if err := knownKeys(conf, "configuration.", "url", "token", "agent_email"); err != nil {
+		return err
+	}
+	var err error
+	if in.url, err = stringField(conf, "url", "configuration.url", checkURL); err != nil {
+		return err
+	}
+	if in.token, err = stringField(conf, "token", "configuration.token", checkToken); err != nil {
+		return err
+	}
+	in.agentEmail, err = stringField(conf, "agent_email", "configuration.agent_email", checkEmail)
+	return err
+}
+
+// parseStreams reads the streams, if the body has them; nil means absent.
+func parseStreams(body map[string]json.RawMessage) ([]string, error) {
+	raw, ok := body["streams"]
+	if !ok {
+		return nil, nil
+	}
+	var streams []string
+	if err := json.Unmarshal(raw, &streams); err != nil || streams == nil {
+		return nil, errors.New("streams: must be an array of stream names")
+	}
+	if err := checkStreams(streams); err != nil {
+		return nil, fmt.Errorf("streams: %w; known streams: %s", err, strings.Join(AllStreams, ", "))
+	}
+	return streams, nil
+}
+
+// complete tells whether a create body has every required key.
+func (in *connectorInput) complete() error {
+	for _, req := range []struct {
+		v    *string
+		name string
+	}{{in.name, "name"}, {in.url, "configuration.url"}, {in.token, "configuration.token"}, {in.agentEmail, "configuration.agent_email"}} {
+		if req.v == nil {
+			return fmt.Errorf("%s: this field is required", req.name)
+		}
+	}
+	return nil
+}
+
+// knownKeys refuses a key of m that is not one of keys; prefix names the
+// object m is in.
+func knownKeys(m map[string]json.RawMessage, prefix string, keys ...string) error {
+	for k := range m {
+		if !slices.Contains(keys, k) {
+			return fmt.Errorf("%s%s: unknown field", prefix, k)
+		}
+	}
+	return nil
+}
+
+// stringField reads key of m as a string that check accepts; absent gives
+// nil. label names the key in a message.
+func stringField(m map[string]json.RawMessage, key, label string, check func(string) error) (*string, error) {
 	raw, ok := m[key]
 	if !ok {
 		return nil, nil
@@ -197,6 +202,9 @@ func stringField(m map[string]json.RawMessage, key, label string) (*string, erro
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, fmt.Errorf("%s: must be a string", label)
+	}
+	if err := check(s); err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
 	}
 	return &s, nil
 }

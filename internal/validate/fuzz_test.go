@@ -15,8 +15,6 @@ import (
 
 	"github.com/google/uuid"
 	"golang.org/x/net/http/httpguts"
-
-	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
 // The fuzz targets check what each validator promises, for any input: an
@@ -211,7 +209,7 @@ func FuzzStreams(f *testing.F) {
 		err := Streams(names)
 		valid := len(names) > 0
 		for i, n := range names {
-			valid = valid && slices.Contains(client.CustomerServiceStreams, n) && !slices.Contains(names[:i], n)
+			valid = valid && slices.Contains(CustomerServiceStreams, n) && !slices.Contains(names[:i], n)
 		}
 		if (err == nil) != valid {
 			t.Fatalf("Streams(%q) = %v, want valid: %v", names, err, valid)

@@ -17,8 +17,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
@@ -279,6 +277,16 @@ func WholeNumber(f *big.Float, lo, hi int64) error {
 	return nil
 }
 
+// CustomerServiceStreams are the streams of the customer-service connector,
+// in the order service-api.md section 2.3 lists them. A connector created
+// without streams loads every one.
+var CustomerServiceStreams = []string{
+	"chats", "messages", "events", "contacts", "tickets",
+	"ticket_interactions", "ticket_tags", "ticket_groups", "ticket_forms",
+	"ticket_priorities", "ticket_types", "ticket_channels", "ticket_status",
+	"organizations", "survey_submissions",
+}
+
 // Streams accepts a non-empty list of distinct names of the customer-service
 // connector's streams.
 func Streams(names []string) error {
@@ -286,7 +294,7 @@ func Streams(names []string) error {
 		return errors.New("at least one stream is needed: leave streams out for all of them")
 	}
 	for i, n := range names {
-		if !slices.Contains(client.CustomerServiceStreams, n) {
+		if !slices.Contains(CustomerServiceStreams, n) {
 			return fmt.Errorf("%q is not a stream of the customer-service connector", printable(n))
 		}
 		if slices.Contains(names[:i], n) {

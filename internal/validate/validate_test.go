@@ -2,8 +2,11 @@ package validate
 
 import (
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
 func TestUUID(t *testing.T) {
@@ -231,6 +234,15 @@ func TestStreams(t *testing.T) {
 		if err := Streams(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an error with %q", c.in, err, c.want)
 		}
+	}
+}
+
+// TestStreamsAreTheSandboxs: the provider's list and the sandbox's, each
+// written from service-api.md on its own, name the same streams in the same
+// order (the default of streams is this list, in this order).
+func TestStreamsAreTheSandboxs(t *testing.T) {
+	if !slices.Equal(CustomerServiceStreams, sandbox.AllStreams) {
+		t.Errorf("the provider's streams %q, the sandbox's %q", CustomerServiceStreams, sandbox.AllStreams)
 	}
 }
 

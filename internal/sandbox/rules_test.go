@@ -1,0 +1,184 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestAllStreams(t *testing.T) {
+	// service-api.md section 2.3, in its order.
+	spec := "chats, messages, events, contacts, tickets, ticket_interactions, ticket_tags, ticket_groups, ticket_forms, " +
+		"ticket_priorities, ticket_types, ticket_channels, ticket_status, organizations, survey_submissions"
+	if got := strings.Join(AllStreams, ", "); got != spec {
+		t.Errorf("AllStreams = %s, want %s", got, spec)
+	}
+}
+
+// ruleCase is a value and whether a rule accepts it; want is part of the
+// message of a refusal.
+type ruleCase struct {
+	in   string
+	ok   bool
+	want string
+}
+
+func checkRule(t *testing.T, name string, rule func(string) error, cases []ruleCase) {
+	t.Helper()
+	for _, c := range cases {
+		err := rule(c.in)
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("%s(%q) = %v, want accepted", name, c.in, err)
+		case !c.ok && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s(%q) = %v, want an error with %q", name, c.in, err, c.want)
+		}
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	checkRule(t, "checkName", checkName, []ruleCase{
+		{in: "Support desk", ok: true},
+		{in: "n", ok: true},
+		{in: strings.Repeat("é", 255), ok: true}, // characters, not bytes
+		{in: " ", ok: true},                      // the contract asks for characters, not visible ones
+		{in: "", want: "must be 1 to 255 characters, got 0"},
+		{in: strings.Repeat("n", 256), want: "got 256"},
+	})
+}
+
+func TestCheckKind(t *testing.T) {
+	checkRule(t, "checkKind", checkKind, []ruleCase{
+		{in: "customer_service", ok: true},
+		{in: "Customer_Service", want: `must be "customer_service"`},
+		{in: "", want: `must be "customer_service"`},
+	})
+}
+
+func TestCheckURL(t *testing.T) {
+	checkRule(t, "checkURL", checkURL, []ruleCase{
+		{in: "https://acme.example-helpdesk.com", ok: true},
+		{in: "https://acme.example.com/", ok: true},
+		{in: "https://acme.example.com:8443", ok: true},
+		{in: "https://127.0.0.1", ok: true},
+		{in: "https://acme_support.example.com", ok: true}, // a host; RFC 1123 is not the contract's
+		{in: "http://acme.example.com", want: "not an absolute https URL"},
+		{in: "acme.example.com", want: "not an absolute https URL"},
+		{in: "https://", want: "not an absolute https URL"},
+		{in: "https:///path", want: "not an absolute https URL"},
+		{in: "https://acme.example.com/path", want: "must not have a path"},
+		{in: "https://acme.example.com?q=1", want: "query or fragment"},
+		{in: "https://acme.example.com?", want: "query or fragment"},
+		{in: "https://acme.example.com#f", want: "query or fragment"},
+		{in: "https://acme.example.com#", want: "query or fragment"},
+		{in: "https://user:pass@acme.example.com", want: "user information"},
+		{in: "https://acme.example.com:port", want: "https://<account_host>"},
+		{in: " https://acme.example.com", want: "https://<account_host>"},
+	})
+}
+
+func TestCheckToken(t *testing.T) {
+	checkRule(t, "checkToken", checkToken, []ruleCase{
+		{in: "platform-key-1", ok: true},
+		{in: " ", ok: true}, // present and not empty: the contract says no more
+		{in: "", want: "must not be empty"},
+	})
+}
+
+func TestCheckEmail(t *testing.T) {
+	checkRule(t, "checkEmail", checkEmail, []ruleCase{
+		{in: "agent@acme.com", ok: true},
+		{in: "first.last+desk@mail.acme.co.uk", ok: true},
+		{in: "agent@localhost", ok: true}, // an address, though not one the provider takes
+		{in: "not-an-email", want: "is not an e-mail address"},
+		{in: "Agent <agent@acme.com>", want: "is not an e-mail address"},
+		{in: "<agent@acme.com>", want: "is not an e-mail address"},
+		{in: " agent@acme.com", want: "is not an e-mail address"},
+		{in: "agent@", want: "is not an e-mail address"},
+		{in: "", want: "is not an e-mail address"},
+	})
+}
+
+func TestCheckStreams(t *testing.T) {
+	for _, ok := range [][]string{nil, {}, {"chats"}, {"tickets", "chats"}, AllStreams} {
+		if err := checkStreams(ok); err != nil {
+			t.Errorf("checkStreams(%q) = %v", ok, err)
+		}
+	}
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"chats", "gossip"}, `"gossip" is not a stream`},
+		{[]string{"Chats"}, `"Chats" is not a stream`},
+		{[]string{""}, `"" is not a stream`},
+		{[]string{"chats", "tickets", "chats"}, `"chats" is listed twice`},
+	} {
+		if err := checkStreams(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("checkStreams(%q) = %v, want an error with %q", c.in, err, c.want)
+		}
+	}
+}
+
+// TestParseConnectorFollowsTheContract: a body the contract allows is
+// accepted even where the provider's own rules are stricter, so that the
+// sandbox never simply agrees with the provider.
+func TestParseConnectorFollowsTheContract(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(m map[string]any)
+	}{
+		{"blank name", func(m map[string]any) { m["name"] = "  " }},
+		{"name with a newline", func(m map[string]any) { m["name"] = "desk\nEU" }},
+		{"blank token", func(m map[string]any) { m["configuration"].(map[string]any)["token"] = " " }},
+		{"dotless e-mail domain", func(m map[string]any) { m["configuration"].(map[string]any)["agent_email"] = "agent@localhost" }},
+		{"host with an underscore", func(m map[string]any) { m["configuration"].(map[string]any)["url"] = "https://acme_eu.example.com" }},
+		{"no streams", func(m map[string]any) { m["streams"] = []string{} }},
+	} {
+		body := connectorBody("desk")
+		c.edit(body)
+		in, err := parseConnector(rawBody(t, body), true)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if c.name == "no streams" && (in.streams == nil || len(in.streams) != 0) {
+			t.Errorf("%s: streams %q, want an empty list, not all of them", c.name, in.streams)
+		}
+	}
+}
+
+func TestParseConnectorUpdate(t *testing.T) {
+	in, err := parseConnector(rawBody(t, map[string]any{"configuration": map[string]any{"token": "new"}}), false)
+	if err != nil || in.token == nil || *in.token != "new" || in.name != nil || in.url != nil || in.agentEmail != nil || in.streams != nil {
+		t.Errorf("a patch of the token alone: %+v, %v", in, err)
+	}
+	for _, c := range []struct {
+		body map[string]any
+		want string
+	}{
+		{map[string]any{"configuration": "x"}, "configuration: must be an object"},
+		{map[string]any{"configuration": map[string]any{"colour": "red"}}, "configuration.colour: unknown field"},
+		{map[string]any{"configuration": map[string]any{"url": 1}}, "configuration.url: must be a string"},
+		{map[string]any{"streams": nil}, "streams: must be an array"},
+		{map[string]any{"streams": []string{"gossip"}}, "known streams: " + strings.Join(AllStreams, ", ")},
+		{map[string]any{"connector_name": "crm"}, `connector_name: must be "customer_service"`},
+	} {
+		if _, err := parseConnector(rawBody(t, c.body), false); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want an error with %q", c.body, err, c.want)
+		}
+	}
+}
+
+func rawBody(t *testing.T, m map[string]any) map[string]json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]json.RawMessage
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
