@@ -73,59 +73,12 @@ func testName(what string) string {
 	return "tfacc " + what + " " + acctest.RandString(8)
 }
 
-func stringsExact(ss ...string) knownvalue.Check {
-	checks := make([]knownvalue.Check, len(ss))
-	for i, s := range ss {
-		checks[i] = knownvalue.StringExact(s)
-	}
-	return knownvalue.ListExact(checks)
-}
-
-// expectStored checks the test's connector as the sandbox holds it,
-// token included. Against the real service, which never shows a token, the
-// check is logged and left out.
-func (e *testEnv) expectStored(t *testing.T, check func(sandbox.ConnectorView) error) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if e.sandbox == nil {
-			t.Logf("not checked against the real service: what the sandbox holds for %s", connectorAddress)
-			return nil
-		}
-		rs, ok := s.RootModule().Resources[connectorAddress]
-		if !ok {
-			return fmt.Errorf("%s is not in the state", connectorAddress)
-		}
-		v, ok := e.sandbox.Connector(rs.Primary.Attributes["workspace_id"], rs.Primary.ID)
-		if !ok {
-			return fmt.Errorf("the sandbox holds no connector %s", rs.Primary.ID)
-		}
-		return check(v)
-	}
-}
-
 // storedToken checks the token the sandbox holds and how many times one was
 // sent.
 func storedToken(token string, writes int) func(sandbox.ConnectorView) error {
 	return func(v sandbox.ConnectorView) error {
 		if v.Token != token || v.TokenWrites != writes {
 			return fmt.Errorf("the sandbox holds token %q written %d times, want %q written %d times", v.Token, v.TokenWrites, token, writes)
-		}
-		return nil
-	}
-}
-
-// connectorsGone is a CheckDestroy: no connector of the state is left in
-// the service.
-func (e *testEnv) connectorsGone(t *testing.T) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		c := e.client(t)
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != "dataintegration_customer_service_connector" {
-				continue
-			}
-			_, err := c.GetConnector(context.Background(), rs.Primary.Attributes["workspace_id"], rs.Primary.ID)
-			if !client.IsNotFound(err) {
-				return fmt.Errorf("connector %s: want 404 after destroy, got %w", rs.Primary.ID, err)
-			}
 		}
 		return nil
 	}

@@ -113,13 +113,6 @@ func workdir(t *testing.T, example string) string {
 	return dst
 }
 
-// serviceEnv is the environment a guide tells its reader to export.
-func (e *testEnv) serviceEnv(extra ...string) []string {
-	return append([]string{
-		EnvBaseURL + "=" + e.baseURL, EnvAPIKey + "=" + e.apiKey, EnvWorkspaceID + "=" + e.workspaceID,
-	}, extra...)
-}
-
 // TestAccGuide_gettingStarted follows "Getting started with the sandbox" on
 // examples/demo: apply, one full-refresh execution, an empty plan; step 7: a
 // new token updates the connector and plans no change to the trigger, so

@@ -196,3 +196,16 @@ data "dataintegration_jobs" "test" {}
 		t.Error("the apply with an unknown API key did not fail")
 	}
 }
+
+func jobIDs(jobs []client.Job) []string {
+	ids := make([]string, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.ID
+	}
+	return ids
+}
+
+// expectIDs checks the ids attribute of the test's jobs data source.
+func expectIDs(ids []string) statecheck.StateCheck {
+	return statecheck.ExpectKnownValue(jobsAddress, tfjsonpath.New("ids"), stringsExact(ids...))
+}
