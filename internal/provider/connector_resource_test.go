@@ -389,32 +389,32 @@ func TestAccConnector_writeOnlyNeedsNewEngine(t *testing.T) {
 // attributes, a plan with token warns that token_wo keeps the token out of
 // the state and plan; elsewhere, and with token_wo, nothing is said.
 func TestAccConnector_preferWriteOnly(t *testing.T) {
-	e := newEngine(t)
-	env := newTestEnv(t, sandbox.Config{Jobs: 0})
+	eng := newEngine(t)
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
 	const warning = "Prefer token_wo"
 	withToken := configDir(t, newConnectorArgs(testName("prefer write-only")).hcl())
-	out, err := e.try(withToken, env.serviceEnv(), "plan", "-input=false", "-no-color")
+	out, err := eng.try(withToken, e.serviceEnv(), "plan", "-input=false", "-no-color")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Contains(out, warning); got != e.info.has(capWriteOnly) {
-		t.Errorf("%s (write-only: %v): the plan with token warns %q: %v\n%s", e.info, e.info.has(capWriteOnly), warning, got, out)
+	if got := strings.Contains(out, warning); got != eng.info.has(capWriteOnly) {
+		t.Errorf("%s (write-only: %v): the plan with token warns %q: %v\n%s", eng.info, eng.info.has(capWriteOnly), warning, got, out)
 	}
-	if got := phrases(`on main.tf line`, `token = "platform-token-1"`, "token_wo with token_wo_version keeps the token out of both").MatchString(out); e.info.has(capWriteOnly) && !got {
+	if got := phrases(`on main.tf line`, `token = "platform-token-1"`, "token_wo with token_wo_version keeps the token out of both").MatchString(out); eng.info.has(capWriteOnly) && !got {
 		t.Errorf("the warning does not point at token or does not say what to do:\n%s", out)
 	}
-	if !e.info.has(capWriteOnly) {
+	if !eng.info.has(capWriteOnly) {
 		return
 	}
 	withWriteOnly := configDir(t, newConnectorArgs(testName("prefer write-only")).with("token", "", "token_wo", `"wo-token"`, "token_wo_version", "1").hcl())
-	out, err = e.try(withWriteOnly, env.serviceEnv(), "plan", "-input=false", "-no-color")
+	out, err = eng.try(withWriteOnly, e.serviceEnv(), "plan", "-input=false", "-no-color")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(out, warning) {
 		t.Errorf("a plan with token_wo warns:\n%s", out)
 	}
-	env.expectNoRequests(t)
+	e.expectNoRequests(t)
 }
 
 func TestAccConnector_invalidConfigurations(t *testing.T) {
