@@ -139,13 +139,8 @@ resource "dataintegration_job_trigger" "test" {
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					captureID(&moved),
+					e.expectMoved(&first, &moved, second),
 					func(*terraform.State) error {
-						if _, ok := e.sandbox.Connector(second, moved); !ok {
-							return fmt.Errorf("no connector %s in workspace %s", moved, second)
-						}
-						if _, ok := e.sandbox.Connector(e.workspaceID, first); ok {
-							return fmt.Errorf("connector %s is still in workspace %s", first, e.workspaceID)
-						}
 						if n := len(e.sandbox.Executions(second, job.ID)); n != 1 {
 							return fmt.Errorf("the job ran %d times in workspace %s, want once", n, second)
 						}

@@ -558,15 +558,7 @@ func TestAccConnector_workspaceChangeReplaces(t *testing.T) {
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					captureID(&moved),
-					func(*terraform.State) error {
-						if _, ok := e.sandbox.Connector(second, moved); !ok {
-							return fmt.Errorf("no connector %s in workspace %s", moved, second)
-						}
-						if _, ok := e.sandbox.Connector(e.workspaceID, first); ok {
-							return fmt.Errorf("connector %s is still in workspace %s", first, e.workspaceID)
-						}
-						return nil
-					},
+					e.expectMoved(&first, &moved, second),
 				),
 			},
 		},

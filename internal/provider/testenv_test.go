@@ -270,6 +270,22 @@ func (e *testEnv) connectorsGone(t *testing.T) resource.TestCheckFunc {
 	}
 }
 
+// expectMoved checks that a connector moved from the test's workspace to
+// workspace to: the sandbox holds *moved there and no longer holds *first
+// in the test's workspace. The IDs are read when the check runs, after
+// captureID has stored them.
+func (e *testEnv) expectMoved(first, moved *string, to string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if _, ok := e.sandbox.Connector(to, *moved); !ok {
+			return fmt.Errorf("no connector %s in workspace %s", *moved, to)
+		}
+		if _, ok := e.sandbox.Connector(e.workspaceID, *first); ok {
+			return fmt.Errorf("connector %s is still in workspace %s", *first, e.workspaceID)
+		}
+		return nil
+	}
+}
+
 // expectExecutions checks a job's executions: one per want, oldest first,
 // with want's status and force_full_refresh (status "" is not checked).
 func (e *testEnv) expectExecutions(jobID string, want ...sandbox.Execution) resource.TestCheckFunc {
