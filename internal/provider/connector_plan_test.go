@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -27,62 +25,9 @@ import (
 // plans nothing, and a workspace known only at apply plans the replacement
 // that one apply carries out.
 
-// letteredWorkspace is a sandbox workspace whose ID has letters, so that its
-// case can change.
-var letteredWorkspace = []sandbox.KeyBinding{{APIKey: sandbox.DefaultAPIKey, WorkspaceID: "0000000a-0000-4000-8000-00000000000b"}}
-
-// secondWorkspace is a second workspace that twoWorkspaces binds the
-// default key to.
-const secondWorkspace = "22222222-2222-4222-8222-222222222222"
-
-// twoWorkspaces is a sandbox whose key reaches its default workspace and
-// secondWorkspace; the test is skipped against the real service.
-func twoWorkspaces(t *testing.T, cfg sandbox.Config, why string) *testEnv {
-	t.Helper()
-	cfg.Keys = []sandbox.KeyBinding{
-		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: sandbox.DefaultWorkspaceID},
-		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: secondWorkspace},
-	}
-	e := newTestEnv(t, cfg)
-	e.requireSandbox(t, why)
-	return e
-}
-
-// upperWorkspace is the test's workspace in upper case; it skips the test
-// when the ID has no letter to change.
-func (e *testEnv) upperWorkspace(t *testing.T) string {
-	t.Helper()
-	upper := strings.ToUpper(e.workspaceID)
-	if upper == e.workspaceID {
-		t.Skipf("the workspace ID %s has no letter whose case could change", e.workspaceID)
-	}
-	return upper
-}
-
-// providerWithWorkspace is a provider block like providerConfig's, with the
-// given default workspace.
-func (e *testEnv) providerWithWorkspace(ws string) string {
-	return fmt.Sprintf("provider \"dataintegration\" {\n  base_url     = %q\n  api_key      = %q\n  workspace_id = %q\n}\n", e.baseURL, e.apiKey, ws)
-}
-
 // importBlock is an import block of a resource by its import ID.
 func importBlock(to, id string) string {
 	return fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", to, id)
-}
-
-// makeConnector creates a connector through the API, as someone outside
-// Terraform would, and deletes it when the test ends.
-func (e *testEnv) makeConnector(t *testing.T, name string, streams ...string) *client.Connector {
-	t.Helper()
-	c := e.client(t)
-	made, err := c.CreateConnector(context.Background(), e.workspaceID, client.ConnectorSpec{
-		Name: name, URL: "https://acme.example-helpdesk.com", Token: "outside-token", AgentEmail: "agent@acme.com", Streams: streams,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.DeleteConnector(context.Background(), e.workspaceID, made.ID) })
-	return made
 }
 
 // TestAccProvider_workspaceInAnotherCase: resources made with the provider's
@@ -194,13 +139,8 @@ resource "dataintegration_job_trigger" "test" {
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					captureID(&moved),
+					e.expectMoved(&first, &moved, second),
 					func(*terraform.State) error {
-						if _, ok := e.sandbox.Connector(second, moved); !ok {
-							return fmt.Errorf("no connector %s in workspace %s", moved, second)
-						}
-						if _, ok := e.sandbox.Connector(e.workspaceID, first); ok {
-							return fmt.Errorf("connector %s is still in workspace %s", first, e.workspaceID)
-						}
 						if n := len(e.sandbox.Executions(second, job.ID)); n != 1 {
 							return fmt.Errorf("the job ran %d times in workspace %s, want once", n, second)
 						}

@@ -74,59 +74,12 @@ func testName(what string) string {
 	return "tfacc " + what + " " + acctest.RandString(8)
 }
 
-func stringsExact(ss ...string) knownvalue.Check {
-	checks := make([]knownvalue.Check, len(ss))
-	for i, s := range ss {
-		checks[i] = knownvalue.StringExact(s)
-	}
-	return knownvalue.ListExact(checks)
-}
-
-// expectStored checks the test's connector as the sandbox holds it,
-// token included. Against the real service, which never shows a token, the
-// check is logged and left out.
-func (e *testEnv) expectStored(t *testing.T, check func(sandbox.ConnectorView) error) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if e.sandbox == nil {
-			t.Logf("not checked against the real service: what the sandbox holds for %s", connectorAddress)
-			return nil
-		}
-		rs, ok := s.RootModule().Resources[connectorAddress]
-		if !ok {
-			return fmt.Errorf("%s is not in the state", connectorAddress)
-		}
-		v, ok := e.sandbox.Connector(rs.Primary.Attributes["workspace_id"], rs.Primary.ID)
-		if !ok {
-			return fmt.Errorf("the sandbox holds no connector %s", rs.Primary.ID)
-		}
-		return check(v)
-	}
-}
-
 // storedToken checks the token the sandbox holds and how many times one was
 // sent.
 func storedToken(token string, writes int) func(sandbox.ConnectorView) error {
 	return func(v sandbox.ConnectorView) error {
 		if v.Token != token || v.TokenWrites != writes {
 			return fmt.Errorf("the sandbox holds token %q written %d times, want %q written %d times", v.Token, v.TokenWrites, token, writes)
-		}
-		return nil
-	}
-}
-
-// connectorsGone is a CheckDestroy: no connector of the state is left in
-// the service.
-func (e *testEnv) connectorsGone(t *testing.T) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		c := e.client(t)
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != "dataintegration_customer_service_connector" {
-				continue
-			}
-			_, err := c.GetConnector(context.Background(), rs.Primary.Attributes["workspace_id"], rs.Primary.ID)
-			if !client.IsNotFound(err) {
-				return fmt.Errorf("connector %s: want 404 after destroy, got %w", rs.Primary.ID, err)
-			}
 		}
 		return nil
 	}
@@ -437,32 +390,32 @@ func TestAccConnector_writeOnlyNeedsNewEngine(t *testing.T) {
 // attributes, a plan with token warns that token_wo keeps the token out of
 // the state and plan; elsewhere, and with token_wo, nothing is said.
 func TestAccConnector_preferWriteOnly(t *testing.T) {
-	e := newEngine(t)
-	env := newTestEnv(t, sandbox.Config{Jobs: 0})
+	eng := newEngine(t)
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
 	const warning = "Prefer token_wo"
 	withToken := configDir(t, newConnectorArgs(testName("prefer write-only")).hcl())
-	out, err := e.try(withToken, env.serviceEnv(), "plan", "-input=false", "-no-color")
+	out, err := eng.try(withToken, e.serviceEnv(), "plan", "-input=false", "-no-color")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Contains(out, warning); got != e.info.has(capWriteOnly) {
-		t.Errorf("%s (write-only: %v): the plan with token warns %q: %v\n%s", e.info, e.info.has(capWriteOnly), warning, got, out)
+	if got := strings.Contains(out, warning); got != eng.info.has(capWriteOnly) {
+		t.Errorf("%s (write-only: %v): the plan with token warns %q: %v\n%s", eng.info, eng.info.has(capWriteOnly), warning, got, out)
 	}
-	if got := phrases(`on main.tf line`, `token = "platform-token-1"`, "token_wo with token_wo_version keeps the token out of both").MatchString(out); e.info.has(capWriteOnly) && !got {
+	if got := phrases(`on main.tf line`, `token = "platform-token-1"`, "token_wo with token_wo_version keeps the token out of both").MatchString(out); eng.info.has(capWriteOnly) && !got {
 		t.Errorf("the warning does not point at token or does not say what to do:\n%s", out)
 	}
-	if !e.info.has(capWriteOnly) {
+	if !eng.info.has(capWriteOnly) {
 		return
 	}
 	withWriteOnly := configDir(t, newConnectorArgs(testName("prefer write-only")).with("token", "", "token_wo", `"wo-token"`, "token_wo_version", "1").hcl())
-	out, err = e.try(withWriteOnly, env.serviceEnv(), "plan", "-input=false", "-no-color")
+	out, err = eng.try(withWriteOnly, e.serviceEnv(), "plan", "-input=false", "-no-color")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(out, warning) {
 		t.Errorf("a plan with token_wo warns:\n%s", out)
 	}
-	env.expectNoRequests(t)
+	e.expectNoRequests(t)
 }
 
 func TestAccConnector_invalidConfigurations(t *testing.T) {
@@ -606,15 +559,7 @@ func TestAccConnector_workspaceChangeReplaces(t *testing.T) {
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					captureID(&moved),
-					func(*terraform.State) error {
-						if _, ok := e.sandbox.Connector(second, moved); !ok {
-							return fmt.Errorf("no connector %s in workspace %s", moved, second)
-						}
-						if _, ok := e.sandbox.Connector(e.workspaceID, first); ok {
-							return fmt.Errorf("connector %s is still in workspace %s", first, e.workspaceID)
-						}
-						return nil
-					},
+					e.expectMoved(&first, &moved, second),
 				),
 			},
 		},

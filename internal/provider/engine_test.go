@@ -148,8 +148,8 @@ func requireCapability(t testing.TB, c capability) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
 	}
-	if e := engineUnderTest(t); !e.has(c) {
-		t.Skipf("needs %s (%s); this engine is %s", c.name, c.where(), e)
+	if info := engineUnderTest(t); !info.has(c) {
+		t.Skipf("needs %s (%s); this engine is %s", c.name, c.where(), info)
 	}
 }
 
@@ -160,8 +160,8 @@ func requireMissingCapability(t testing.TB, c capability) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
 	}
-	if e := engineUnderTest(t); e.has(c) {
-		t.Skipf("tests an engine without %s (%s); this engine is %s and has them", c.name, c.where(), e)
+	if info := engineUnderTest(t); info.has(c) {
+		t.Skipf("tests an engine without %s (%s); this engine is %s and has them", c.name, c.where(), info)
 	}
 }
 
@@ -208,20 +208,20 @@ func newEngine(t testing.TB) *engine {
 
 // run runs the engine in dir with extra environment variables and returns
 // its standard output; a non-zero exit fails the test.
-func (e *engine) run(t testing.TB, dir string, env []string, args ...string) string {
+func (eng *engine) run(t testing.TB, dir string, env []string, args ...string) string {
 	t.Helper()
-	out, err := e.try(dir, env, args...)
+	out, err := eng.try(dir, env, args...)
 	if err != nil {
-		t.Fatalf("%s %s in %s: %v", filepath.Base(e.path), strings.Join(args, " "), dir, err)
+		t.Fatalf("%s %s in %s: %v", filepath.Base(eng.path), strings.Join(args, " "), dir, err)
 	}
 	return out
 }
 
 // try runs the engine like run, and returns its failure with what it printed.
-func (e *engine) try(dir string, env []string, args ...string) (string, error) {
-	cmd := exec.Command(e.path, args...)
+func (eng *engine) try(dir string, env []string, args ...string) (string, error) {
+	cmd := exec.Command(eng.path, args...)
 	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), e.env...), env...)
+	cmd.Env = append(append(os.Environ(), eng.env...), env...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -231,9 +231,9 @@ func (e *engine) try(dir string, env []string, args ...string) (string, error) {
 }
 
 // expectConverged runs a plan that must propose nothing.
-func (e *engine) expectConverged(t testing.TB, dir string, env []string) {
+func (eng *engine) expectConverged(t testing.TB, dir string, env []string) {
 	t.Helper()
-	if out, err := e.try(dir, env, "plan", "-input=false", "-detailed-exitcode", "-no-color"); err != nil {
+	if out, err := eng.try(dir, env, "plan", "-input=false", "-detailed-exitcode", "-no-color"); err != nil {
 		t.Errorf("the plan after apply is not empty: %v\n%s", err, out)
 	}
 }
@@ -241,9 +241,9 @@ func (e *engine) expectConverged(t testing.TB, dir string, env []string) {
 // plan saves a plan of dir as tfplan (for `apply tfplan`) and returns, from
 // the engine's JSON of it, the actions planned for each resource address and
 // the addresses being imported.
-func (e *engine) plan(t testing.TB, dir string, env []string) (actions map[string][]string, imports []string) {
+func (eng *engine) plan(t testing.TB, dir string, env []string) (actions map[string][]string, imports []string) {
 	t.Helper()
-	e.run(t, dir, env, "plan", "-input=false", "-no-color", "-out=tfplan")
+	eng.run(t, dir, env, "plan", "-input=false", "-no-color", "-out=tfplan")
 	var p struct {
 		ResourceChanges []struct {
 			Address string `json:"address"`
@@ -253,7 +253,7 @@ func (e *engine) plan(t testing.TB, dir string, env []string) (actions map[strin
 			} `json:"change"`
 		} `json:"resource_changes"`
 	}
-	if err := json.Unmarshal([]byte(e.run(t, dir, env, "show", "-json", "tfplan")), &p); err != nil {
+	if err := json.Unmarshal([]byte(eng.run(t, dir, env, "show", "-json", "tfplan")), &p); err != nil {
 		t.Fatal(err)
 	}
 	actions = map[string][]string{}
@@ -276,12 +276,12 @@ func expectActions(t testing.TB, actions map[string][]string, address string, wa
 }
 
 // outputs reads the root module's outputs.
-func (e *engine) outputs(t testing.TB, dir string) map[string]json.RawMessage {
+func (eng *engine) outputs(t testing.TB, dir string) map[string]json.RawMessage {
 	t.Helper()
 	var outs map[string]struct {
 		Value json.RawMessage `json:"value"`
 	}
-	if err := json.Unmarshal([]byte(e.run(t, dir, nil, "output", "-json")), &outs); err != nil {
+	if err := json.Unmarshal([]byte(eng.run(t, dir, nil, "output", "-json")), &outs); err != nil {
 		t.Fatal(err)
 	}
 	values := make(map[string]json.RawMessage, len(outs))
@@ -300,33 +300,6 @@ func unquote(t testing.TB, raw json.RawMessage) string {
 	return s
 }
 
-// stateResourceID finds a resource's id in `show -json` output.
-func stateResourceID(t testing.TB, show, address string) string {
-	t.Helper()
-	var st struct {
-		Values struct {
-			RootModule struct {
-				Resources []struct {
-					Address string         `json:"address"`
-					Values  map[string]any `json:"values"`
-				} `json:"resources"`
-			} `json:"root_module"`
-		} `json:"values"`
-	}
-	if err := json.Unmarshal([]byte(show), &st); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range st.Values.RootModule.Resources {
-		if r.Address == address {
-			if id, ok := r.Values["id"].(string); ok {
-				return id
-			}
-		}
-	}
-	t.Fatalf("%s is not in the state", address)
-	return ""
-}
-
 // configDir writes a configuration into a folder of its own.
 func configDir(t testing.TB, hcl string) string {
 	t.Helper()
@@ -337,29 +310,54 @@ func configDir(t testing.TB, hcl string) string {
 	return dir
 }
 
-// stateIDs returns the IDs in the state of the resources of a type, and
-// their job_id when they have one, by ID.
-func (e *engine) stateIDs(t testing.TB, dir, typ string) map[string]string {
+// stateResource is a resource of the root module in `show -json` output.
+type stateResource struct {
+	Address string         `json:"address"`
+	Mode    string         `json:"mode"`
+	Type    string         `json:"type"`
+	Values  map[string]any `json:"values"`
+}
+
+// stateResources reads the root module's resources from `show -json`
+// output: none when the state is empty.
+func stateResources(t testing.TB, show string) []stateResource {
 	t.Helper()
 	var st struct {
 		Values *struct {
 			RootModule struct {
-				Resources []struct {
-					Type   string         `json:"type"`
-					Mode   string         `json:"mode"`
-					Values map[string]any `json:"values"`
-				} `json:"resources"`
+				Resources []stateResource `json:"resources"`
 			} `json:"root_module"`
 		} `json:"values"`
 	}
-	if err := json.Unmarshal([]byte(e.run(t, dir, nil, "show", "-json")), &st); err != nil {
+	if err := json.Unmarshal([]byte(show), &st); err != nil {
 		t.Fatal(err)
 	}
-	ids := map[string]string{}
 	if st.Values == nil {
-		return ids
+		return nil
 	}
-	for _, r := range st.Values.RootModule.Resources {
+	return st.Values.RootModule.Resources
+}
+
+// stateResourceID finds a resource's id in `show -json` output.
+func stateResourceID(t testing.TB, show, address string) string {
+	t.Helper()
+	for _, r := range stateResources(t, show) {
+		if r.Address == address {
+			if id, ok := r.Values["id"].(string); ok {
+				return id
+			}
+		}
+	}
+	t.Fatalf("%s is not in the state", address)
+	return ""
+}
+
+// stateIDs returns the IDs in the state of dir of the managed resources of
+// a type, and their job_id when they have one, by ID.
+func (eng *engine) stateIDs(t testing.TB, dir, typ string) map[string]string {
+	t.Helper()
+	ids := map[string]string{}
+	for _, r := range stateResources(t, eng.run(t, dir, nil, "show", "-json")) {
 		if r.Mode == "managed" && r.Type == typ {
 			id, _ := r.Values["id"].(string)
 			job, _ := r.Values["job_id"].(string)

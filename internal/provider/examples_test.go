@@ -53,8 +53,8 @@ func exampleDirs(t *testing.T) []string {
 // nothing to change, `validate` passes with the provider built from this
 // tree, and the shell examples parse.
 func TestAccExamples_valid(t *testing.T) {
-	e := newEngine(t)
-	if out, err := e.try(examplesDir, nil, "fmt", "-check", "-recursive", "-diff"); err != nil {
+	eng := newEngine(t)
+	if out, err := eng.try(examplesDir, nil, "fmt", "-check", "-recursive", "-diff"); err != nil {
 		t.Errorf("examples/ is not `fmt` clean:\n%s%v", out, err)
 	}
 	dirs := exampleDirs(t)
@@ -75,7 +75,7 @@ func TestAccExamples_valid(t *testing.T) {
 			if c, ok := exampleNeeds[dir]; ok {
 				requireCapability(t, c)
 			}
-			e.run(t, filepath.Join(examplesDir, dir), nil, "validate", "-no-color")
+			eng.run(t, filepath.Join(examplesDir, dir), nil, "validate", "-no-color")
 		})
 	}
 	scripts, err := filepath.Glob(filepath.Join(examplesDir, "*/*/*.sh"))
@@ -114,13 +114,6 @@ func workdir(t *testing.T, example string) string {
 	return dst
 }
 
-// serviceEnv is the environment a guide tells its reader to export.
-func (e *testEnv) serviceEnv(extra ...string) []string {
-	return append([]string{
-		EnvBaseURL + "=" + e.baseURL, EnvAPIKey + "=" + e.apiKey, EnvWorkspaceID + "=" + e.workspaceID,
-	}, extra...)
-}
-
 // TestAccGuide_gettingStarted follows "Getting started with the sandbox" on
 // examples/demo: apply, one full-refresh execution, an empty plan; step 7: a
 // new token updates the connector and plans no change to the trigger, so
@@ -128,34 +121,34 @@ func (e *testEnv) serviceEnv(extra ...string) []string {
 // which runs it again, and a connector created anew has its new job run;
 // then destroy, which cancels the execution.
 func TestAccGuide_gettingStarted(t *testing.T) {
-	e := newEngine(t)
-	env := newTestEnv(t, sandbox.Config{})
-	env.requireSandbox(t, "see the executions the guide's trigger starts")
+	eng := newEngine(t)
+	e := newTestEnv(t, sandbox.Config{})
+	e.requireSandbox(t, "see the executions the guide's trigger starts")
 	dir := workdir(t, "demo")
-	vars := env.serviceEnv()
+	vars := e.serviceEnv()
 	const (
 		connector = "dataintegration_customer_service_connector.support"
 		trigger   = "dataintegration_job_trigger.support_sync"
 	)
 
-	e.run(t, dir, vars, "apply", "-auto-approve", "-input=false")
-	outs := e.outputs(t, dir)
+	eng.run(t, dir, vars, "apply", "-auto-approve", "-input=false")
+	outs := eng.outputs(t, dir)
 	job := unquote(t, outs["triggered_job_id"])
-	if ex := env.sandbox.Executions(env.workspaceID, job); len(ex) != 1 || !ex[0].ForceFullRefresh {
+	if ex := e.sandbox.Executions(e.workspaceID, job); len(ex) != 1 || !ex[0].ForceFullRefresh {
 		t.Fatalf("job %s: executions %+v, want one full refresh", job, ex)
 	}
-	e.expectConverged(t, dir, vars)
-	runs := func() int { return len(env.sandbox.Executions(env.workspaceID, job)) }
+	eng.expectConverged(t, dir, vars)
+	runs := func() int { return len(e.sandbox.Executions(e.workspaceID, job)) }
 
-	rotated := env.serviceEnv("TF_VAR_platform_token=" + testName("rotated token"))
-	actions, _ := e.plan(t, dir, rotated)
+	rotated := e.serviceEnv("TF_VAR_platform_token=" + testName("rotated token"))
+	actions, _ := eng.plan(t, dir, rotated)
 	expectActions(t, actions, connector, "update")
 	expectActions(t, actions, trigger, "no-op")
-	e.run(t, dir, rotated, "apply", "-auto-approve", "-input=false", "tfplan")
+	eng.run(t, dir, rotated, "apply", "-auto-approve", "-input=false", "tfplan")
 	if runs() != 1 {
 		t.Errorf("a new token ran the job again: %d executions, want 1", runs())
 	}
-	e.expectConverged(t, dir, rotated)
+	eng.expectConverged(t, dir, rotated)
 
 	main := filepath.Join(dir, "main.tf")
 	b, err := os.ReadFile(main)
@@ -170,31 +163,31 @@ func TestAccGuide_gettingStarted(t *testing.T) {
 	if err := os.WriteFile(main, []byte(more), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	actions, _ = e.plan(t, dir, rotated)
+	actions, _ = eng.plan(t, dir, rotated)
 	expectActions(t, actions, connector, "update")
 	expectActions(t, actions, trigger, "delete", "create")
-	e.run(t, dir, rotated, "apply", "-auto-approve", "-input=false", "tfplan")
+	eng.run(t, dir, rotated, "apply", "-auto-approve", "-input=false", "tfplan")
 	if runs() != 2 {
 		t.Errorf("a new stream did not run the job again: %d executions, want 2", runs())
 	}
-	e.expectConverged(t, dir, rotated)
+	eng.expectConverged(t, dir, rotated)
 
 	// A connector created anew has a new job: the trigger follows it, and
 	// the data source reads the new one.
-	e.run(t, dir, rotated, "apply", "-auto-approve", "-input=false", "-replace="+connector)
-	newJob := unquote(t, e.outputs(t, dir)["triggered_job_id"])
-	if newJob == job || len(env.sandbox.Executions(env.workspaceID, newJob)) != 1 {
-		t.Errorf("after the connector was replaced the trigger ran job %s (%d executions), want its new job once", newJob, len(env.sandbox.Executions(env.workspaceID, newJob)))
+	eng.run(t, dir, rotated, "apply", "-auto-approve", "-input=false", "-replace="+connector)
+	newJob := unquote(t, eng.outputs(t, dir)["triggered_job_id"])
+	if newJob == job || len(e.sandbox.Executions(e.workspaceID, newJob)) != 1 {
+		t.Errorf("after the connector was replaced the trigger ran job %s (%d executions), want its new job once", newJob, len(e.sandbox.Executions(e.workspaceID, newJob)))
 	}
-	e.expectConverged(t, dir, rotated)
+	eng.expectConverged(t, dir, rotated)
 
 	// The replaced trigger has cancelled once already (cancel_on_destroy).
-	cancels := env.sandbox.Stats().ByRoute[routeCancelJob]
-	e.run(t, dir, rotated, "destroy", "-auto-approve", "-input=false")
-	if _, ok := env.sandbox.Connector(env.workspaceID, unquote(t, outs["connector_id"])); ok {
+	cancels := e.sandbox.Stats().ByRoute[routeCancelJob]
+	eng.run(t, dir, rotated, "destroy", "-auto-approve", "-input=false")
+	if _, ok := e.sandbox.Connector(e.workspaceID, unquote(t, outs["connector_id"])); ok {
 		t.Error("the connector is still there after destroy")
 	}
-	if got := env.sandbox.Stats().ByRoute[routeCancelJob] - cancels; got != 1 {
+	if got := e.sandbox.Stats().ByRoute[routeCancelJob] - cancels; got != 1 {
 		t.Errorf("destroy with cancel_on_destroy sent %d cancel requests, want 1", got)
 	}
 }
@@ -203,37 +196,37 @@ func TestAccGuide_gettingStarted(t *testing.T) {
 // connectors from a map, their tokens from a sensitive variable; then the
 // same connectors imported into a fresh state.
 func TestAccGuide_connectorsAsCode(t *testing.T) {
-	e := newEngine(t)
-	env := newTestEnv(t, sandbox.Config{})
-	env.requireSandbox(t, "see the tokens the connectors hold")
+	eng := newEngine(t)
+	e := newTestEnv(t, sandbox.Config{})
+	e.requireSandbox(t, "see the tokens the connectors hold")
 	dir := workdir(t, "guides/connectors-as-code")
 	tokens := map[string]string{"Support EU": "eu-" + testName("token"), "Support US": "us-" + testName("token")}
 	tokensJSON, err := json.Marshal(tokens)
 	if err != nil {
 		t.Fatal(err)
 	}
-	vars := env.serviceEnv("TF_VAR_platform_tokens=" + string(tokensJSON))
+	vars := e.serviceEnv("TF_VAR_platform_tokens=" + string(tokensJSON))
 
-	out := e.run(t, dir, vars, "apply", "-auto-approve", "-input=false", "-no-color")
+	out := eng.run(t, dir, vars, "apply", "-auto-approve", "-input=false", "-no-color")
 	for _, tok := range tokens {
 		if strings.Contains(out, tok) {
 			t.Errorf("apply printed a token")
 		}
 	}
 	var ids map[string]string
-	if err := json.Unmarshal(e.outputs(t, dir)["connector_ids"], &ids); err != nil {
+	if err := json.Unmarshal(eng.outputs(t, dir)["connector_ids"], &ids); err != nil {
 		t.Fatal(err)
 	}
 	for name, tok := range tokens {
-		v, ok := env.sandbox.Connector(env.workspaceID, ids[name])
+		v, ok := e.sandbox.Connector(e.workspaceID, ids[name])
 		if !ok || v.Name != name || v.Token != tok {
 			t.Errorf("connector %q: the sandbox holds %+v (found: %v), want its token from the variable", name, v.Name, ok)
 		}
 	}
-	if v, _ := env.sandbox.Connector(env.workspaceID, ids["Support US"]); len(v.Streams) != len(validate.CustomerServiceStreams) {
+	if v, _ := e.sandbox.Connector(e.workspaceID, ids["Support US"]); len(v.Streams) != len(validate.CustomerServiceStreams) {
 		t.Errorf("Support US loads %v, want every stream when streams is left out", v.Streams)
 	}
-	e.expectConverged(t, dir, vars)
+	eng.expectConverged(t, dir, vars)
 
 	// The guide's import: the same connectors, adopted by a new state with
 	// import blocks, then managed as before.
@@ -245,14 +238,14 @@ func TestAccGuide_connectorsAsCode(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(adopt, "imports.tf"), []byte(blocks.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	before := env.sandbox.Stats().ByRoute["PATCH "+routeConnectors+"{_id}/"]
-	e.run(t, adopt, vars, "apply", "-auto-approve", "-input=false")
-	if got := env.sandbox.Stats().ByRoute["PATCH "+routeConnectors+"{_id}/"] - before; got != 2 {
+	before := e.sandbox.Stats().ByRoute["PATCH "+routeConnectors+"{_id}/"]
+	eng.run(t, adopt, vars, "apply", "-auto-approve", "-input=false")
+	if got := e.sandbox.Stats().ByRoute["PATCH "+routeConnectors+"{_id}/"] - before; got != 2 {
 		t.Errorf("the apply after import sent %d updates, want 2: one per connector, sending the token once", got)
 	}
-	e.expectConverged(t, adopt, vars)
-	e.run(t, adopt, vars, "destroy", "-auto-approve", "-input=false")
-	left, err := env.client(t).ListConnectors(context.Background(), env.workspaceID, client.ConnectorFilter{})
+	eng.expectConverged(t, adopt, vars)
+	eng.run(t, adopt, vars, "destroy", "-auto-approve", "-input=false")
+	left, err := e.client(t).ListConnectors(context.Background(), e.workspaceID, client.ConnectorFilter{})
 	if err != nil || len(left) != 0 {
 		t.Errorf("after destroy, connectors %v (%v), want none", left, err)
 	}
@@ -262,62 +255,62 @@ func TestAccGuide_connectorsAsCode(t *testing.T) {
 // connectors as code": the token never reaches the state, and a new one is
 // sent when its version changes.
 func TestAccGuide_writeOnlyToken(t *testing.T) {
-	e := newEngine(t)
+	eng := newEngine(t)
 	requireCapability(t, capWriteOnly)
-	env := newTestEnv(t, sandbox.Config{})
-	env.requireSandbox(t, "see the token the connector holds")
+	e := newTestEnv(t, sandbox.Config{})
+	e.requireSandbox(t, "see the token the connector holds")
 	dir := workdir(t, "guides/connectors-write-only")
 	first, second := testName("first token"), testName("second token")
 
-	e.run(t, dir, env.serviceEnv("TF_VAR_platform_token="+first), "apply", "-auto-approve", "-input=false")
-	state := e.run(t, dir, nil, "show", "-json")
+	eng.run(t, dir, e.serviceEnv("TF_VAR_platform_token="+first), "apply", "-auto-approve", "-input=false")
+	state := eng.run(t, dir, nil, "show", "-json")
 	if strings.Contains(state, first) {
 		t.Error("the state holds the write-only token")
 	}
 	id := stateResourceID(t, state, "dataintegration_customer_service_connector.support")
-	if v, _ := env.sandbox.Connector(env.workspaceID, id); v.Token != first {
+	if v, _ := e.sandbox.Connector(e.workspaceID, id); v.Token != first {
 		t.Error("the sandbox does not hold the first token")
 	}
-	e.expectConverged(t, dir, env.serviceEnv("TF_VAR_platform_token="+second))
-	e.run(t, dir, env.serviceEnv("TF_VAR_platform_token="+second), "apply", "-auto-approve", "-input=false", "-var", "platform_token_version=2")
-	if v, _ := env.sandbox.Connector(env.workspaceID, id); v.Token != second {
+	eng.expectConverged(t, dir, e.serviceEnv("TF_VAR_platform_token="+second))
+	eng.run(t, dir, e.serviceEnv("TF_VAR_platform_token="+second), "apply", "-auto-approve", "-input=false", "-var", "platform_token_version=2")
+	if v, _ := e.sandbox.Connector(e.workspaceID, id); v.Token != second {
 		t.Error("a new token_wo_version did not send the new token")
 	}
-	e.run(t, dir, env.serviceEnv("TF_VAR_platform_token="+second), "destroy", "-auto-approve", "-input=false", "-var", "platform_token_version=2")
+	eng.run(t, dir, e.serviceEnv("TF_VAR_platform_token="+second), "destroy", "-auto-approve", "-input=false", "-var", "platform_token_version=2")
 }
 
 // TestAccGuide_jobsFromCI follows "Running jobs from CI": each pipeline run
 // applies with its commit; a new commit runs the job again, the same commit
 // does nothing.
 func TestAccGuide_jobsFromCI(t *testing.T) {
-	e := newEngine(t)
-	env := newTestEnv(t, sandbox.Config{Jobs: 4, RunDuration: time.Millisecond})
-	env.requireSandbox(t, "count the job's executions")
-	job := env.allJobs(t)[0] // the first generated job is active
+	eng := newEngine(t)
+	e := newTestEnv(t, sandbox.Config{Jobs: 4, RunDuration: time.Millisecond})
+	e.requireSandbox(t, "count the job's executions")
+	job := e.allJobs(t)[0] // the first generated job is active
 	dir := workdir(t, "guides/jobs-from-ci")
 	run := func(commit string, fullRefresh bool) {
 		t.Helper()
-		e.run(t, dir, env.serviceEnv(), "apply", "-input=false", "-auto-approve",
+		eng.run(t, dir, e.serviceEnv(), "apply", "-input=false", "-auto-approve",
 			"-var", "job_name="+job.Name, "-var", "commit="+commit, "-var", fmt.Sprintf("full_refresh=%t", fullRefresh))
 	}
 	run("a1b2c3", false)
-	before := env.sandbox.Stats().Requests
+	before := e.sandbox.Stats().Requests
 	run("a1b2c3", false)
-	if n := env.sandbox.Stats().Requests - before; n != 0 {
+	if n := e.sandbox.Stats().Requests - before; n != 0 {
 		t.Errorf("the rerun of the same commit sent %d requests, want none", n)
 	}
 	time.Sleep(10 * time.Millisecond) // the first execution ends
 	run("d4e5f6", true)
-	ex := env.sandbox.Executions(env.workspaceID, job.ID)
+	ex := e.sandbox.Executions(e.workspaceID, job.ID)
 	if len(ex) != 2 || ex[0].ForceFullRefresh || !ex[1].ForceFullRefresh {
 		t.Fatalf("executions %+v, want two: one per commit, the second a full refresh", ex)
 	}
-	if got := unquote(t, e.outputs(t, dir)["job_id"]); got != job.ID {
+	if got := unquote(t, eng.outputs(t, dir)["job_id"]); got != job.ID {
 		t.Errorf("output job_id = %s, want %s", got, job.ID)
 	}
-	e.run(t, dir, env.serviceEnv(), "destroy", "-auto-approve", "-input=false",
+	eng.run(t, dir, e.serviceEnv(), "destroy", "-auto-approve", "-input=false",
 		"-var", "job_name="+job.Name, "-var", "commit=d4e5f6")
-	if n := len(env.sandbox.Executions(env.workspaceID, job.ID)); n != 2 {
+	if n := len(e.sandbox.Executions(e.workspaceID, job.ID)); n != 2 {
 		t.Errorf("destroy started or removed executions: %d, want 2", n)
 	}
 }

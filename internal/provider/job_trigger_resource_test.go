@@ -30,45 +30,9 @@ var (
 	rfc3339RE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$`)
 )
 
-// activeJobs are the IDs of the sandbox's first n active jobs, and inactive
-// the ID of an inactive one.
-func activeJobs(t *testing.T, e *testEnv, n int) (active []string, inactive string) {
-	t.Helper()
-	for _, j := range e.sandbox.Jobs(e.workspaceID) {
-		switch {
-		case j.IsActive && len(active) < n:
-			active = append(active, j.ID)
-		case !j.IsActive && inactive == "":
-			inactive = j.ID
-		}
-	}
-	if len(active) < n || inactive == "" {
-		t.Fatalf("the sandbox has %d active jobs, want %d, and an inactive one (%q)", len(active), n, inactive)
-	}
-	return active, inactive
-}
-
 // triggerHCL is a trigger block named name; body holds its other attributes.
 func triggerHCL(name, jobID, body string) string {
 	return fmt.Sprintf("resource \"dataintegration_job_trigger\" %q {\n  job_id = %q\n%s\n}\n", name, jobID, body)
-}
-
-// expectExecutions checks a job's executions: one per want, oldest first,
-// with want's status and force_full_refresh (status "" is not checked).
-func (e *testEnv) expectExecutions(jobID string, want ...sandbox.Execution) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		got := e.sandbox.Executions(e.workspaceID, jobID)
-		if len(got) != len(want) {
-			return fmt.Errorf("job %s has %d executions, want %d: %+v", jobID, len(got), len(want), got)
-		}
-		for i := range want {
-			if got[i].ForceFullRefresh != want[i].ForceFullRefresh || (want[i].Status != "" && got[i].Status != want[i].Status) {
-				return fmt.Errorf("execution %d of job %s is %+v, want status %q and force_full_refresh %v",
-					i, jobID, got[i], want[i].Status, want[i].ForceFullRefresh)
-			}
-		}
-		return nil
-	}
 }
 
 func TestAccJobTrigger_lifecycle(t *testing.T) {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +17,20 @@ import (
 )
 
 const jobsAddress = "data.dataintegration_jobs.test"
+
+// jobIDs are the IDs of jobs, in their order.
+func jobIDs(jobs []client.Job) []string {
+	ids := make([]string, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.ID
+	}
+	return ids
+}
+
+// expectIDs checks the ids attribute of the test's jobs data source.
+func expectIDs(ids []string) statecheck.StateCheck {
+	return statecheck.ExpectKnownValue(jobsAddress, tfjsonpath.New("ids"), stringsExact(ids...))
+}
 
 func TestAccJobsDataSource_all(t *testing.T) {
 	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
@@ -194,5 +209,25 @@ data "dataintegration_jobs" "test" {}
 	})
 	if !check.seen {
 		t.Error("the apply with an unknown API key did not fail")
+	}
+}
+
+// TestJobsDataSourceReadsEachPageOnce: over 10,000 jobs, the data source
+// makes exactly 100 list requests, the API's floor, and returns every job.
+func TestJobsDataSourceReadsEachPageOnce(t *testing.T) {
+	srv, err := sandbox.New(sandbox.Config{Jobs: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	p := newProtoProvider(t, map[string]string{"base_url": ts.URL, "api_key": sandbox.DefaultAPIKey, "workspace_id": sandbox.DefaultWorkspaceID})
+	state := p.readJobs(t)
+	if n := p.jobsInState(t, state); n != 10000 {
+		t.Errorf("%d jobs in the state, want 10000", n)
+	}
+	st := srv.Stats()
+	if st.Requests != 100 || st.ByRoute[routeListJobs] != 100 {
+		t.Errorf("%d requests (%v), want exactly 100 list requests", st.Requests, fmt.Sprint(st.ByRoute))
 	}
 }

@@ -2,15 +2,11 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
-	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
 // protoProvider is the provider as Terraform talks to it, over protocol 6,
@@ -110,24 +106,4 @@ func (p *protoProvider) jobsInState(tb testing.TB, state *tfprotov6.DynamicValue
 		tb.Fatal(err)
 	}
 	return len(jobs)
-}
-
-// TestJobsDataSourceReadsEachPageOnce: over 10,000 jobs, the data source
-// makes exactly 100 list requests, the API's floor, and returns every job.
-func TestJobsDataSourceReadsEachPageOnce(t *testing.T) {
-	srv, err := sandbox.New(sandbox.Config{Jobs: 10000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	p := newProtoProvider(t, map[string]string{"base_url": ts.URL, "api_key": sandbox.DefaultAPIKey, "workspace_id": sandbox.DefaultWorkspaceID})
-	state := p.readJobs(t)
-	if n := p.jobsInState(t, state); n != 10000 {
-		t.Errorf("%d jobs in the state, want 10000", n)
-	}
-	st := srv.Stats()
-	if st.Requests != 100 || st.ByRoute[routeListJobs] != 100 {
-		t.Errorf("%d requests (%v), want exactly 100 list requests", st.Requests, fmt.Sprint(st.ByRoute))
-	}
 }

@@ -72,14 +72,14 @@ func activeJobIDs(t *testing.T, e *testEnv, n int) ([]string, string) {
 // expectStateMatchesService checks that the state holds exactly the
 // connectors the sandbox holds, and a trigger for exactly the jobs that ran,
 // each once.
-func expectStateMatchesService(t *testing.T, e *engine, dir string, env *testEnv, jobs []string) (connectors, triggered int) {
+func expectStateMatchesService(t *testing.T, eng *engine, dir string, e *testEnv, jobs []string) (connectors, triggered int) {
 	t.Helper()
-	inState := slices.Sorted(maps.Keys(e.stateIDs(t, dir, "dataintegration_customer_service_connector")))
-	if held := env.sandbox.ConnectorIDs(env.workspaceID); !slices.Equal(inState, held) {
+	inState := slices.Sorted(maps.Keys(eng.stateIDs(t, dir, "dataintegration_customer_service_connector")))
+	if held := e.sandbox.ConnectorIDs(e.workspaceID); !slices.Equal(inState, held) {
 		t.Errorf("the state holds connectors %v, the service %v", inState, held)
 	}
 	triggeredInState := map[string]bool{}
-	for _, job := range e.stateIDs(t, dir, "dataintegration_job_trigger") {
+	for _, job := range eng.stateIDs(t, dir, "dataintegration_job_trigger") {
 		triggeredInState[job] = true
 	}
 	for _, job := range jobs {
@@ -87,7 +87,7 @@ func expectStateMatchesService(t *testing.T, e *engine, dir string, env *testEnv
 		if triggeredInState[job] {
 			want = 1
 		}
-		if got := len(env.sandbox.Executions(env.workspaceID, job)); got != want {
+		if got := len(e.sandbox.Executions(e.workspaceID, job)); got != want {
 			t.Errorf("job %s: %d executions, and the state holds %d trigger of it", job, got, want)
 		}
 	}
@@ -100,41 +100,41 @@ func expectStateMatchesService(t *testing.T, e *engine, dir string, env *testEnv
 // status and leaves a state that matches the service. Once the faults stop,
 // the next apply completes, nothing is doubled, and the plan is empty.
 func TestAccReliability_faults(t *testing.T) {
-	e := newEngine(t)
-	env := newTestEnv(t, sandbox.Config{Jobs: 300})
-	env.requireSandbox(t, "inject faults")
-	jobs, jobsVar := activeJobIDs(t, env, 12)
+	eng := newEngine(t)
+	e := newTestEnv(t, sandbox.Config{Jobs: 300})
+	e.requireSandbox(t, "inject faults")
+	jobs, jobsVar := activeJobIDs(t, e, 12)
 	dir := configDir(t, fleetHCL(12, "", true))
-	vars := env.serviceEnv(jobsVar)
-	if err := env.sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{429, 500, 502, 503, 504}, LatencyMS: 5, Seed: 11}); err != nil {
+	vars := e.serviceEnv(jobsVar)
+	if err := e.sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{429, 500, 502, 503, 504}, LatencyMS: 5, Seed: 11}); err != nil {
 		t.Fatal(err)
 	}
 
-	out, err := e.try(dir, vars, "apply", "-auto-approve", "-input=false", "-no-color")
-	under := env.sandbox.Stats()
+	out, err := eng.try(dir, vars, "apply", "-auto-approve", "-input=false", "-no-color")
+	under := e.sandbox.Stats()
 	if err != nil {
 		if !regexp.MustCompile(`HTTP (429|500|502|503|504)`).MatchString(err.Error()) {
 			t.Fatalf("the apply under faults failed without naming the status:\n%v", err)
 		}
-		c, tr := expectStateMatchesService(t, e, dir, env, jobs)
+		c, tr := expectStateMatchesService(t, eng, dir, e, jobs)
 		t.Logf("the apply under faults failed cleanly: %d connectors and %d triggers done, the rest refused with their status", c, tr)
 	} else if !strings.Contains(out, "Apply complete!") {
 		t.Fatalf("apply: %s", out)
 	}
 	t.Logf("under faults: %d requests served, %d faults injected", under.Requests, under.Faults)
 
-	if err := env.sandbox.SetFaults(sandbox.Faults{}); err != nil {
+	if err := e.sandbox.SetFaults(sandbox.Faults{}); err != nil {
 		t.Fatal(err)
 	}
-	e.run(t, dir, vars, "apply", "-auto-approve", "-input=false")
-	if c, tr := expectStateMatchesService(t, e, dir, env, jobs); c != 12 || tr != 12 {
+	eng.run(t, dir, vars, "apply", "-auto-approve", "-input=false")
+	if c, tr := expectStateMatchesService(t, eng, dir, e, jobs); c != 12 || tr != 12 {
 		t.Errorf("after the second apply: %d connectors and %d jobs triggered, want 12 and 12", c, tr)
 	}
-	if got := unquoteNumber(t, e.outputs(t, dir)["seeded_jobs_listed"]); got != 300 {
+	if got := unquoteNumber(t, eng.outputs(t, dir)["seeded_jobs_listed"]); got != 300 {
 		t.Errorf("the data source listed %d seeded jobs, want 300", got)
 	}
-	e.expectConverged(t, dir, vars)
-	e.run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
+	eng.expectConverged(t, dir, vars)
+	eng.run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
 }
 
 func unquoteNumber(t *testing.T, raw json.RawMessage) int {
@@ -151,28 +151,28 @@ func unquoteNumber(t *testing.T, raw json.RawMessage) int {
 // promptly, the state matches the service, and the next apply converges
 // with nothing doubled.
 func TestAccReliability_interrupt(t *testing.T) {
-	e := newEngine(t)
-	env := newTestEnv(t, sandbox.Config{Jobs: 40})
-	env.requireSandbox(t, "slow the service down")
-	jobs, jobsVar := activeJobIDs(t, env, 16)
+	eng := newEngine(t)
+	e := newTestEnv(t, sandbox.Config{Jobs: 40})
+	e.requireSandbox(t, "slow the service down")
+	jobs, jobsVar := activeJobIDs(t, e, 16)
 	dir := configDir(t, fleetHCL(16, "max_retries = 10", true))
-	vars := env.serviceEnv(jobsVar)
+	vars := e.serviceEnv(jobsVar)
 	// Four answers in five are a 503 asking to come back in a second: the
 	// whole apply would take about 40 seconds.
-	if err := env.sandbox.SetFaults(sandbox.Faults{Rate: 0.8, Statuses: []int{503}, LatencyMS: 50, Seed: 5}); err != nil {
+	if err := e.sandbox.SetFaults(sandbox.Faults{Rate: 0.8, Statuses: []int{503}, LatencyMS: 50, Seed: 5}); err != nil {
 		t.Fatal(err)
 	}
 
-	cmd := exec.Command(e.path, "apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=4")
+	cmd := exec.Command(eng.path, "apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=4")
 	cmd.Dir = dir
-	cmd.Env = append(append(cmd.Environ(), e.env...), vars...)
+	cmd.Env = append(append(cmd.Environ(), eng.env...), vars...)
 	var output strings.Builder
 	cmd.Stdout, cmd.Stderr = &output, &output
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for env.sandbox.Stats().Requests < 8 && time.Now().Before(deadline) {
+	for e.sandbox.Stats().Requests < 8 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
@@ -184,7 +184,7 @@ func TestAccReliability_interrupt(t *testing.T) {
 	select {
 	case err := <-done:
 		took := time.Since(interrupted)
-		t.Logf("Terraform exited %v after SIGINT (%v); %d requests served, %d faults", took.Round(time.Millisecond), err, env.sandbox.Stats().Requests, env.sandbox.Stats().Faults)
+		t.Logf("Terraform exited %v after SIGINT (%v); %d requests served, %d faults", took.Round(time.Millisecond), err, e.sandbox.Stats().Requests, e.sandbox.Stats().Faults)
 		if err == nil {
 			t.Fatalf("the interrupted apply succeeded:\n%s", output.String())
 		}
@@ -192,16 +192,16 @@ func TestAccReliability_interrupt(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatalf("Terraform still ran 15 s after SIGINT: the provider did not stop waiting\n%s", output.String())
 	}
-	c, tr := expectStateMatchesService(t, e, dir, env, jobs)
+	c, tr := expectStateMatchesService(t, eng, dir, e, jobs)
 	t.Logf("interrupted with %d connectors and %d triggers done", c, tr)
 
-	if err := env.sandbox.SetFaults(sandbox.Faults{}); err != nil {
+	if err := e.sandbox.SetFaults(sandbox.Faults{}); err != nil {
 		t.Fatal(err)
 	}
-	e.run(t, dir, vars, "apply", "-auto-approve", "-input=false")
-	if c, tr := expectStateMatchesService(t, e, dir, env, jobs); c != 16 || tr != 16 {
+	eng.run(t, dir, vars, "apply", "-auto-approve", "-input=false")
+	if c, tr := expectStateMatchesService(t, eng, dir, e, jobs); c != 16 || tr != 16 {
 		t.Errorf("after the next apply: %d connectors and %d jobs triggered, want 16 and 16", c, tr)
 	}
-	e.expectConverged(t, dir, vars)
-	e.run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
+	eng.expectConverged(t, dir, vars)
+	eng.run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
 }

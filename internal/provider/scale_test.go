@@ -14,17 +14,17 @@ import (
 // nothing else (a trigger's refresh sends nothing).
 func TestAccScale_requestCounts(t *testing.T) {
 	const n = 20
-	e := newEngine(t)
-	env := newTestEnv(t, sandbox.Config{Jobs: 40})
-	env.requireSandbox(t, "count the requests")
-	_, jobsVar := activeJobIDs(t, env, n)
+	eng := newEngine(t)
+	e := newTestEnv(t, sandbox.Config{Jobs: 40})
+	e.requireSandbox(t, "count the requests")
+	_, jobsVar := activeJobIDs(t, e, n)
 	dir := configDir(t, fleetHCL(n, "", false))
-	vars := env.serviceEnv(jobsVar)
+	vars := e.serviceEnv(jobsVar)
 
 	counts := func(run func()) (int64, map[string]int64) {
-		before := env.sandbox.Stats()
+		before := e.sandbox.Stats()
 		run()
-		after := env.sandbox.Stats()
+		after := e.sandbox.Stats()
 		diff := maps.Clone(after.ByRoute)
 		for r, c := range before.ByRoute {
 			if diff[r] -= c; diff[r] == 0 {
@@ -33,13 +33,13 @@ func TestAccScale_requestCounts(t *testing.T) {
 		}
 		return after.Requests - before.Requests, diff
 	}
-	total, byRoute := counts(func() { e.run(t, dir, vars, "apply", "-auto-approve", "-input=false") })
+	total, byRoute := counts(func() { eng.run(t, dir, vars, "apply", "-auto-approve", "-input=false") })
 	if total != 2*n || byRoute["POST "+routeConnectors] != n || byRoute[routeRunJob] != n {
 		t.Errorf("the apply sent %d requests %v, want %d creates and %d triggers only", total, byRoute, n, n)
 	}
-	total, byRoute = counts(func() { e.expectConverged(t, dir, vars) })
+	total, byRoute = counts(func() { eng.expectConverged(t, dir, vars) })
 	if total != n || byRoute["GET "+routeConnectors+"{_id}/"] != n {
 		t.Errorf("the plan sent %d requests %v, want %d connector reads only", total, byRoute, n)
 	}
-	e.run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
+	eng.run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
 }

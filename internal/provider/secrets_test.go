@@ -50,7 +50,7 @@ resource "dataintegration_customer_service_connector" "s" {
 // secretWatch runs commands with TF_LOG=TRACE into one log file, and keeps
 // everything they printed, to look for secrets in both.
 type secretWatch struct {
-	e       *engine
+	eng     *engine
 	log     string
 	printed strings.Builder
 	// json is what `show -json` printed for configurations with token.
@@ -63,7 +63,7 @@ func (w *secretWatch) env(extra ...string) []string {
 
 func (w *secretWatch) run(t *testing.T, dir string, env []string, args ...string) string {
 	t.Helper()
-	out, err := w.e.try(dir, w.env(env...), args...)
+	out, err := w.eng.try(dir, w.env(env...), args...)
 	w.printed.WriteString(out)
 	if err != nil {
 		w.printed.WriteString(err.Error())
@@ -78,7 +78,7 @@ func (w *secretWatch) run(t *testing.T, dir string, env []string, args ...string
 // environment, must be absent from it. token_wo keeps a token out.
 func (w *secretWatch) showJSON(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	out, err := w.e.try(dir, w.env(), append([]string{"show", "-json"}, args...)...)
+	out, err := w.eng.try(dir, w.env(), append([]string{"show", "-json"}, args...)...)
 	if err != nil {
 		t.Fatalf("show -json: %v", err)
 	}
@@ -89,7 +89,7 @@ func (w *secretWatch) showJSON(t *testing.T, dir string, args ...string) string 
 // fail runs a command that must fail, and returns what it printed.
 func (w *secretWatch) fail(t *testing.T, dir string, env []string, args ...string) string {
 	t.Helper()
-	out, err := w.e.try(dir, w.env(env...), args...)
+	out, err := w.eng.try(dir, w.env(env...), args...)
 	if err == nil {
 		t.Fatalf("%s succeeded, want a failure", strings.Join(args, " "))
 	}
@@ -123,20 +123,20 @@ func (w *secretWatch) expectNone(t *testing.T, secrets map[string]string) {
 // nor a token shows in the log, the output, the plans' JSON or the errors.
 // The log shows each request at DEBUG, so that a user can follow them.
 func TestAccSecrets_neverShown(t *testing.T) {
-	e := newEngine(t)
+	eng := newEngine(t)
 	apiKey := "key-" + acctest.RandString(24)
-	env := newTestEnv(t, sandbox.Config{Keys: []sandbox.KeyBinding{{APIKey: apiKey, WorkspaceID: sandbox.DefaultWorkspaceID}}})
+	e := newTestEnv(t, sandbox.Config{Keys: []sandbox.KeyBinding{{APIKey: apiKey, WorkspaceID: sandbox.DefaultWorkspaceID}}})
 	secrets := map[string]string{
-		"API key":        env.apiKey,
+		"API key":        e.apiKey,
 		"first token":    "token-" + acctest.RandString(24),
 		"second token":   "token-" + acctest.RandString(24),
 		"refused key":    "key-" + acctest.RandString(24),
 		"write-only key": "token-" + acctest.RandString(24),
 	}
-	w := &secretWatch{e: e, log: filepath.Join(t.TempDir(), "trace.log")}
+	w := &secretWatch{eng: eng, log: filepath.Join(t.TempDir(), "trace.log")}
 	dir := configDir(t, fmt.Sprintf(secretsHCL, testName("secrets")))
-	first := env.serviceEnv("TF_VAR_token=" + secrets["first token"])
-	second := env.serviceEnv("TF_VAR_token=" + secrets["second token"])
+	first := e.serviceEnv("TF_VAR_token=" + secrets["first token"])
+	second := e.serviceEnv("TF_VAR_token=" + secrets["second token"])
 	address := "dataintegration_customer_service_connector.s"
 
 	w.run(t, dir, first, "plan", "-input=false", "-out=create.tfplan")
@@ -145,12 +145,12 @@ func TestAccSecrets_neverShown(t *testing.T) {
 	w.run(t, dir, first, "apply", "-refresh-only", "-auto-approve", "-input=false")
 	id := stateResourceID(t, w.showJSON(t, dir), address)
 	w.run(t, dir, nil, "state", "rm", address)
-	w.run(t, dir, first, "import", "-input=false", address, env.workspaceID+"/"+id)
+	w.run(t, dir, first, "import", "-input=false", address, e.workspaceID+"/"+id)
 	w.run(t, dir, second, "plan", "-input=false", "-out=update.tfplan")
 	w.showJSON(t, dir, "update.tfplan")
 	w.run(t, dir, second, "apply", "-input=false", "update.tfplan")
-	if env.sandbox != nil {
-		if v, _ := env.sandbox.Connector(env.workspaceID, id); v.Token != secrets["second token"] {
+	if e.sandbox != nil {
+		if v, _ := e.sandbox.Connector(e.workspaceID, id); v.Token != secrets["second token"] {
 			t.Error("the second token did not reach the service")
 		}
 	}
@@ -160,12 +160,12 @@ func TestAccSecrets_neverShown(t *testing.T) {
 	}
 	w.run(t, dir, second, "destroy", "-auto-approve", "-input=false")
 
-	if !e.info.has(capWriteOnly) {
-		t.Logf("token_wo not exercised: this engine is %s, without %s (%s)", e.info, capWriteOnly.name, capWriteOnly.where())
+	if !eng.info.has(capWriteOnly) {
+		t.Logf("token_wo not exercised: this engine is %s, without %s (%s)", eng.info, capWriteOnly.name, capWriteOnly.where())
 		delete(secrets, "write-only key")
 	} else {
 		wo := configDir(t, fmt.Sprintf(writeOnlySecretsHCL, testName("secrets")))
-		vars := env.serviceEnv("TF_VAR_token=" + secrets["write-only key"])
+		vars := e.serviceEnv("TF_VAR_token=" + secrets["write-only key"])
 		w.run(t, wo, vars, "plan", "-input=false", "-out=wo.tfplan")
 		w.run(t, wo, nil, "show", "-json", "wo.tfplan") // kept with the output: no token may show
 		w.run(t, wo, vars, "apply", "-input=false", "wo.tfplan")
