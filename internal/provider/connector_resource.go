@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/numbervalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -56,18 +54,6 @@ type connectorResourceModel struct {
 	ConnectorName  types.String `tfsdk:"connector_name"`
 	CreatedAt      types.String `tfsdk:"created_at"`
 	UpdatedAt      types.String `tfsdk:"updated_at"`
-}
-
-// connectorDescriptions describe what the resource and its data source share.
-var connectorDescriptions = map[string]string{
-	"id":             "The connector's ID (a UUID), given by the service.",
-	"name":           "The connector's name, 1 to 255 characters, not blank, without control characters (such as a newline or a tab). The service names the connector's job after it.",
-	"url":            "The base address of the account on the customer-service platform, `https://<account_host>`: an absolute `https` URL of a host name or an IP address (a port from 1 to 65535 is allowed), with no path beyond `/`, no query, no fragment and no user information.",
-	"agent_email":    "The e-mail address of the platform's agent whom the token belongs to, such as `agent@example.com`: a bare address, at most 254 characters, with at most 64 before the `@` and a domain with a dot after it.",
-	"streams":        "The streams the connector loads, each at most once, among `" + strings.Join(client.CustomerServiceStreams, "`, `") + "`.",
-	"connector_name": "The kind of connector, as the service names it: always `" + client.ConnectorKindCustomerService + "`.",
-	"created_at":     "When the connector was created, as the service gives it (ISO 8601 with milliseconds, UTC).",
-	"updated_at":     "When the connector was last changed, as the service gives it (ISO 8601 with milliseconds, UTC).",
 }
 
 func (r *connectorResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -490,73 +476,4 @@ func (r *connectorResource) token(ctx context.Context, plan connectorResourceMod
 	var wo types.String
 	diags.Append(config.GetAttribute(ctx, path.Root("token_wo"), &wo)...)
 	return wo.ValueString()
-}
-
-// fill sets what the service returns; the token attributes are the
-// configuration's, and token_wo is never kept.
-func (m *connectorResourceModel) fill(c *client.Connector) {
-	m.ID = types.StringValue(c.ID)
-	m.Name = types.StringValue(c.Name)
-	m.URL = types.StringValue(c.Configuration.URL)
-	m.AgentEmail = types.StringValue(c.Configuration.AgentEmail)
-	m.Streams = streamsValue(c.Streams, m.Streams)
-	m.ConnectorName = types.StringValue(c.ConnectorName)
-	m.CreatedAt = types.StringValue(c.CreatedAt)
-	m.UpdatedAt = types.StringValue(c.UpdatedAt)
-	m.TokenWO = types.StringNull()
-}
-
-// checkConnectorKind reports a connector of another kind than the
-// customer-service one.
-func checkConnectorKind(c *client.Connector, diags *diag.Diagnostics) bool {
-	if c.ConnectorName == client.ConnectorKindCustomerService {
-		return true
-	}
-	diags.AddError("Not a Customer-Service Connector",
-		fmt.Sprintf("Connector %s is a %q connector, not a %q one: this provider manages customer-service connectors only.",
-			c.ID, c.ConnectorName, client.ConnectorKindCustomerService))
-	return false
-}
-
-// streamsValue is the service's streams as a list, in the prior value's
-// order when both hold the same names: the order means nothing to the
-// service.
-func streamsValue(got []string, prior types.List) types.List {
-	if !prior.IsNull() && !prior.IsUnknown() {
-		before := listStrings(prior)
-		if len(before) == len(got) && sameElements(before, got) {
-			return prior
-		}
-	}
-	return stringList(got)
-}
-
-func sameElements(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
-}
-
-func stringList(ss []string) types.List {
-	elems := make([]attr.Value, len(ss))
-	for i, s := range ss {
-		elems[i] = types.StringValue(s)
-	}
-	return types.ListValueMust(types.StringType, elems)
-}
-
-// listStrings is a known list of strings as a slice; nil when null or
-// unknown.
-func listStrings(l types.List) []string {
-	if l.IsNull() || l.IsUnknown() {
-		return nil
-	}
-	out := make([]string, 0, len(l.Elements()))
-	for _, e := range l.Elements() {
-		if s, ok := e.(types.String); ok {
-			out = append(out, s.ValueString())
-		}
-	}
-	return out
 }

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -53,17 +52,6 @@ type providerModel struct {
 	WorkspaceID    types.String `tfsdk:"workspace_id"`
 	MaxRetries     types.Number `tfsdk:"max_retries"`
 	RequestTimeout types.String `tfsdk:"request_timeout"`
-}
-
-// providerData is what resources and data sources receive from Configure.
-type providerData struct {
-	client *client.Client
-	// workspaceID is the default workspace; empty when none was given.
-	workspaceID string
-	// secrets are masked in every log line the provider writes.
-	secrets []string
-	// jobs shares the walks over job lists between the lookups by ID.
-	jobs jobIndex
 }
 
 func (p *dataIntegrationProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -200,101 +188,6 @@ func setting(diags *diag.Diagnostics, v types.String, attr, env string) string {
 		return v.ValueString()
 	}
 	return os.Getenv(env)
-}
-
-// maskedContext masks the provider's secrets in whatever is logged with the
-// returned context. The client's log calls go through it, so every request
-// logged is masked.
-func (d *providerData) maskedContext(ctx context.Context) context.Context {
-	ctx = tflog.MaskFieldValuesWithFieldKeys(ctx, "api_key", "token", "Authorization")
-	for _, s := range d.secrets {
-		if s != "" {
-			ctx = tflog.MaskAllFieldValuesStrings(ctx, s)
-			ctx = tflog.MaskMessageStrings(ctx, s)
-		}
-	}
-	return ctx
-}
-
-// workspace is the workspace a resource or data source uses: its own
-// workspace_id, else the provider's. Neither is an error on workspace_id.
-func (d *providerData) workspace(v types.String, diags *diag.Diagnostics) string {
-	if !v.IsNull() && !v.IsUnknown() && v.ValueString() != "" {
-		return v.ValueString()
-	}
-	if d.workspaceID == "" {
-		diags.AddAttributeError(path.Root("workspace_id"), "Missing Workspace",
-			"No workspace to use: set workspace_id here, or workspace_id in the provider configuration, or the "+EnvWorkspaceID+" environment variable.")
-	}
-	return d.workspaceID
-}
-
-// readConfig reads a data source's configuration into m, which has a
-// workspace_id, and returns the workspace to read from; false after an
-// error.
-func (d *providerData) readConfig(ctx context.Context, req datasource.ReadRequest, m any, diags *diag.Diagnostics) (string, bool) {
-	var v types.String
-	diags.Append(req.Config.Get(ctx, m)...)
-	diags.Append(req.Config.GetAttribute(ctx, path.Root("workspace_id"), &v)...)
-	if diags.HasError() {
-		return "", false
-	}
-	ws := d.workspace(v, diags)
-	return ws, !diags.HasError()
-}
-
-// planWorkspace plans a resource's workspace_id: the configured one, else
-// the provider's, known at plan time. A different workspace than the state's
-// replaces the resource, and so does one known only at apply, as
-// RequiresReplace plans it: Terraform refuses an apply whose update turned
-// into a replacement. The same workspace in another letter case (a UUID's
-// case means nothing to the service) keeps the state's value, so that no
-// plan shows a difference of case alone. Unconfigured provider data (d nil)
-// leaves it unknown.
-func (d *providerData) planWorkspace(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || d == nil {
-		return
-	}
-	var planned types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("workspace_id"), &planned)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if planned.IsNull() {
-		planned = types.StringValue(d.workspace(planned, &resp.Diagnostics))
-		if resp.Diagnostics.HasError() {
-			return
-		}
-	}
-	if !req.State.Raw.IsNull() {
-		var prior types.String
-		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("workspace_id"), &prior)...)
-		switch {
-		case !planned.IsUnknown() && sameID(prior.ValueString(), planned.ValueString()):
-			planned = prior
-		default:
-			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("workspace_id"))
-		}
-	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("workspace_id"), planned)...)
-}
-
-// sameID tells whether two UUIDs are the same, in any letter case.
-func sameID(a, b string) bool { return strings.EqualFold(a, b) }
-
-// configuredData turns the ProviderData a resource or data source receives
-// into the provider's data; nil when the provider is not configured yet.
-func configuredData(raw any, diags *diag.Diagnostics) *providerData {
-	if raw == nil {
-		return nil
-	}
-	d, ok := raw.(*providerData)
-	if !ok {
-		diags.AddError("Unexpected Provider Data",
-			fmt.Sprintf("Expected *providerData, got %T. This is a bug in the provider: please report it.", raw))
-		return nil
-	}
-	return d
 }
 
 func (p *dataIntegrationProvider) Resources(_ context.Context) []func() resource.Resource {
