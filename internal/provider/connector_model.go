@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,9 +25,23 @@ var connectorDescriptions = map[string]string{
 	"updated_at":     "When the connector was last changed, as the service gives it (ISO 8601 with milliseconds, UTC).",
 }
 
-// fill sets what the service returns; the token attributes are the
-// configuration's, and token_wo is never kept.
-func (m *connectorResourceModel) fill(c *client.Connector) {
+// connectorModel is a connector as the resource and the data source both
+// show it: everything the service returns, and the workspace that holds it.
+type connectorModel struct {
+	ID            types.String `tfsdk:"id"`
+	WorkspaceID   types.String `tfsdk:"workspace_id"`
+	Name          types.String `tfsdk:"name"`
+	URL           types.String `tfsdk:"url"`
+	AgentEmail    types.String `tfsdk:"agent_email"`
+	Streams       types.List   `tfsdk:"streams"`
+	ConnectorName types.String `tfsdk:"connector_name"`
+	CreatedAt     types.String `tfsdk:"created_at"`
+	UpdatedAt     types.String `tfsdk:"updated_at"`
+}
+
+// fill sets what the service returns of the connector, all but the
+// workspace. The streams keep m's order when they are the same names.
+func (m *connectorModel) fill(c *client.Connector) {
 	m.ID = types.StringValue(c.ID)
 	m.Name = types.StringValue(c.Name)
 	m.URL = types.StringValue(c.Configuration.URL)
@@ -35,7 +50,30 @@ func (m *connectorResourceModel) fill(c *client.Connector) {
 	m.ConnectorName = types.StringValue(c.ConnectorName)
 	m.CreatedAt = types.StringValue(c.CreatedAt)
 	m.UpdatedAt = types.StringValue(c.UpdatedAt)
-	m.TokenWO = types.StringNull()
+}
+
+// connectorsByName lists the customer-service connectors named exactly
+// name, with the service's filters. The service's matching rules are not
+// published: only exact matches are kept.
+func connectorsByName(ctx context.Context, c *client.Client, ws, name string) ([]client.Connector, error) {
+	kind := client.ConnectorKindCustomerService
+	all, err := c.ListConnectors(ctx, ws, client.ConnectorFilter{Name: &name, ConnectorName: &kind})
+	var found []client.Connector
+	for _, x := range all {
+		if x.Name == name && x.ConnectorName == kind {
+			found = append(found, x)
+		}
+	}
+	return found, err
+}
+
+// connectorIDs are the connectors' IDs, for a message.
+func connectorIDs(cs []client.Connector) string {
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		ids[i] = c.ID
+	}
+	return strings.Join(ids, ", ")
 }
 
 // checkConnectorKind reports a connector of another kind than the

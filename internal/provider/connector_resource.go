@@ -42,18 +42,10 @@ type connectorResource struct {
 }
 
 type connectorResourceModel struct {
-	ID             types.String `tfsdk:"id"`
-	WorkspaceID    types.String `tfsdk:"workspace_id"`
-	Name           types.String `tfsdk:"name"`
-	URL            types.String `tfsdk:"url"`
-	AgentEmail     types.String `tfsdk:"agent_email"`
+	connectorModel
 	Token          types.String `tfsdk:"token"`
 	TokenWO        types.String `tfsdk:"token_wo"`
 	TokenWOVersion types.Number `tfsdk:"token_wo_version"`
-	Streams        types.List   `tfsdk:"streams"`
-	ConnectorName  types.String `tfsdk:"connector_name"`
-	CreatedAt      types.String `tfsdk:"created_at"`
-	UpdatedAt      types.String `tfsdk:"updated_at"`
 }
 
 func (r *connectorResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -292,24 +284,17 @@ func (r *connectorResource) warnIfCreated(ctx context.Context, diags *diag.Diagn
 	}
 	// One read, even when Terraform was interrupted: it is what tells the
 	// user whether a connector is left behind.
-	kind := client.ConnectorKindCustomerService
-	all, lerr := r.data.client.ListConnectors(context.WithoutCancel(ctx), ws, client.ConnectorFilter{Name: &name, ConnectorName: &kind})
-	var ids []string
-	for _, c := range all {
-		if c.Name == name {
-			ids = append(ids, c.ID)
-		}
-	}
+	found, lerr := connectorsByName(context.WithoutCancel(ctx), r.data.client, ws, name)
 	switch {
 	case lerr != nil:
 		diags.AddWarning("The Connector May Have Been Created", fmt.Sprintf(
 			"The service may have created connector %q before the answer was lost, and looking for it failed too (%v). "+
 				"Before applying again, look in workspace %s for a connector of that name: if there is one, import it.", name, lerr, ws))
-	case len(ids) > 0:
+	case len(found) > 0:
 		diags.AddWarning("The Connector May Have Been Created", fmt.Sprintf(
 			"The service may have created connector %q before the answer was lost: workspace %s now holds %d connector(s) of that name (IDs %s). "+
 				"If one of them was made by this apply, import it instead of applying again, which would create another: "+
-				"terraform import <address> %s/<id>.", name, ws, len(ids), strings.Join(ids, ", "), ws))
+				"terraform import <address> %s/<id>.", name, ws, len(found), connectorIDs(found), ws))
 	}
 }
 
@@ -476,4 +461,11 @@ func (r *connectorResource) token(ctx context.Context, plan connectorResourceMod
 	var wo types.String
 	diags.Append(config.GetAttribute(ctx, path.Root("token_wo"), &wo)...)
 	return wo.ValueString()
+}
+
+// fill sets what the service returns; the token attributes are the
+// configuration's, and token_wo is never kept.
+func (m *connectorResourceModel) fill(c *client.Connector) {
+	m.connectorModel.fill(c)
+	m.TokenWO = types.StringNull()
 }

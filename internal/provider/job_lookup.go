@@ -38,6 +38,21 @@ func jobsByName(ctx context.Context, c *client.Client, ws, name string) ([]clien
 	return found, err
 }
 
+// jobByName finds the one job named exactly name; nil, after an error on
+// the attribute at, when no job or several jobs have the name.
+func jobByName(ctx context.Context, c *client.Client, ws, name string, at path.Path, diags *diag.Diagnostics) *client.Job {
+	found, err := jobsByName(ctx, c, ws, name)
+	switch {
+	case err != nil:
+		addRequestError(diags, "Unable to List Jobs", ws, err)
+	case len(found) != 1:
+		addNameMatchError(diags, at, name, ws, found)
+	default:
+		return &found[0]
+	}
+	return nil
+}
+
 // jobsNamed keeps the jobs named exactly name: the service's matching rules
 // are not published, and a filter that also matched "name (copy)" or "NAME"
 // must not make the lookup ambiguous.

@@ -299,14 +299,8 @@ func (r *jobTriggerResource) Create(ctx context.Context, req resource.CreateRequ
 // resolveName finds the one job named exactly name, at create: the name is
 // known at plan time even when the job does not exist yet.
 func (r *jobTriggerResource) resolveName(ctx context.Context, ws, name string, diags *diag.Diagnostics) types.String {
-	found, err := jobsByName(ctx, r.data.client, ws, name)
-	switch {
-	case err != nil:
-		addRequestError(diags, "Unable to List Jobs", ws, err)
-	case len(found) != 1:
-		addNameMatchError(diags, pathJobName, name, ws, found)
-	default:
-		return types.StringValue(found[0].ID)
+	if j := jobByName(ctx, r.data.client, ws, name, pathJobName, diags); j != nil {
+		return types.StringValue(j.ID)
 	}
 	return types.StringNull()
 }

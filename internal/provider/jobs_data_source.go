@@ -88,8 +88,12 @@ func (d *jobsDataSource) Configure(_ context.Context, req datasource.ConfigureRe
 
 func (d *jobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m jobsDataSourceModel
-	ws, ok := d.data.readConfig(ctx, req, &m, &resp.Diagnostics)
-	if !ok {
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws := d.data.workspace(m.WorkspaceID, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	f := client.JobFilter{

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -24,20 +23,6 @@ func (d *providerData) workspace(v types.String, diags *diag.Diagnostics) string
 			"No workspace to use: set workspace_id here, or workspace_id in the provider configuration, or the "+EnvWorkspaceID+" environment variable.")
 	}
 	return d.workspaceID
-}
-
-// readConfig reads a data source's configuration into m, which has a
-// workspace_id, and returns the workspace to read from; false after an
-// error.
-func (d *providerData) readConfig(ctx context.Context, req datasource.ReadRequest, m any, diags *diag.Diagnostics) (string, bool) {
-	var v types.String
-	diags.Append(req.Config.Get(ctx, m)...)
-	diags.Append(req.Config.GetAttribute(ctx, path.Root("workspace_id"), &v)...)
-	if diags.HasError() {
-		return "", false
-	}
-	ws := d.workspace(v, diags)
-	return ws, !diags.HasError()
 }
 
 // planWorkspace plans a resource's workspace_id: the configured one, else
