@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 
@@ -53,8 +54,6 @@ func (r *connectorResource) Metadata(_ context.Context, req resource.MetadataReq
 }
 
 func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	tokenRule := "At most one of `token` and `token_wo`, not empty; one is required to create a connector. " +
-		"Leaving both out of an existing (imported) connector leaves the service's token as it is."
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The configuration of a customer-service connector: the platform account it reads, the token it reads with, and the streams it loads. " +
 			"Creating one also makes the service create the connector's job, named after the connector (find it with `dataintegration_jobs` and `data_source`). " +
@@ -87,35 +86,6 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				Required:            true,
 				Validators:          []validator.String{stringCheck("an e-mail address such as agent@example.com", validate.Email)},
 			},
-			"token": schema.StringAttribute{
-				MarkdownDescription: "The platform's API key, which the connector authenticates with. Sensitive: kept in the state, hidden in plans. " +
-					tokenRule + " It is sent when the connector is created and whenever its value changes.",
-				Optional:   true,
-				Sensitive:  true,
-				Validators: []validator.String{stringCheck("a token that is not empty", validate.Token)},
-			},
-			"token_wo": schema.StringAttribute{
-				MarkdownDescription: "The platform's API key, as a write-only value: never stored in the state or the plan. " +
-					"Needs Terraform 1.11 or later, or OpenTofu 1.11 or later. " + tokenRule +
-					" It is sent when the connector is created and whenever `token_wo_version` changes, which it requires: " +
-					"without a version, a new `token_wo` could never be sent.",
-				Optional:  true,
-				WriteOnly: true,
-				Sensitive: true,
-				Validators: []validator.String{
-					stringCheck("a token that is not empty", validate.Token),
-					stringvalidator.AlsoRequires(path.MatchRoot("token_wo_version")),
-				},
-			},
-			// A Number, not an Int64: see wholeNumberValidator.
-			"token_wo_version": schema.NumberAttribute{
-				MarkdownDescription: "A whole number to change whenever `token_wo` holds a new token: a change sends `token_wo` to the service. Only with `token_wo`.",
-				Optional:            true,
-				Validators: []validator.Number{
-					numbervalidator.AlsoRequires(path.MatchRoot("token_wo")),
-					wholeNumberValidator{lo: math.MinInt64, hi: math.MaxInt64},
-				},
-			},
 			"streams": schema.ListAttribute{
 				MarkdownDescription: connectorDescriptions["streams"] + " A list used as a set: its order does not matter to the service, " +
 					"and another order, in the configuration or in the service's answer, is not a change. At least one. Defaults to all 15.",
@@ -138,6 +108,45 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"updated_at": schema.StringAttribute{
 				MarkdownDescription: connectorDescriptions["updated_at"],
 				Computed:            true,
+			},
+		},
+	}
+	maps.Copy(resp.Schema.Attributes, connectorTokenAttributes())
+}
+
+// connectorTokenAttributes are the two ways to give the platform's token:
+// token, kept in the state, and token_wo with its version, never kept.
+func connectorTokenAttributes() map[string]schema.Attribute {
+	tokenRule := "At most one of `token` and `token_wo`, not empty; one is required to create a connector. " +
+		"Leaving both out of an existing (imported) connector leaves the service's token as it is."
+	return map[string]schema.Attribute{
+		"token": schema.StringAttribute{
+			MarkdownDescription: "The platform's API key, which the connector authenticates with. Sensitive: kept in the state, hidden in plans. " +
+				tokenRule + " It is sent when the connector is created and whenever its value changes.",
+			Optional:   true,
+			Sensitive:  true,
+			Validators: []validator.String{stringCheck("a token that is not empty", validate.Token)},
+		},
+		"token_wo": schema.StringAttribute{
+			MarkdownDescription: "The platform's API key, as a write-only value: never stored in the state or the plan. " +
+				"Needs Terraform 1.11 or later, or OpenTofu 1.11 or later. " + tokenRule +
+				" It is sent when the connector is created and whenever `token_wo_version` changes, which it requires: " +
+				"without a version, a new `token_wo` could never be sent.",
+			Optional:  true,
+			WriteOnly: true,
+			Sensitive: true,
+			Validators: []validator.String{
+				stringCheck("a token that is not empty", validate.Token),
+				stringvalidator.AlsoRequires(path.MatchRoot("token_wo_version")),
+			},
+		},
+		// A Number, not an Int64: see wholeNumberValidator.
+		"token_wo_version": schema.NumberAttribute{
+			MarkdownDescription: "A whole number to change whenever `token_wo` holds a new token: a change sends `token_wo` to the service. Only with `token_wo`.",
+			Optional:            true,
+			Validators: []validator.Number{
+				numbervalidator.AlsoRequires(path.MatchRoot("token_wo")),
+				wholeNumberValidator{lo: math.MinInt64, hi: math.MaxInt64},
 			},
 		},
 	}
