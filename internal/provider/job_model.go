@@ -7,7 +7,9 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
-// jobModel is a job as both job data sources show it.
+// jobModel is a job as the dataintegration_job data source shows it.
+// dataintegration_jobs has the same attributes (jobAttributes), but builds
+// its state as Terraform values, for speed: see jobValues.
 type jobModel struct {
 	ID            types.String `tfsdk:"id"`
 	Name          types.String `tfsdk:"name"`
@@ -19,6 +21,7 @@ type jobModel struct {
 	UpdatedAt     types.String `tfsdk:"updated_at"`
 }
 
+// newJobModel is the service's job j as a jobModel.
 func newJobModel(j client.Job) jobModel {
 	return jobModel{
 		ID:            types.StringValue(j.ID),

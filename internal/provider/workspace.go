@@ -12,6 +12,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// workspaceAttribute is a data source's workspace_id, described as "The
+// workspace (a UUID) " followed by what.
+func workspaceAttribute(what string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "The workspace (a UUID) " + what + ". Defaults to the provider's `workspace_id`; one of the two is required.",
+		Optional:            true,
+		Computed:            true,
+		Validators:          []validator.String{uuidValidator()},
+	}
+}
+
 // workspace is the workspace a resource or data source uses: its own
 // workspace_id, else the provider's. Neither is an error on workspace_id.
 func (d *providerData) workspace(v types.String, diags *diag.Diagnostics) string {
@@ -63,12 +74,3 @@ func (d *providerData) planWorkspace(ctx context.Context, req resource.ModifyPla
 
 // sameID tells whether two UUIDs are the same, in any letter case.
 func sameID(a, b string) bool { return strings.EqualFold(a, b) }
-
-func workspaceAttribute(what string) schema.StringAttribute {
-	return schema.StringAttribute{
-		MarkdownDescription: "The workspace (a UUID) " + what + ". Defaults to the provider's `workspace_id`; one of the two is required.",
-		Optional:            true,
-		Computed:            true,
-		Validators:          []validator.String{uuidValidator()},
-	}
-}
