@@ -3,11 +3,11 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -26,18 +26,6 @@ func NewConnectorDataSource() datasource.DataSource { return &connectorDataSourc
 
 type connectorDataSource struct {
 	data *providerData
-}
-
-type connectorDataSourceModel struct {
-	WorkspaceID   types.String `tfsdk:"workspace_id"`
-	ID            types.String `tfsdk:"id"`
-	Name          types.String `tfsdk:"name"`
-	URL           types.String `tfsdk:"url"`
-	AgentEmail    types.String `tfsdk:"agent_email"`
-	Streams       types.List   `tfsdk:"streams"`
-	ConnectorName types.String `tfsdk:"connector_name"`
-	CreatedAt     types.String `tfsdk:"created_at"`
-	UpdatedAt     types.String `tfsdk:"updated_at"`
 }
 
 func (d *connectorDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -90,74 +78,67 @@ func (d *connectorDataSource) Configure(_ context.Context, req datasource.Config
 }
 
 func (d *connectorDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m connectorDataSourceModel
-	ws, ok := d.data.readConfig(ctx, req, &m, &resp.Diagnostics)
-	if !ok {
+	var m connectorModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws := d.data.workspace(m.WorkspaceID, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 
 	var c *client.Connector
 	if !m.ID.IsNull() {
-		got, err := d.data.client.GetConnector(ctx, ws, m.ID.ValueString())
-		if client.IsNotFound(err) {
-			resp.Diagnostics.AddAttributeError(path.Root("id"), "Connector Not Found",
-				fmt.Sprintf("No connector has the ID %s in workspace %s.", m.ID.ValueString(), ws))
-			return
-		}
-		if err != nil {
-			addRequestError(&resp.Diagnostics, "Unable to Read Connector", ws, err)
-			return
-		}
-		if !checkConnectorKind(got, &resp.Diagnostics) {
-			return
-		}
-		c = got
+		c = d.connectorByID(ctx, ws, m.ID.ValueString(), &resp.Diagnostics)
 	} else {
-		name := m.Name.ValueString()
-		kind := client.ConnectorKindCustomerService
-		all, err := d.data.client.ListConnectors(ctx, ws, client.ConnectorFilter{Name: &name, ConnectorName: &kind})
-		if err != nil {
-			addRequestError(&resp.Diagnostics, "Unable to List Connectors", ws, err)
-			return
-		}
-		// The service's matching rules are not published: keep exact matches.
-		var found []client.Connector
-		var ids []string
-		for _, x := range all {
-			if x.Name == name && x.ConnectorName == kind {
-				found = append(found, x)
-				ids = append(ids, x.ID)
-			}
-		}
-		switch len(found) {
-		case 0:
-			resp.Diagnostics.AddAttributeError(path.Root("name"), "Connector Not Found",
-				fmt.Sprintf("No customer-service connector is named %q in workspace %s.", name, ws))
-			return
-		case 1:
-			c = &found[0]
-		default:
-			resp.Diagnostics.AddAttributeError(path.Root("name"), "Several Connectors Match",
-				fmt.Sprintf("%d customer-service connectors are named %q in workspace %s (IDs %s): look the connector up by id instead.",
-					len(found), name, ws, strings.Join(ids, ", ")))
-			return
-		}
+		c = d.connectorByName(ctx, ws, m.Name.ValueString(), &resp.Diagnostics)
+	}
+	if c == nil {
+		return
 	}
 
-	id := types.StringValue(c.ID)
-	if sameID(m.ID.ValueString(), c.ID) {
-		id = m.ID // as configured: a UUID's letter case means nothing to the service
-	}
-	m = connectorDataSourceModel{
-		WorkspaceID:   types.StringValue(ws),
-		ID:            id,
-		Name:          types.StringValue(c.Name),
-		URL:           types.StringValue(c.Configuration.URL),
-		AgentEmail:    types.StringValue(c.Configuration.AgentEmail),
-		Streams:       stringList(c.Streams),
-		ConnectorName: types.StringValue(c.ConnectorName),
-		CreatedAt:     types.StringValue(c.CreatedAt),
-		UpdatedAt:     types.StringValue(c.UpdatedAt),
+	id := m.ID
+	m.WorkspaceID = types.StringValue(ws)
+	m.fill(c)
+	if sameID(id.ValueString(), c.ID) {
+		m.ID = id // as configured: a UUID's letter case means nothing to the service
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// connectorByID reads the customer-service connector with the ID; nil,
+// after an error, when there is none.
+func (d *connectorDataSource) connectorByID(ctx context.Context, ws, id string, diags *diag.Diagnostics) *client.Connector {
+	c, err := d.data.client.GetConnector(ctx, ws, id)
+	switch {
+	case client.IsNotFound(err):
+		diags.AddAttributeError(path.Root("id"), "Connector Not Found",
+			fmt.Sprintf("No connector has the ID %s in workspace %s.", id, ws))
+	case err != nil:
+		addRequestError(diags, "Unable to Read Connector", ws, err)
+	case checkConnectorKind(c, diags):
+		return c
+	}
+	return nil
+}
+
+// connectorByName finds the one customer-service connector named exactly
+// name; nil, after an error, when no connector or several have the name.
+func (d *connectorDataSource) connectorByName(ctx context.Context, ws, name string, diags *diag.Diagnostics) *client.Connector {
+	found, err := connectorsByName(ctx, d.data.client, ws, name)
+	switch {
+	case err != nil:
+		addRequestError(diags, "Unable to List Connectors", ws, err)
+	case len(found) == 0:
+		diags.AddAttributeError(path.Root("name"), "Connector Not Found",
+			fmt.Sprintf("No customer-service connector is named %q in workspace %s.", name, ws))
+	case len(found) > 1:
+		diags.AddAttributeError(path.Root("name"), "Several Connectors Match",
+			fmt.Sprintf("%d customer-service connectors are named %q in workspace %s (IDs %s): look the connector up by id instead.",
+				len(found), name, ws, connectorIDs(found)))
+	default:
+		return &found[0]
+	}
+	return nil
 }

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/numbervalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -44,30 +43,10 @@ type connectorResource struct {
 }
 
 type connectorResourceModel struct {
-	ID             types.String `tfsdk:"id"`
-	WorkspaceID    types.String `tfsdk:"workspace_id"`
-	Name           types.String `tfsdk:"name"`
-	URL            types.String `tfsdk:"url"`
-	AgentEmail     types.String `tfsdk:"agent_email"`
+	connectorModel
 	Token          types.String `tfsdk:"token"`
 	TokenWO        types.String `tfsdk:"token_wo"`
 	TokenWOVersion types.Number `tfsdk:"token_wo_version"`
-	Streams        types.List   `tfsdk:"streams"`
-	ConnectorName  types.String `tfsdk:"connector_name"`
-	CreatedAt      types.String `tfsdk:"created_at"`
-	UpdatedAt      types.String `tfsdk:"updated_at"`
-}
-
-// connectorDescriptions describe what the resource and its data source share.
-var connectorDescriptions = map[string]string{
-	"id":             "The connector's ID (a UUID), given by the service.",
-	"name":           "The connector's name, 1 to 255 characters, not blank, without control characters (such as a newline or a tab). The service names the connector's job after it.",
-	"url":            "The base address of the account on the customer-service platform, `https://<account_host>`: an absolute `https` URL of a host name or an IP address (a port from 1 to 65535 is allowed), with no path beyond `/`, no query, no fragment and no user information.",
-	"agent_email":    "The e-mail address of the platform's agent whom the token belongs to, such as `agent@example.com`: a bare address, at most 254 characters, with at most 64 before the `@` and a domain with a dot after it.",
-	"streams":        "The streams the connector loads, each at most once, among `" + strings.Join(validate.CustomerServiceStreams, "`, `") + "`.",
-	"connector_name": "The kind of connector, as the service names it: always `" + client.ConnectorKindCustomerService + "`.",
-	"created_at":     "When the connector was created, as the service gives it (ISO 8601 with milliseconds, UTC).",
-	"updated_at":     "When the connector was last changed, as the service gives it (ISO 8601 with milliseconds, UTC).",
 }
 
 func (r *connectorResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -75,8 +54,6 @@ func (r *connectorResource) Metadata(_ context.Context, req resource.MetadataReq
 }
 
 func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	tokenRule := "At most one of `token` and `token_wo`, not empty; one is required to create a connector. " +
-		"Leaving both out of an existing (imported) connector leaves the service's token as it is."
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The configuration of a customer-service connector: the platform account it reads, the token it reads with, and the streams it loads. " +
 			"Creating one also makes the service create the connector's job, named after the connector (find it with `dataintegration_jobs` and `data_source`). " +
@@ -109,35 +86,6 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				Required:            true,
 				Validators:          []validator.String{stringCheck("an e-mail address such as agent@example.com", validate.Email)},
 			},
-			"token": schema.StringAttribute{
-				MarkdownDescription: "The platform's API key, which the connector authenticates with. Sensitive: kept in the state, hidden in plans. " +
-					tokenRule + " It is sent when the connector is created and whenever its value changes.",
-				Optional:   true,
-				Sensitive:  true,
-				Validators: []validator.String{stringCheck("a token that is not empty", validate.Token)},
-			},
-			"token_wo": schema.StringAttribute{
-				MarkdownDescription: "The platform's API key, as a write-only value: never stored in the state or the plan. " +
-					"Needs Terraform 1.11 or later, or OpenTofu 1.11 or later. " + tokenRule +
-					" It is sent when the connector is created and whenever `token_wo_version` changes, which it requires: " +
-					"without a version, a new `token_wo` could never be sent.",
-				Optional:  true,
-				WriteOnly: true,
-				Sensitive: true,
-				Validators: []validator.String{
-					stringCheck("a token that is not empty", validate.Token),
-					stringvalidator.AlsoRequires(path.MatchRoot("token_wo_version")),
-				},
-			},
-			// A Number, not an Int64: see wholeNumberValidator.
-			"token_wo_version": schema.NumberAttribute{
-				MarkdownDescription: "A whole number to change whenever `token_wo` holds a new token: a change sends `token_wo` to the service. Only with `token_wo`.",
-				Optional:            true,
-				Validators: []validator.Number{
-					numbervalidator.AlsoRequires(path.MatchRoot("token_wo")),
-					wholeNumberValidator{lo: math.MinInt64, hi: math.MaxInt64},
-				},
-			},
 			"streams": schema.ListAttribute{
 				MarkdownDescription: connectorDescriptions["streams"] + " A list used as a set: its order does not matter to the service, " +
 					"and another order, in the configuration or in the service's answer, is not a change. At least one. Defaults to all 15.",
@@ -160,6 +108,45 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"updated_at": schema.StringAttribute{
 				MarkdownDescription: connectorDescriptions["updated_at"],
 				Computed:            true,
+			},
+		},
+	}
+	maps.Copy(resp.Schema.Attributes, connectorTokenAttributes())
+}
+
+// connectorTokenAttributes are the two ways to give the platform's token:
+// token, kept in the state, and token_wo with its version, never kept.
+func connectorTokenAttributes() map[string]schema.Attribute {
+	tokenRule := "At most one of `token` and `token_wo`, not empty; one is required to create a connector. " +
+		"Leaving both out of an existing (imported) connector leaves the service's token as it is."
+	return map[string]schema.Attribute{
+		"token": schema.StringAttribute{
+			MarkdownDescription: "The platform's API key, which the connector authenticates with. Sensitive: kept in the state, hidden in plans. " +
+				tokenRule + " It is sent when the connector is created and whenever its value changes.",
+			Optional:   true,
+			Sensitive:  true,
+			Validators: []validator.String{stringCheck("a token that is not empty", validate.Token)},
+		},
+		"token_wo": schema.StringAttribute{
+			MarkdownDescription: "The platform's API key, as a write-only value: never stored in the state or the plan. " +
+				"Needs Terraform 1.11 or later, or OpenTofu 1.11 or later. " + tokenRule +
+				" It is sent when the connector is created and whenever `token_wo_version` changes, which it requires: " +
+				"without a version, a new `token_wo` could never be sent.",
+			Optional:  true,
+			WriteOnly: true,
+			Sensitive: true,
+			Validators: []validator.String{
+				stringCheck("a token that is not empty", validate.Token),
+				stringvalidator.AlsoRequires(path.MatchRoot("token_wo_version")),
+			},
+		},
+		// A Number, not an Int64: see wholeNumberValidator.
+		"token_wo_version": schema.NumberAttribute{
+			MarkdownDescription: "A whole number to change whenever `token_wo` holds a new token: a change sends `token_wo` to the service. Only with `token_wo`.",
+			Optional:            true,
+			Validators: []validator.Number{
+				numbervalidator.AlsoRequires(path.MatchRoot("token_wo")),
+				wholeNumberValidator{lo: math.MinInt64, hi: math.MaxInt64},
 			},
 		},
 	}
@@ -306,24 +293,17 @@ func (r *connectorResource) warnIfCreated(ctx context.Context, diags *diag.Diagn
 	}
 	// One read, even when Terraform was interrupted: it is what tells the
 	// user whether a connector is left behind.
-	kind := client.ConnectorKindCustomerService
-	all, lerr := r.data.client.ListConnectors(context.WithoutCancel(ctx), ws, client.ConnectorFilter{Name: &name, ConnectorName: &kind})
-	var ids []string
-	for _, c := range all {
-		if c.Name == name {
-			ids = append(ids, c.ID)
-		}
-	}
+	found, lerr := connectorsByName(context.WithoutCancel(ctx), r.data.client, ws, name)
 	switch {
 	case lerr != nil:
 		diags.AddWarning("The Connector May Have Been Created", fmt.Sprintf(
 			"The service may have created connector %q before the answer was lost, and looking for it failed too (%v). "+
 				"Before applying again, look in workspace %s for a connector of that name: if there is one, import it.", name, lerr, ws))
-	case len(ids) > 0:
+	case len(found) > 0:
 		diags.AddWarning("The Connector May Have Been Created", fmt.Sprintf(
 			"The service may have created connector %q before the answer was lost: workspace %s now holds %d connector(s) of that name (IDs %s). "+
 				"If one of them was made by this apply, import it instead of applying again, which would create another: "+
-				"terraform import <address> %s/<id>.", name, ws, len(ids), strings.Join(ids, ", "), ws))
+				"terraform import <address> %s/<id>.", name, ws, len(found), connectorIDs(found), ws))
 	}
 }
 
@@ -495,68 +475,6 @@ func (r *connectorResource) token(ctx context.Context, plan connectorResourceMod
 // fill sets what the service returns; the token attributes are the
 // configuration's, and token_wo is never kept.
 func (m *connectorResourceModel) fill(c *client.Connector) {
-	m.ID = types.StringValue(c.ID)
-	m.Name = types.StringValue(c.Name)
-	m.URL = types.StringValue(c.Configuration.URL)
-	m.AgentEmail = types.StringValue(c.Configuration.AgentEmail)
-	m.Streams = streamsValue(c.Streams, m.Streams)
-	m.ConnectorName = types.StringValue(c.ConnectorName)
-	m.CreatedAt = types.StringValue(c.CreatedAt)
-	m.UpdatedAt = types.StringValue(c.UpdatedAt)
+	m.connectorModel.fill(c)
 	m.TokenWO = types.StringNull()
-}
-
-// checkConnectorKind reports a connector of another kind than the
-// customer-service one.
-func checkConnectorKind(c *client.Connector, diags *diag.Diagnostics) bool {
-	if c.ConnectorName == client.ConnectorKindCustomerService {
-		return true
-	}
-	diags.AddError("Not a Customer-Service Connector",
-		fmt.Sprintf("Connector %s is a %q connector, not a %q one: this provider manages customer-service connectors only.",
-			c.ID, c.ConnectorName, client.ConnectorKindCustomerService))
-	return false
-}
-
-// streamsValue is the service's streams as a list, in the prior value's
-// order when both hold the same names: the order means nothing to the
-// service.
-func streamsValue(got []string, prior types.List) types.List {
-	if !prior.IsNull() && !prior.IsUnknown() {
-		before := listStrings(prior)
-		if len(before) == len(got) && sameElements(before, got) {
-			return prior
-		}
-	}
-	return stringList(got)
-}
-
-func sameElements(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
-}
-
-func stringList(ss []string) types.List {
-	elems := make([]attr.Value, len(ss))
-	for i, s := range ss {
-		elems[i] = types.StringValue(s)
-	}
-	return types.ListValueMust(types.StringType, elems)
-}
-
-// listStrings is a known list of strings as a slice; nil when null or
-// unknown.
-func listStrings(l types.List) []string {
-	if l.IsNull() || l.IsUnknown() {
-		return nil
-	}
-	out := make([]string, 0, len(l.Elements()))
-	for _, e := range l.Elements() {
-		if s, ok := e.(types.String); ok {
-			out = append(out, s.ValueString())
-		}
-	}
-	return out
 }

@@ -45,11 +45,13 @@ func TestConnectorDeleteRefused(t *testing.T) {
 
 func connectorState(ws, id string) connectorResourceModel {
 	return connectorResourceModel{
-		ID: types.StringValue(id), WorkspaceID: types.StringValue(ws), Name: types.StringValue("desk"),
-		URL: types.StringValue("https://acme.example.com"), AgentEmail: types.StringValue("agent@acme.com"),
+		connectorModel: connectorModel{
+			ID: types.StringValue(id), WorkspaceID: types.StringValue(ws), Name: types.StringValue("desk"),
+			URL: types.StringValue("https://acme.example.com"), AgentEmail: types.StringValue("agent@acme.com"),
+			Streams: stringList([]string{"chats"}), ConnectorName: types.StringValue("customer_service"),
+			CreatedAt: types.StringValue("2026-11-21T09:30:00.123Z"), UpdatedAt: types.StringValue("2026-11-21T09:30:00.123Z"),
+		},
 		Token: types.StringValue("platform-token-1"), TokenWO: types.StringNull(), TokenWOVersion: types.NumberNull(),
-		Streams: stringList([]string{"chats"}), ConnectorName: types.StringValue("customer_service"),
-		CreatedAt: types.StringValue("2026-11-21T09:30:00.123Z"), UpdatedAt: types.StringValue("2026-11-21T09:30:00.123Z"),
 	}
 }
 

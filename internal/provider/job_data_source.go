@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -28,16 +27,10 @@ type jobDataSource struct {
 	data *providerData
 }
 
+// jobDataSourceModel is a job, with the workspace it was read from.
 type jobDataSourceModel struct {
-	WorkspaceID   types.String `tfsdk:"workspace_id"`
-	ID            types.String `tfsdk:"id"`
-	Name          types.String `tfsdk:"name"`
-	DataSource    types.String `tfsdk:"data_source"`
-	ConnectorName types.String `tfsdk:"connector_name"`
-	SchemaName    types.String `tfsdk:"schema_name"`
-	IsActive      types.Bool   `tfsdk:"is_active"`
-	CreatedAt     types.String `tfsdk:"created_at"`
-	UpdatedAt     types.String `tfsdk:"updated_at"`
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	jobModel
 }
 
 func (d *jobDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -82,103 +75,45 @@ func (d *jobDataSource) Configure(_ context.Context, req datasource.ConfigureReq
 
 func (d *jobDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m jobDataSourceModel
-	ws, ok := d.data.readConfig(ctx, req, &m, &resp.Diagnostics)
-	if !ok {
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	var found []client.Job
-	var err error
-	if !m.ID.IsNull() {
-		id := m.ID.ValueString()
-		var j *client.Job
-		if j, err = d.data.jobs.find(ctx, d.data.client, ws, id); j != nil {
-			found = append(found, *j)
-		}
-		if err == nil && len(found) == 0 {
-			resp.Diagnostics.AddAttributeError(path.Root("id"), "Job Not Found",
-				fmt.Sprintf("No job has the ID %s in workspace %s.", id, ws))
-			return
-		}
-	} else {
-		name := m.Name.ValueString()
-		found, err = jobsByName(ctx, d.data.client, ws, name)
-		if err == nil && len(found) != 1 {
-			addNameMatchError(&resp.Diagnostics, path.Root("name"), name, ws, found)
-			return
-		}
-	}
-	if err != nil {
-		addRequestError(&resp.Diagnostics, "Unable to List Jobs", ws, err)
+	ws := d.data.workspace(m.WorkspaceID, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 
-	j := newJobModel(found[0])
+	var j *client.Job
 	if !m.ID.IsNull() {
+		j = d.jobByID(ctx, ws, m.ID.ValueString(), &resp.Diagnostics)
+	} else {
+		j = jobByName(ctx, d.data.client, ws, m.Name.ValueString(), path.Root("name"), &resp.Diagnostics)
+	}
+	if j == nil {
+		return
+	}
+
+	id := m.ID
+	m = jobDataSourceModel{WorkspaceID: types.StringValue(ws), jobModel: newJobModel(*j)}
+	if !id.IsNull() {
 		// The same UUID in the configuration's letter case, so that what
 		// uses it sees what was written.
-		j.ID = m.ID
-	}
-	m = jobDataSourceModel{
-		WorkspaceID: types.StringValue(ws), ID: j.ID, Name: j.Name, DataSource: j.DataSource,
-		ConnectorName: j.ConnectorName, SchemaName: j.SchemaName, IsActive: j.IsActive,
-		CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
+		m.ID = id
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// findJob reads the workspace's jobs page by page until the one with the ID
-// appears (the API has no single-job endpoint); nil when none has it.
-func findJob(ctx context.Context, c *client.Client, ws, id string) (*client.Job, error) {
-	var found *client.Job
-	err := c.EachJobPage(ctx, ws, client.JobFilter{}, func(jobs []client.Job) bool {
-		for _, j := range jobs {
-			if sameID(j.ID, id) {
-				found = &j
-				return false
-			}
-		}
-		return true
-	})
-	return found, err
-}
-
-// jobsByName lists the jobs named exactly name, with the service's name
-// filter, every page.
-func jobsByName(ctx context.Context, c *client.Client, ws, name string) ([]client.Job, error) {
-	var found []client.Job
-	err := c.EachJobPage(ctx, ws, client.JobFilter{Name: &name}, func(jobs []client.Job) bool {
-		found = append(found, jobsNamed(jobs, name)...)
-		return true
-	})
-	return found, err
-}
-
-// jobsNamed keeps the jobs named exactly name: the service's matching rules
-// are not published, and a filter that also matched "name (copy)" or "NAME"
-// must not make the lookup ambiguous.
-func jobsNamed(jobs []client.Job, name string) []client.Job {
-	var out []client.Job
-	for _, j := range jobs {
-		if j.Name == name {
-			out = append(out, j)
-		}
+// jobByID finds the job with the ID, in the passes over the job list that
+// the lookups by ID share; nil, after an error, when there is none.
+func (d *jobDataSource) jobByID(ctx context.Context, ws, id string, diags *diag.Diagnostics) *client.Job {
+	j, err := d.data.jobs.find(ctx, d.data.client, ws, id)
+	switch {
+	case err != nil:
+		addRequestError(diags, "Unable to List Jobs", ws, err)
+	case j == nil:
+		diags.AddAttributeError(path.Root("id"), "Job Not Found",
+			fmt.Sprintf("No job has the ID %s in workspace %s.", id, ws))
 	}
-	return out
-}
-
-// addNameMatchError says, on the attribute at, that no job or several jobs
-// have the name.
-func addNameMatchError(diags *diag.Diagnostics, at path.Path, name, ws string, found []client.Job) {
-	if len(found) == 0 {
-		diags.AddAttributeError(at, "Job Not Found",
-			fmt.Sprintf("No job is named %q in workspace %s.", name, ws))
-		return
-	}
-	ids := make([]string, len(found))
-	for i, j := range found {
-		ids[i] = j.ID
-	}
-	diags.AddAttributeError(at, "Several Jobs Match",
-		fmt.Sprintf("%d jobs are named %q in workspace %s (IDs %s): give the job's ID instead (id, or job_id on a trigger).",
-			len(found), name, ws, strings.Join(ids, ", ")))
+	return j
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"time"
@@ -88,27 +89,6 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Computed:            true,
 				Validators:          []validator.String{uuidValidator()},
 			},
-			"job_id": schema.StringAttribute{
-				MarkdownDescription: "The ID (a UUID) of the job to trigger. Exactly one of `job_id` and `job_name` is required. " +
-					"The job must be active and not running. A UUID is the same in any letter case: the state keeps the form it was created with, " +
-					"and a change of case alone changes nothing. Changing it triggers again. " +
-					"With `job_name`, the ID of the job that name resolved to when the trigger was created.",
-				Optional:   true,
-				Computed:   true,
-				Validators: []validator.String{uuidValidator()},
-			},
-			"job_name": schema.StringAttribute{
-				MarkdownDescription: "The exact name of the job to trigger, as an alternative to `job_id`. " +
-					"It is resolved to the job when the trigger is created, with the service's `name` filter, as the `dataintegration_job` data source does: " +
-					"no job or more than one job of that name fails the apply. Planning needs no lookup, so a trigger that names " +
-					"the job of a connector in the same configuration stays unchanged while the connector changes. " +
-					"Changing it triggers again. Moving from `job_id` to `job_name` looks the name up while planning: " +
-					"the same job changes nothing, another job triggers again. A `job_name` not known until apply, " +
-					"such as an attribute of a resource being created, can be neither looked up nor compared while planning: " +
-					"it replaces the trigger, which triggers the job again, even when it names the same job (from `job_id` too).",
-				Optional:   true,
-				Validators: []validator.String{jobNameValidator()},
-			},
 			"force_full_refresh": schema.BoolAttribute{
 				MarkdownDescription: "Whether the execution reloads everything, even for a job that loads increments. Defaults to `false`. Changing it triggers again.",
 				Optional:            true,
@@ -142,6 +122,34 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": triggerTimeouts(ctx),
+		},
+	}
+	maps.Copy(resp.Schema.Attributes, triggerJobAttributes())
+}
+
+// triggerJobAttributes are the two ways to name the job to trigger.
+func triggerJobAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"job_id": schema.StringAttribute{
+			MarkdownDescription: "The ID (a UUID) of the job to trigger. Exactly one of `job_id` and `job_name` is required. " +
+				"The job must be active and not running. A UUID is the same in any letter case: the state keeps the form it was created with, " +
+				"and a change of case alone changes nothing. Changing it triggers again. " +
+				"With `job_name`, the ID of the job that name resolved to when the trigger was created.",
+			Optional:   true,
+			Computed:   true,
+			Validators: []validator.String{uuidValidator()},
+		},
+		"job_name": schema.StringAttribute{
+			MarkdownDescription: "The exact name of the job to trigger, as an alternative to `job_id`. " +
+				"It is resolved to the job when the trigger is created, with the service's `name` filter, as the `dataintegration_job` data source does: " +
+				"no job or more than one job of that name fails the apply. Planning needs no lookup, so a trigger that names " +
+				"the job of a connector in the same configuration stays unchanged while the connector changes. " +
+				"Changing it triggers again. Moving from `job_id` to `job_name` looks the name up while planning: " +
+				"the same job changes nothing, another job triggers again. A `job_name` not known until apply, " +
+				"such as an attribute of a resource being created, can be neither looked up nor compared while planning: " +
+				"it replaces the trigger, which triggers the job again, even when it names the same job (from `job_id` too).",
+			Optional:   true,
+			Validators: []validator.String{jobNameValidator()},
 		},
 	}
 }
@@ -299,14 +307,8 @@ func (r *jobTriggerResource) Create(ctx context.Context, req resource.CreateRequ
 // resolveName finds the one job named exactly name, at create: the name is
 // known at plan time even when the job does not exist yet.
 func (r *jobTriggerResource) resolveName(ctx context.Context, ws, name string, diags *diag.Diagnostics) types.String {
-	found, err := jobsByName(ctx, r.data.client, ws, name)
-	switch {
-	case err != nil:
-		addRequestError(diags, "Unable to List Jobs", ws, err)
-	case len(found) != 1:
-		addNameMatchError(diags, pathJobName, name, ws, found)
-	default:
-		return types.StringValue(found[0].ID)
+	if j := jobByName(ctx, r.data.client, ws, name, pathJobName, diags); j != nil {
+		return types.StringValue(j.ID)
 	}
 	return types.StringNull()
 }

@@ -102,6 +102,7 @@ func TestShortDuration(t *testing.T) {
 		time.Hour:                    "1h",
 		20 * time.Hour:               "20h",
 		2*time.Hour + 30*time.Minute: "2h30m",
+		90 * time.Minute:             "1h30m",
 		time.Hour + 10*time.Second:   "1h0m10s",
 		1500 * time.Millisecond:      "1.5s",
 	} {

@@ -34,65 +34,6 @@ type jobsDataSourceModel struct {
 	IDs           types.List   `tfsdk:"ids"`
 }
 
-// jobModel is a job as both job data sources show it.
-type jobModel struct {
-	ID            types.String `tfsdk:"id"`
-	Name          types.String `tfsdk:"name"`
-	DataSource    types.String `tfsdk:"data_source"`
-	ConnectorName types.String `tfsdk:"connector_name"`
-	SchemaName    types.String `tfsdk:"schema_name"`
-	IsActive      types.Bool   `tfsdk:"is_active"`
-	CreatedAt     types.String `tfsdk:"created_at"`
-	UpdatedAt     types.String `tfsdk:"updated_at"`
-}
-
-func newJobModel(j client.Job) jobModel {
-	return jobModel{
-		ID:            types.StringValue(j.ID),
-		Name:          types.StringValue(j.Name),
-		DataSource:    types.StringValue(j.DataSource),
-		ConnectorName: types.StringValue(j.ConnectorName),
-		SchemaName:    types.StringValue(j.SchemaName),
-		IsActive:      types.BoolValue(j.IsActive),
-		CreatedAt:     types.StringValue(j.CreatedAt),
-		UpdatedAt:     types.StringValue(j.UpdatedAt),
-	}
-}
-
-// jobAttributeDescriptions describe a job's fields, for both data sources.
-var jobAttributeDescriptions = map[string]string{
-	"id":             "The job's ID (a UUID).",
-	"name":           "The job's name.",
-	"data_source":    "The job's data source.",
-	"connector_name": "The name of the job's connector.",
-	"schema_name":    "The job's destination schema.",
-	"is_active":      "Whether the job is active: only an active job can be triggered.",
-	"created_at":     "When the job was created, as the service gives it (ISO 8601 with milliseconds, UTC).",
-	"updated_at":     "When the job was last changed, as the service gives it (ISO 8601 with milliseconds, UTC).",
-}
-
-// jobAttributes are a job's fields as computed attributes.
-func jobAttributes() map[string]schema.Attribute {
-	attrs := make(map[string]schema.Attribute, len(jobAttributeDescriptions))
-	for name, desc := range jobAttributeDescriptions {
-		if name == "is_active" {
-			attrs[name] = schema.BoolAttribute{MarkdownDescription: desc, Computed: true}
-		} else {
-			attrs[name] = schema.StringAttribute{MarkdownDescription: desc, Computed: true}
-		}
-	}
-	return attrs
-}
-
-func workspaceAttribute(what string) schema.StringAttribute {
-	return schema.StringAttribute{
-		MarkdownDescription: "The workspace (a UUID) " + what + ". Defaults to the provider's `workspace_id`; one of the two is required.",
-		Optional:            true,
-		Computed:            true,
-		Validators:          []validator.String{uuidValidator()},
-	}
-}
-
 func (d *jobsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_jobs"
 }
@@ -147,8 +88,12 @@ func (d *jobsDataSource) Configure(_ context.Context, req datasource.ConfigureRe
 
 func (d *jobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m jobsDataSourceModel
-	ws, ok := d.data.readConfig(ctx, req, &m, &resp.Diagnostics)
-	if !ok {
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws := d.data.workspace(m.WorkspaceID, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	f := client.JobFilter{

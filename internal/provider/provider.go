@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -36,6 +35,12 @@ var _ provider.Provider = (*dataIntegrationProvider)(nil)
 // allowedAPIKey says which API keys the provider accepts.
 const allowedAPIKey = "a key that a header can carry as it is: no control character, no space at either end"
 
+// maxRetriesRule says how many retries the provider accepts.
+var maxRetriesRule = wholeNumberValidator{lo: 0, hi: 10}
+
+// allowedTimeout says which request timeouts the provider accepts.
+const allowedTimeout = "a positive duration such as \"30s\""
+
 type dataIntegrationProvider struct {
 	version string
 }
@@ -53,17 +58,6 @@ type providerModel struct {
 	WorkspaceID    types.String `tfsdk:"workspace_id"`
 	MaxRetries     types.Number `tfsdk:"max_retries"`
 	RequestTimeout types.String `tfsdk:"request_timeout"`
-}
-
-// providerData is what resources and data sources receive from Configure.
-type providerData struct {
-	client *client.Client
-	// workspaceID is the default workspace; empty when none was given.
-	workspaceID string
-	// secrets are masked in every log line the provider writes.
-	secrets []string
-	// jobs shares the walks over job lists between the lookups by ID.
-	jobs jobIndex
 }
 
 func (p *dataIntegrationProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -102,12 +96,12 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 				MarkdownDescription: "How many times a request is retried after a rate limit, an unavailable service, a server error or a connection error, " +
 					"with exponential backoff and the service's `Retry-After`. A whole number from 0 to 10; defaults to `4`.",
 				Optional:   true,
-				Validators: []validator.Number{wholeNumberValidator{lo: 0, hi: 10}},
+				Validators: []validator.Number{maxRetriesRule},
 			},
 			"request_timeout": schema.StringAttribute{
 				MarkdownDescription: "How long one request may take, as a duration such as `\"30s\"` or `\"2m\"`. Defaults to `\"" + client.DefaultRequestTimeout.String() + "\"`.",
 				Optional:            true,
-				Validators:          []validator.String{stringCheck("a positive duration such as \"30s\"", validate.Duration)},
+				Validators:          []validator.String{stringCheck(allowedTimeout, validate.Duration)},
 			},
 		},
 	}
@@ -119,66 +113,23 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 	if resp.Diagnostics.HasError() {
 		return
 	}
-
-	baseURL := setting(&resp.Diagnostics, cfg.BaseURL, "base_url", EnvBaseURL)
-	apiKey := setting(&resp.Diagnostics, cfg.APIKey, "api_key", EnvAPIKey)
-	workspaceID := setting(&resp.Diagnostics, cfg.WorkspaceID, "workspace_id", EnvWorkspaceID)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	for _, s := range []struct{ value, attr, env string }{{baseURL, "base_url", EnvBaseURL}, {apiKey, "api_key", EnvAPIKey}} {
-		if s.value == "" {
-			resp.Diagnostics.AddAttributeError(path.Root(s.attr), "Missing Provider Setting",
-				fmt.Sprintf("The provider needs %s: set it in the provider configuration or in the %s environment variable.", s.attr, s.env))
-		}
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	// Values from the environment skip the schema's validators: check them here.
-	if cfg.BaseURL.IsNull() {
-		if err := validate.BaseURL(baseURL); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid Provider Setting", fmt.Sprintf("%s: %s.", EnvBaseURL, err))
-		}
-	}
-	if cfg.APIKey.IsNull() {
-		if err := validate.APIKey(apiKey); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("api_key"), "Invalid Provider Setting",
-				fmt.Sprintf("%s: %s. Allowed: %s.", EnvAPIKey, err, allowedAPIKey))
-		}
-	}
-	if cfg.WorkspaceID.IsNull() && workspaceID != "" {
-		if err := validate.UUID(workspaceID); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("workspace_id"), "Invalid Provider Setting", fmt.Sprintf("%s: %s.", EnvWorkspaceID, err))
-		}
-	}
-	if cfg.MaxRetries.IsUnknown() || cfg.RequestTimeout.IsUnknown() {
-		resp.Diagnostics.AddError("Unknown Provider Setting", "max_retries and request_timeout must be known when Terraform plans: do not set them from values computed during apply.")
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-
-	maxRetries := client.DefaultMaxRetries
-	if !cfg.MaxRetries.IsNull() {
-		maxRetries = int(wholeNumber(cfg.MaxRetries))
-	}
-	var timeout time.Duration // zero: the client's default
-	if !cfg.RequestTimeout.IsNull() {
-		timeout, _ = time.ParseDuration(cfg.RequestTimeout.ValueString())
-	}
-
-	data := &providerData{workspaceID: workspaceID, secrets: []string{apiKey}}
-	c, err := client.New(client.Config{
-		BaseURL:        baseURL,
-		APIKey:         apiKey,
+	conf := client.Config{
+		BaseURL:        baseURLSetting(cfg.BaseURL, &resp.Diagnostics),
+		APIKey:         apiKeySetting(cfg.APIKey, &resp.Diagnostics),
 		Version:        p.version,
-		MaxRetries:     maxRetries,
-		RequestTimeout: timeout,
-		Log: func(ctx context.Context, msg string, fields map[string]any) {
-			tflog.Debug(data.maskedContext(ctx), msg, fields)
-		},
-	})
+		MaxRetries:     maxRetriesSetting(cfg.MaxRetries, &resp.Diagnostics),
+		RequestTimeout: requestTimeoutSetting(cfg.RequestTimeout, &resp.Diagnostics),
+	}
+	workspaceID := workspaceSetting(cfg.WorkspaceID, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	data := &providerData{workspaceID: workspaceID, secrets: []string{conf.APIKey}}
+	conf.Log = func(ctx context.Context, msg string, fields map[string]any) {
+		tflog.Debug(data.maskedContext(ctx), msg, fields)
+	}
+	c, err := client.New(conf)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid Provider Setting", err.Error())
 		return
@@ -188,113 +139,111 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 	resp.ResourceData = data
 }
 
+// Each setting below is read by a function of its own, which puts the
+// setting's errors on its attribute. A value from the environment skips the
+// schema's validators, so it is checked here.
+
+// baseURLSetting is base_url, or else its environment variable; required.
+func baseURLSetting(v types.String, diags *diag.Diagnostics) string {
+	s := requiredSetting(diags, v, "base_url", EnvBaseURL)
+	if s != "" && v.IsNull() {
+		if err := validate.BaseURL(s); err != nil {
+			diags.AddAttributeError(path.Root("base_url"), "Invalid Provider Setting", fmt.Sprintf("%s: %s.", EnvBaseURL, err))
+		}
+	}
+	return s
+}
+
+// apiKeySetting is api_key, or else its environment variable; required.
+func apiKeySetting(v types.String, diags *diag.Diagnostics) string {
+	s := requiredSetting(diags, v, "api_key", EnvAPIKey)
+	if s != "" && v.IsNull() {
+		if err := validate.APIKey(s); err != nil {
+			diags.AddAttributeError(path.Root("api_key"), "Invalid Provider Setting",
+				fmt.Sprintf("%s: %s. Allowed: %s.", EnvAPIKey, err, allowedAPIKey))
+		}
+	}
+	return s
+}
+
+// workspaceSetting is workspace_id, or else its environment variable;
+// empty when neither is set.
+func workspaceSetting(v types.String, diags *diag.Diagnostics) string {
+	s, _ := setting(diags, v, "workspace_id", EnvWorkspaceID)
+	if s != "" && v.IsNull() {
+		if err := validate.UUID(s); err != nil {
+			diags.AddAttributeError(path.Root("workspace_id"), "Invalid Provider Setting", fmt.Sprintf("%s: %s.", EnvWorkspaceID, err))
+		}
+	}
+	return s
+}
+
+// maxRetriesSetting is max_retries, or else the client's default.
+func maxRetriesSetting(v types.Number, diags *diag.Diagnostics) int {
+	at, rule := path.Root("max_retries"), maxRetriesRule
+	switch {
+	case v.IsUnknown():
+		addUnknownSetting(diags, at)
+		return 0
+	case v.IsNull():
+		return client.DefaultMaxRetries
+	}
+	if err := validate.WholeNumber(v.ValueBigFloat(), rule.lo, rule.hi); err != nil {
+		diags.AddAttributeError(at, "Invalid Provider Setting", fmt.Sprintf("%s: %s. Allowed: %s.", at, err, rule.allowed()))
+		return 0
+	}
+	return int(wholeNumber(v))
+}
+
+// requestTimeoutSetting is request_timeout; zero, the client's default,
+// when it is not set.
+func requestTimeoutSetting(v types.String, diags *diag.Diagnostics) time.Duration {
+	at := path.Root("request_timeout")
+	switch {
+	case v.IsUnknown():
+		addUnknownSetting(diags, at)
+		return 0
+	case v.IsNull():
+		return 0
+	}
+	if err := validate.Duration(v.ValueString()); err != nil {
+		diags.AddAttributeError(at, "Invalid Provider Setting", fmt.Sprintf("%s: %s. Allowed: %s.", at, err, allowedTimeout))
+		return 0
+	}
+	d, _ := time.ParseDuration(v.ValueString())
+	return d
+}
+
+// requiredSetting is setting, with an error on the attribute when neither
+// the attribute nor its environment variable gives a value.
+func requiredSetting(diags *diag.Diagnostics, v types.String, attr, env string) string {
+	s, known := setting(diags, v, attr, env)
+	if known && s == "" {
+		diags.AddAttributeError(path.Root(attr), "Missing Provider Setting",
+			fmt.Sprintf("The provider needs %s: set it in the provider configuration or in the %s environment variable.", attr, env))
+	}
+	return s
+}
+
 // setting is a provider attribute's value, or else its environment
-// variable's. An unknown value is an error on the attribute.
-func setting(diags *diag.Diagnostics, v types.String, attr, env string) string {
+// variable's. An unknown value is an error on the attribute: known is false.
+func setting(diags *diag.Diagnostics, v types.String, attr, env string) (value string, known bool) {
 	if v.IsUnknown() {
 		diags.AddAttributeError(path.Root(attr), "Unknown Provider Setting",
 			fmt.Sprintf("%s must be known when Terraform plans: do not set it from a value computed during apply, or leave it out and use %s.", attr, env))
-		return ""
-	}
-	if !v.IsNull() {
-		return v.ValueString()
-	}
-	return os.Getenv(env)
-}
-
-// maskedContext masks the provider's secrets in whatever is logged with the
-// returned context. The client's log calls go through it, so every request
-// logged is masked.
-func (d *providerData) maskedContext(ctx context.Context) context.Context {
-	ctx = tflog.MaskFieldValuesWithFieldKeys(ctx, "api_key", "token", "Authorization")
-	for _, s := range d.secrets {
-		if s != "" {
-			ctx = tflog.MaskAllFieldValuesStrings(ctx, s)
-			ctx = tflog.MaskMessageStrings(ctx, s)
-		}
-	}
-	return ctx
-}
-
-// workspace is the workspace a resource or data source uses: its own
-// workspace_id, else the provider's. Neither is an error on workspace_id.
-func (d *providerData) workspace(v types.String, diags *diag.Diagnostics) string {
-	if !v.IsNull() && !v.IsUnknown() && v.ValueString() != "" {
-		return v.ValueString()
-	}
-	if d.workspaceID == "" {
-		diags.AddAttributeError(path.Root("workspace_id"), "Missing Workspace",
-			"No workspace to use: set workspace_id here, or workspace_id in the provider configuration, or the "+EnvWorkspaceID+" environment variable.")
-	}
-	return d.workspaceID
-}
-
-// readConfig reads a data source's configuration into m, which has a
-// workspace_id, and returns the workspace to read from; false after an
-// error.
-func (d *providerData) readConfig(ctx context.Context, req datasource.ReadRequest, m any, diags *diag.Diagnostics) (string, bool) {
-	var v types.String
-	diags.Append(req.Config.Get(ctx, m)...)
-	diags.Append(req.Config.GetAttribute(ctx, path.Root("workspace_id"), &v)...)
-	if diags.HasError() {
 		return "", false
 	}
-	ws := d.workspace(v, diags)
-	return ws, !diags.HasError()
+	if !v.IsNull() {
+		return v.ValueString(), true
+	}
+	return os.Getenv(env), true
 }
 
-// planWorkspace plans a resource's workspace_id: the configured one, else
-// the provider's, known at plan time. A different workspace than the state's
-// replaces the resource, and so does one known only at apply, as
-// RequiresReplace plans it: Terraform refuses an apply whose update turned
-// into a replacement. The same workspace in another letter case (a UUID's
-// case means nothing to the service) keeps the state's value, so that no
-// plan shows a difference of case alone. Unconfigured provider data (d nil)
-// leaves it unknown.
-func (d *providerData) planWorkspace(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || d == nil {
-		return
-	}
-	var planned types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("workspace_id"), &planned)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if planned.IsNull() {
-		planned = types.StringValue(d.workspace(planned, &resp.Diagnostics))
-		if resp.Diagnostics.HasError() {
-			return
-		}
-	}
-	if !req.State.Raw.IsNull() {
-		var prior types.String
-		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("workspace_id"), &prior)...)
-		switch {
-		case !planned.IsUnknown() && sameID(prior.ValueString(), planned.ValueString()):
-			planned = prior
-		default:
-			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("workspace_id"))
-		}
-	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("workspace_id"), planned)...)
-}
-
-// sameID tells whether two UUIDs are the same, in any letter case.
-func sameID(a, b string) bool { return strings.EqualFold(a, b) }
-
-// configuredData turns the ProviderData a resource or data source receives
-// into the provider's data; nil when the provider is not configured yet.
-func configuredData(raw any, diags *diag.Diagnostics) *providerData {
-	if raw == nil {
-		return nil
-	}
-	d, ok := raw.(*providerData)
-	if !ok {
-		diags.AddError("Unexpected Provider Data",
-			fmt.Sprintf("Expected *providerData, got %T. This is a bug in the provider: please report it.", raw))
-		return nil
-	}
-	return d
+// addUnknownSetting is the error of a setting without an environment
+// variable that is not known when Terraform plans.
+func addUnknownSetting(diags *diag.Diagnostics, at path.Path) {
+	diags.AddAttributeError(at, "Unknown Provider Setting",
+		fmt.Sprintf("%s must be known when Terraform plans: do not set it from a value computed during apply.", at))
 }
 
 func (p *dataIntegrationProvider) Resources(_ context.Context) []func() resource.Resource {

@@ -1,0 +1,66 @@
+package provider
+
+import (
+	"context"
+	"math/big"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// An unknown or bad max_retries or request_timeout is an error on that
+// attribute, so that Terraform points at the line that sets it. (Terraform
+// checks a bad value with the schema's validators before Configure; Configure
+// checks it again, as it does the values of the environment.)
+func TestConfigurePutsASettingsErrorOnItsAttribute(t *testing.T) {
+	t.Setenv(EnvWorkspaceID, "")
+	for _, c := range []struct {
+		name, attr, summary string
+		value               any
+	}{
+		{"unknown max_retries", "max_retries", "Unknown Provider Setting", tftypes.UnknownValue},
+		{"unknown request_timeout", "request_timeout", "Unknown Provider Setting", tftypes.UnknownValue},
+		{"too many retries", "max_retries", "Invalid Provider Setting", big.NewFloat(11)},
+		{"retries not whole", "max_retries", "Invalid Provider Setting", big.NewFloat(1.5)},
+		{"timeout not a duration", "request_timeout", "Invalid Provider Setting", "soon"},
+		{"timeout not positive", "request_timeout", "Invalid Provider Setting", "0s"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			diags := configure(t, map[string]any{
+				"base_url": "http://127.0.0.1:1", "api_key": "secret-key-1", c.attr: c.value,
+			})
+			if len(diags) != 1 {
+				t.Fatalf("want one error, got %v", diags)
+			}
+			d, ok := diags[0].(diag.DiagnosticWithPath)
+			if !ok || !d.Path().Equal(path.Root(c.attr)) || d.Summary() != c.summary {
+				t.Errorf("want %q on %s, got %q (%T): %s", c.summary, c.attr, diags[0].Summary(), diags[0], diags[0].Detail())
+			}
+		})
+	}
+}
+
+// configure runs the provider's Configure on a configuration of the given
+// settings, every other one null, and returns its diagnostics.
+func configure(t *testing.T, settings map[string]any) diag.Diagnostics {
+	t.Helper()
+	ctx := context.Background()
+	p := New("test")()
+	var sr provider.SchemaResponse
+	p.Schema(ctx, provider.SchemaRequest{}, &sr)
+	typ, ok := sr.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	if !ok {
+		t.Fatalf("the provider's schema is not an object")
+	}
+	vals := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		vals[name] = tftypes.NewValue(at, settings[name])
+	}
+	var resp provider.ConfigureResponse
+	p.Configure(ctx, provider.ConfigureRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: tftypes.NewValue(typ, vals)}}, &resp)
+	return resp.Diagnostics
+}

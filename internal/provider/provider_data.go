@@ -1,0 +1,51 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+)
+
+// providerData is what resources and data sources receive from Configure.
+type providerData struct {
+	client *client.Client
+	// workspaceID is the default workspace; empty when none was given.
+	workspaceID string
+	// secrets are masked in every log line the provider writes.
+	secrets []string
+	// jobs shares the walks over job lists between the lookups by ID.
+	jobs jobIndex
+}
+
+// configuredData turns the ProviderData a resource or data source receives
+// into the provider's data; nil when the provider is not configured yet.
+func configuredData(raw any, diags *diag.Diagnostics) *providerData {
+	if raw == nil {
+		return nil
+	}
+	d, ok := raw.(*providerData)
+	if !ok {
+		diags.AddError("Unexpected Provider Data",
+			fmt.Sprintf("Expected *providerData, got %T. This is a bug in the provider: please report it.", raw))
+		return nil
+	}
+	return d
+}
+
+// maskedContext masks the provider's secrets in whatever is logged with the
+// returned context. The client's log calls go through it, so every request
+// logged is masked.
+func (d *providerData) maskedContext(ctx context.Context) context.Context {
+	ctx = tflog.MaskFieldValuesWithFieldKeys(ctx, "api_key", "token", "Authorization")
+	for _, s := range d.secrets {
+		if s != "" {
+			ctx = tflog.MaskAllFieldValuesStrings(ctx, s)
+			ctx = tflog.MaskMessageStrings(ctx, s)
+		}
+	}
+	return ctx
+}
