@@ -122,8 +122,9 @@ func existedBefore(ws string, before []client.Connector) string {
 	if len(before) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" The workspace held %d such connector(s) before the request; they were not taken for this one. "+
-		"To manage one of them instead of creating a new one, import it:\n%s", len(before), importList(ws, before))
+	return fmt.Sprintf(" The workspace held %d such connector(s) made before the request, which were not taken for this one "+
+		"(one of them could be it only if this machine's clock were more than %s ahead of the service's). "+
+		"To manage one of them instead of creating a new one, import it:\n%s", len(before), adoptClockMargin, importList(ws, before))
 }
 
 // importList is one line per connector: its ID, when it was created, and

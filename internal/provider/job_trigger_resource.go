@@ -156,7 +156,8 @@ func triggerTimeouts(ctx context.Context) schema.Block {
 	b := timeouts.Block(ctx, timeouts.Opts{
 		Create: true,
 		CreateDescription: "How long triggering the job may take, retries included, as a positive duration such as `\"30s\"` or `\"2m\"`. " +
-			"Defaults to `\"" + shortDuration(defaultTriggerTimeout) + "\"`. When it ends before an answer came, the job may have started.",
+			"Defaults to `\"" + shortDuration(defaultTriggerTimeout) + "\"`. When it ends while the trigger is in flight, the trigger is recorded as one whose answer was lost (at most once); " +
+			"when it ends between attempts, the job did not start and the apply fails.",
 		Delete: true,
 		DeleteDescription: "How long cancelling the execution on destroy may take, retries included, as a positive duration such as `\"30s\"`. " +
 			"Defaults to `\"" + shortDuration(defaultCancelTimeout) + "\"`. Only used with `cancel_on_destroy = true`.",

@@ -158,7 +158,7 @@ func TestConnectorCreateLostNeverAdoptsAnOlderOne(t *testing.T) {
 
 	loseAnswers(t, srv, sandbox.FaultsBefore, "POST")
 	resp := createConnector(t, data)
-	onlyError(t, resp.Diagnostics, "Connector Not Created", "applying again is safe", "held 1 such connector(s) before the request", old)
+	onlyError(t, resp.Diagnostics, "Connector Not Created", "applying again is safe", "held 1 such connector(s) made before the request", old)
 	if stateID(t, resp) != "" {
 		t.Errorf("the older connector was adopted")
 	}
