@@ -71,10 +71,11 @@ func expectAtMostOnce(t *testing.T, e *engine, dir string, env *testEnv, jobs []
 // The first apply converges: each connector whose answer was lost is found
 // and recorded, each trigger whose answer was lost is recorded, so the
 // service holds 20 connectors, each job ran once, and the next plan is
-// empty. Nothing was sent twice.
+// empty. Nothing was sent twice. The executions last an hour: a trigger
+// sent again would fail with Job Already Running, as long as they run.
 func TestAccLostAnswers(t *testing.T) {
 	e := newEngine(t)
-	env := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 100 * time.Millisecond})
+	env := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Hour})
 	env.requireSandbox(t, "lose the service's answers")
 	jobs, jobsVar := activeJobIDs(t, env, 10)
 	dir := configDir(t, fleetHCL(20, "", false))
