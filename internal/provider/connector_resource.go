@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/numbervalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
@@ -266,45 +267,22 @@ func (r *connectorResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	ws := plan.WorkspaceID.ValueString()
-	c, err := r.data.client.CreateConnector(ctx, ws, client.ConnectorSpec{
+	spec := client.ConnectorSpec{
 		Name:       plan.Name.ValueString(),
 		URL:        plan.URL.ValueString(),
 		Token:      token,
 		AgentEmail: plan.AgentEmail.ValueString(),
 		Streams:    listStrings(plan.Streams),
-	})
+	}
+	start := time.Now()
+	c, err := r.data.client.CreateConnector(ctx, ws, spec)
 	if err != nil {
-		addRequestError(&resp.Diagnostics, "Unable to Create Connector", ws, err)
-		r.warnIfCreated(ctx, &resp.Diagnostics, ws, plan.Name.ValueString(), err)
-		return
+		if c = r.createOrAdopt(ctx, &resp.Diagnostics, ws, spec, start, err); c == nil {
+			return
+		}
 	}
 	plan.fill(c)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-// warnIfCreated looks, after a create that failed but that the service may
-// have carried out (its answer was lost, or was a 500, 502 or 504), for
-// connectors of that name, so that the user imports the one made instead
-// of applying again, which would make a second.
-func (r *connectorResource) warnIfCreated(ctx context.Context, diags *diag.Diagnostics, ws, name string, err error) {
-	var e *client.Error
-	if !errors.As(err, &e) || !e.MayHaveTakenEffect() {
-		return
-	}
-	// One read, even when Terraform was interrupted: it is what tells the
-	// user whether a connector is left behind.
-	found, lerr := connectorsByName(context.WithoutCancel(ctx), r.data.client, ws, name)
-	switch {
-	case lerr != nil:
-		diags.AddWarning("The Connector May Have Been Created", fmt.Sprintf(
-			"The service may have created connector %q before the answer was lost, and looking for it failed too (%v). "+
-				"Before applying again, look in workspace %s for a connector of that name: if there is one, import it.", name, lerr, ws))
-	case len(found) > 0:
-		diags.AddWarning("The Connector May Have Been Created", fmt.Sprintf(
-			"The service may have created connector %q before the answer was lost: workspace %s now holds %d connector(s) of that name (IDs %s). "+
-				"If one of them was made by this apply, import it instead of applying again, which would create another: "+
-				"terraform import <address> %s/<id>.", name, ws, len(found), connectorIDs(found), ws))
-	}
 }
 
 func (r *connectorResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

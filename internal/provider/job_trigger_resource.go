@@ -164,7 +164,8 @@ func triggerTimeouts(ctx context.Context) schema.Block {
 	b := timeouts.Block(ctx, timeouts.Opts{
 		Create: true,
 		CreateDescription: "How long triggering the job may take, retries included, as a positive duration such as `\"30s\"` or `\"2m\"`. " +
-			"Defaults to `\"" + shortDuration(defaultTriggerTimeout) + "\"`. When it ends before an answer came, the job may have started.",
+			"Defaults to `\"" + shortDuration(defaultTriggerTimeout) + "\"`. When it ends while the trigger is in flight, the trigger is recorded as one whose answer was lost (at most once); " +
+			"when it ends between attempts, the job did not start and the apply fails.",
 		Delete: true,
 		DeleteDescription: "How long cancelling the execution on destroy may take, retries included, as a positive duration such as `\"30s\"`. " +
 			"Defaults to `\"" + shortDuration(defaultCancelTimeout) + "\"`. Only used with `cancel_on_destroy = true`.",
@@ -295,7 +296,7 @@ func (r *jobTriggerResource) Create(ctx context.Context, req resource.CreateRequ
 		}
 	}
 	job := plan.JobID.ValueString()
-	if err := r.data.client.TriggerJob(ctx, ws, job, plan.ForceFullRefresh.ValueBool()); err != nil {
+	if err := r.data.client.TriggerJob(ctx, ws, job, plan.ForceFullRefresh.ValueBool()); err != nil && !triggerAnswerLost(&resp.Diagnostics, job, err) {
 		r.addTriggerError(ctx, &resp.Diagnostics, at, ws, job, timeout, err)
 		return
 	}
@@ -383,14 +384,11 @@ func (r *jobTriggerResource) addTriggerError(ctx context.Context, diags *diag.Di
 				"The service refused to run job %s (HTTP 409: %s). A job that is inactive or already running cannot be triggered.", job, serviceMessage(err)))
 		}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		// A trigger in flight when the timeout ended is triggerAnswerLost's.
 		diags.AddError("Timeout Triggering Job", fmt.Sprintf(
 			"The trigger of job %s did not complete within the create timeout (%s): %v. "+
-				"The job may have started: check its executions before applying again, or raise timeouts.create.", job, timeout, err))
-	case client.MayHaveTakenEffect(err):
-		addRequestError(diags, "Unable to Trigger Job", ws, err)
-		diags.AddWarning("The Job May Have Started", fmt.Sprintf(
-			"The trigger of job %s reached the service, but its answer was lost or is one given after the work may have been done, "+
-				"so whether the service started the job is unknown. Check its executions before applying again.", job))
+				"The job did not start: the service refused each attempt without doing anything, or none reached it. "+
+				"Apply again, or raise timeouts.create.", job, timeout, err))
 	default:
 		addRequestError(diags, "Unable to Trigger Job", ws, err)
 	}

@@ -265,7 +265,7 @@ func TestAccJobTrigger_createTimeout(t *testing.T) {
 					}
 				},
 				Config:      cfg,
-				ExpectError: phrases("Timeout Triggering Job", "did not complete within the create timeout (2s)", "check its executions before applying again"),
+				ExpectError: phrases("Timeout Triggering Job", "did not complete within the create timeout (2s)", "The job did not start"),
 			},
 			{
 				Config:             cfg,

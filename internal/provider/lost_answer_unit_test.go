@@ -2,11 +2,13 @@ package provider
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -16,28 +18,13 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// lostAnswers is a sandbox that carries out every POST, then answers 502 as
-// a gateway would whose upstream answer was lost.
-func lostAnswers(t *testing.T, cfg sandbox.Config) (*sandbox.Server, *providerData) {
+// loseAnswers makes the sandbox answer 502 to every request of methods,
+// after carrying it out ("after") or without doing anything ("before").
+func loseAnswers(t *testing.T, srv *sandbox.Server, when string, methods ...string) {
 	t.Helper()
-	srv, err := sandbox.New(cfg)
-	if err != nil {
+	if err := srv.SetFaults(sandbox.Faults{Rate: 1, Statuses: []int{502}, When: when, Methods: methods}); err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			srv.ServeHTTP(w, r)
-			return
-		}
-		srv.ServeHTTP(httptest.NewRecorder(), r)
-		http.Error(w, "upstream answer lost", http.StatusBadGateway)
-	}))
-	t.Cleanup(ts.Close)
-	c, err := client.New(client.Config{BaseURL: ts.URL, APIKey: sandbox.DefaultAPIKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv, &providerData{client: c, workspaceID: srv.Workspaces()[0]}
 }
 
 // create calls r's Create with a plan and configuration holding model.
@@ -52,31 +39,148 @@ func create(t *testing.T, r resource.Resource, model any) *resource.CreateRespon
 	return resp
 }
 
-// TestConnectorCreateWhoseAnswerIsLost: the service made the connector but
-// its answer was lost. The create fails, nothing is saved, and a warning
-// names the connector found, so that the user imports it instead of
-// applying again and making a second.
-func TestConnectorCreateWhoseAnswerIsLost(t *testing.T) {
-	srv, data := lostAnswers(t, sandbox.Config{})
-	r := configured(t, NewConnectorResource(), data)
+// createConnector plans connectorState's connector, "desk", and creates it.
+func createConnector(t *testing.T, data *providerData) *resource.CreateResponse {
+	t.Helper()
 	model := connectorState(data.workspaceID, "")
 	model.ID, model.ConnectorName, model.CreatedAt, model.UpdatedAt = types.StringUnknown(), types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
-	resp := create(t, r, model)
+	return create(t, configured(t, NewConnectorResource(), data), model)
+}
+
+// deskSpec is what createConnector sends, with another URL if given.
+func deskSpec(url string) client.ConnectorSpec {
+	return client.ConnectorSpec{Name: "desk", URL: url, Token: "platform-token-1", AgentEmail: "agent@acme.com", Streams: []string{"chats"}}
+}
+
+// made creates a connector straight through the client, as someone else
+// would.
+func made(t *testing.T, data *providerData, spec client.ConnectorSpec) string {
+	t.Helper()
+	c, err := data.client.CreateConnector(t.Context(), data.workspaceID, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.ID
+}
+
+// onlyError checks that diags hold one error with the summary and the
+// phrases, and no warning.
+func onlyError(t *testing.T, diags diag.Diagnostics, summary string, phrases ...string) {
+	t.Helper()
+	if len(diags) != 1 || diags[0].Severity() != diag.SeverityError || diags[0].Summary() != summary {
+		t.Fatalf("diagnostics %v, want one error %q", diags, summary)
+	}
+	for _, p := range phrases {
+		if !strings.Contains(diags[0].Detail(), p) {
+			t.Errorf("error %q lacks %q", diags[0].Detail(), p)
+		}
+	}
+}
+
+// stateID is the id a Create recorded, "" when it recorded nothing.
+func stateID(t *testing.T, resp *resource.CreateResponse) string {
+	t.Helper()
+	if resp.State.Raw.IsNull() {
+		return ""
+	}
+	var id types.String
+	failOn(t, resp.State.GetAttribute(context.Background(), path.Root("id"), &id))
+	return id.ValueString()
+}
+
+// TestConnectorCreateWhoseAnswerIsLost: the service made the connector but
+// its answer was lost. The provider finds it and records it as created,
+// with a warning naming it: the next apply will not make a second.
+func TestConnectorCreateWhoseAnswerIsLost(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
+	loseAnswers(t, srv, sandbox.FaultsAfter, "POST")
+	resp := createConnector(t, data)
 
 	ids := srv.ConnectorIDs(data.workspaceID)
 	if len(ids) != 1 {
 		t.Fatalf("the sandbox holds %d connectors, want the one made", len(ids))
 	}
-	if !resp.Diagnostics.HasError() || !resp.State.Raw.IsNull() {
-		t.Fatalf("a create whose answer was lost: %v, state %v", resp.Diagnostics, resp.State.Raw)
+	onlyWarning(t, resp.Diagnostics, "Connector Created, Its Answer Lost", "HTTP 502", ids[0], "recorded in the state")
+	if got := stateID(t, resp); got != ids[0] {
+		t.Errorf("the state records connector %q, want %s", got, ids[0])
 	}
-	var warned bool
-	for _, d := range resp.Diagnostics.Warnings() {
-		warned = warned || d.Summary() == "The Connector May Have Been Created" &&
-			strings.Contains(d.Detail(), ids[0]) && strings.Contains(d.Detail(), "terraform import")
+}
+
+// TestConnectorCreateLostAndNotMade: a 502 that the service answered before
+// doing anything: the provider finds nothing made and says that applying
+// again is safe. A connector of that name but another configuration, made
+// meanwhile, is not taken for it.
+func TestConnectorCreateLostAndNotMade(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
+	other := made(t, data, deskSpec("https://other.example.com"))
+	loseAnswers(t, srv, sandbox.FaultsBefore, "POST")
+	resp := createConnector(t, data)
+	onlyError(t, resp.Diagnostics, "Connector Not Created", "HTTP 502", "the service did not create it, and applying again is safe")
+	if strings.Contains(resp.Diagnostics[0].Detail(), other) || stateID(t, resp) != "" {
+		t.Errorf("the connector of another configuration was taken for the one sent: %v", resp.Diagnostics)
 	}
-	if !warned {
-		t.Errorf("no warning naming connector %s: %v", ids[0], resp.Diagnostics)
+}
+
+// TestConnectorCreateLostWithSeveralMade: two connectors of the name and
+// configuration sent were made while the create was in flight: which one
+// is this apply's is unknown, so none is recorded, and the error names
+// each with its import command.
+func TestConnectorCreateLostWithSeveralMade(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
+	twin := made(t, data, deskSpec("https://acme.example.com"))
+	loseAnswers(t, srv, sandbox.FaultsAfter, "POST")
+	resp := createConnector(t, data)
+
+	ids := srv.ConnectorIDs(data.workspaceID)
+	if len(ids) != 2 {
+		t.Fatalf("the sandbox holds %v, want the twin and the one made", ids)
+	}
+	phrases := []string{"holds 2 connectors named \"desk\"", "none was recorded in the state"}
+	for _, id := range ids {
+		phrases = append(phrases, "terraform import <address> "+data.workspaceID+"/"+id)
+	}
+	onlyError(t, resp.Diagnostics, "Connector May Have Been Created", phrases...)
+	if stateID(t, resp) != "" || !strings.Contains(resp.Diagnostics[0].Detail(), twin) {
+		t.Errorf("state %v, diagnostics %v", resp.State.Raw, resp.Diagnostics)
+	}
+}
+
+// TestConnectorCreateLostNeverAdoptsAnOlderOne: a connector of the same
+// name and configuration made an hour before the request is never taken
+// for the one the request made, whether it made one or not.
+func TestConnectorCreateLostNeverAdoptsAnOlderOne(t *testing.T) {
+	var offset atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	srv, data := unitSandbox(t, sandbox.Config{Now: clock}, sandbox.DefaultAPIKey)
+	offset.Store(int64(-time.Hour))
+	old := made(t, data, deskSpec("https://acme.example.com"))
+	offset.Store(0)
+
+	loseAnswers(t, srv, sandbox.FaultsBefore, "POST")
+	resp := createConnector(t, data)
+	onlyError(t, resp.Diagnostics, "Connector Not Created", "applying again is safe", "held 1 such connector(s) made before the request", old)
+	if stateID(t, resp) != "" {
+		t.Errorf("the older connector was adopted")
+	}
+
+	loseAnswers(t, srv, sandbox.FaultsAfter, "POST")
+	resp = createConnector(t, data)
+	if got := stateID(t, resp); got == "" || got == old {
+		t.Errorf("the state records %q, want the new connector, not %s: %v", got, old, resp.Diagnostics)
+	}
+}
+
+// TestConnectorCreateLostAndLookupFails: the create's answer is lost and
+// so is the lookup's: nothing is recorded, and the error says to look
+// before applying again.
+func TestConnectorCreateLostAndLookupFails(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
+	loseAnswers(t, srv, sandbox.FaultsAfter, "POST", "GET")
+	resp := createConnector(t, data)
+	onlyError(t, resp.Diagnostics, "Connector May Have Been Created", "looking for it failed too", "list connectors: HTTP 502",
+		"terraform import <address> "+data.workspaceID+"/<id>")
+	if stateID(t, resp) != "" || len(srv.ConnectorIDs(data.workspaceID)) != 1 {
+		t.Errorf("state %v, connectors %v", resp.State.Raw, srv.ConnectorIDs(data.workspaceID))
 	}
 }
 
@@ -87,26 +191,44 @@ func TestConnectorCreateRefusedWarnsOfNothing(t *testing.T) {
 	if err := srv.SetFaults(sandbox.Faults{Rate: 1, Statuses: []int{429}}); err != nil {
 		t.Fatal(err)
 	}
-	model := connectorState(data.workspaceID, "")
-	model.ID, model.ConnectorName, model.CreatedAt, model.UpdatedAt = types.StringUnknown(), types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
-	resp := create(t, configured(t, NewConnectorResource(), data), model)
+	resp := createConnector(t, data)
 	if !resp.Diagnostics.HasError() || len(resp.Diagnostics.Warnings()) != 0 || srv.Stats().Requests != 1 {
 		t.Errorf("%d requests, diagnostics %v", srv.Stats().Requests, resp.Diagnostics)
 	}
 }
 
-// TestJobTriggerWhoseAnswerIsLost: the job started but the answer was a
-// 502: the trigger fails, and a warning says the job may have started.
+// TestJobTriggerWhoseAnswerIsLost: whether the job started or not, a
+// trigger whose answer was lost is recorded, with a warning, so that it is
+// never sent again: the job runs at most once.
 func TestJobTriggerWhoseAnswerIsLost(t *testing.T) {
-	srv, data := lostAnswers(t, sandbox.Config{Jobs: 1})
-	job := srv.Jobs(data.workspaceID)[0].ID
-	r := configured(t, NewJobTriggerResource(), data)
-	resp := create(t, r, triggerState(data.workspaceID, job, false))
-	if n := len(srv.Executions(data.workspaceID, job)); n != 1 {
-		t.Fatalf("%d executions, want the one started", n)
+	for when, runs := range map[string]int{sandbox.FaultsAfter: 1, sandbox.FaultsBefore: 0} {
+		t.Run(when, func(t *testing.T) {
+			srv, data := unitSandbox(t, sandbox.Config{Jobs: 1}, sandbox.DefaultAPIKey)
+			job := srv.Jobs(data.workspaceID)[0].ID
+			loseAnswers(t, srv, when, "POST")
+			resp := create(t, configured(t, NewJobTriggerResource(), data), triggerState(data.workspaceID, job, false))
+			if n := len(srv.Executions(data.workspaceID, job)); n != runs {
+				t.Fatalf("%d executions, want %d", n, runs)
+			}
+			onlyWarning(t, resp.Diagnostics, "Job Triggered, Its Answer Lost", "HTTP 502", job, "recorded in the state", "changing the trigger's triggers")
+			if resp.State.Raw.IsNull() {
+				t.Error("the trigger was not recorded: the next apply would send it again")
+			}
+		})
 	}
-	warnings := resp.Diagnostics.Warnings()
-	if !resp.Diagnostics.HasError() || len(warnings) != 1 || warnings[0].Summary() != "The Job May Have Started" {
-		t.Errorf("diagnostics: %v", resp.Diagnostics)
+}
+
+// TestJobTriggerRefusedIsNotRecorded: a 503 means the service did nothing:
+// an error, nothing recorded, so that the next apply triggers the job.
+func TestJobTriggerRefusedIsNotRecorded(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1}, sandbox.DefaultAPIKey)
+	job := srv.Jobs(data.workspaceID)[0].ID
+	if err := srv.SetFaults(sandbox.Faults{Rate: 1, Statuses: []int{503}}); err != nil {
+		t.Fatal(err)
+	}
+	resp := create(t, configured(t, NewJobTriggerResource(), data), triggerState(data.workspaceID, job, false))
+	onlyError(t, resp.Diagnostics, "Unable to Trigger Job", "HTTP 503")
+	if !resp.State.Raw.IsNull() || len(srv.Executions(data.workspaceID, job)) != 0 {
+		t.Errorf("state %v", resp.State.Raw)
 	}
 }

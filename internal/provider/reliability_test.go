@@ -70,8 +70,9 @@ func activeJobIDs(t *testing.T, e *testEnv, n int) ([]string, string) {
 }
 
 // expectStateMatchesService checks that the state holds exactly the
-// connectors the sandbox holds, and a trigger for exactly the jobs that ran,
-// each once.
+// connectors the sandbox holds, and a trigger for every job that ran, each
+// once. A trigger whose answer was lost is recorded whether its job ran or
+// not (at most once): a job with a trigger may have no execution.
 func expectStateMatchesService(t *testing.T, eng *engine, dir string, e *testEnv, jobs []string) (connectors, triggered int) {
 	t.Helper()
 	inState := slices.Sorted(maps.Keys(eng.stateIDs(t, dir, "dataintegration_customer_service_connector")))
@@ -83,12 +84,8 @@ func expectStateMatchesService(t *testing.T, eng *engine, dir string, e *testEnv
 		triggeredInState[job] = true
 	}
 	for _, job := range jobs {
-		want := 0
-		if triggeredInState[job] {
-			want = 1
-		}
-		if got := len(e.sandbox.Executions(e.workspaceID, job)); got != want {
-			t.Errorf("job %s: %d executions, and the state holds %d trigger of it", job, got, want)
+		if got := len(e.sandbox.Executions(e.workspaceID, job)); got > 1 || (got == 1 && !triggeredInState[job]) {
+			t.Errorf("job %s: %d executions, and the state holds a trigger of it: %v", job, got, triggeredInState[job])
 		}
 	}
 	return len(inState), len(triggeredInState)

@@ -54,14 +54,25 @@ type Config struct {
 	Log *log.Logger
 }
 
-// Faults configures fault injection: a share Rate of the API's requests is
-// answered with one of Statuses before it is processed.
+// Faults configures fault injection: a share Rate of the API's requests
+// (of Methods, when set) is answered with one of Statuses. When says when:
+// before the request is processed (FaultsBefore, the default), so that it
+// changes nothing, or after (FaultsAfter), so that it is carried out and
+// its answer lost, as behind a gateway that lost the service's answer.
 type Faults struct {
-	Rate      float64 `json:"rate"`
-	Statuses  []int   `json:"statuses"`
-	LatencyMS int     `json:"latency_ms"`
-	Seed      uint64  `json:"seed"`
+	Rate      float64  `json:"rate"`
+	Statuses  []int    `json:"statuses"`
+	LatencyMS int      `json:"latency_ms"`
+	Seed      uint64   `json:"seed"`
+	When      string   `json:"when,omitempty"`
+	Methods   []string `json:"methods,omitempty"`
 }
+
+// The values of Faults.When; empty means FaultsBefore.
+const (
+	FaultsBefore = "before"
+	FaultsAfter  = "after"
+)
 
 // Stats counts the requests served since start.
 type Stats struct {
@@ -178,8 +189,17 @@ func (s *Server) handle(pattern string, fn handlerFunc) {
 	isAPI := strings.Contains(pattern, " /developers/")
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		s.count(route)
-		if isAPI && s.injectFault(w, r) {
-			return
+		fault := 0
+		if isAPI {
+			var answered bool
+			if fault, answered = s.injectFault(w, r); answered {
+				return
+			}
+		}
+		if fault != 0 {
+			// An "after" fault: carry the request out, answer the fault.
+			defer writeFault(w, fault)
+			w = &discardWriter{header: http.Header{}}
 		}
 		key := r.Header.Get("Authorization")
 		bound, ok := s.keys[key]
@@ -255,6 +275,24 @@ func (s *Server) Stats() Stats {
 
 // SetFaults replaces the fault injection settings.
 func (s *Server) SetFaults(f Faults) error {
+	if err := checkFaults(f); err != nil {
+		return err
+	}
+	f.Methods = slices.Clone(f.Methods)
+	for i, m := range f.Methods {
+		f.Methods[i] = strings.ToUpper(m)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = f
+	s.rng = rand.New(rand.NewPCG(f.Seed, f.Seed^0x9e3779b97f4a7c15))
+	return nil
+}
+
+// faultMethods are the methods the API serves, which Faults.Methods may name.
+var faultMethods = []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete}
+
+func checkFaults(f Faults) error {
 	if f.Rate < 0 || f.Rate > 1 {
 		return fmt.Errorf("rate must be between 0 and 1, got %v", f.Rate)
 	}
@@ -264,25 +302,37 @@ func (s *Server) SetFaults(f Faults) error {
 	if f.Rate > 0 && len(f.Statuses) == 0 {
 		return errors.New("statuses must name at least one status when rate is above 0")
 	}
+	if f.When != "" && f.When != FaultsBefore && f.When != FaultsAfter {
+		return fmt.Errorf(`when must be "before" or "after", got %q`, f.When)
+	}
 	for _, st := range f.Statuses {
 		if st < 400 || st > 599 {
 			return fmt.Errorf("status %d is not an error status", st)
 		}
+		// A 429 or a 503 tells the client that nothing was done, which an
+		// "after" fault would make a lie.
+		if f.When == FaultsAfter && st != http.StatusInternalServerError && st != http.StatusBadGateway && st != http.StatusGatewayTimeout {
+			return fmt.Errorf(`status %d cannot follow a request carried out: with "when": "after", only 500, 502 and 504`, st)
+		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = f
-	s.rng = rand.New(rand.NewPCG(f.Seed, f.Seed^0x9e3779b97f4a7c15))
+	for _, m := range f.Methods {
+		if !slices.Contains(faultMethods, strings.ToUpper(m)) {
+			return fmt.Errorf("method %q is not one of %s", m, strings.Join(faultMethods, ", "))
+		}
+	}
 	return nil
 }
 
-// injectFault applies latency, then answers with a fault status when the
-// draw says so; it tells whether it answered.
-func (s *Server) injectFault(w http.ResponseWriter, r *http.Request) bool {
+// injectFault applies latency, then draws whether the request gets a fault.
+// It returns the fault status, and whether it has answered already: a
+// "before" fault is answered at once, an "after" one by the caller once the
+// request is carried out.
+func (s *Server) injectFault(w http.ResponseWriter, r *http.Request) (int, bool) {
 	s.mu.Lock()
 	f := s.faults
 	status := 0
-	if f.Rate > 0 && s.rng.Float64() < f.Rate {
+	applies := len(f.Methods) == 0 || slices.Contains(f.Methods, r.Method)
+	if applies && f.Rate > 0 && s.rng.Float64() < f.Rate {
 		status = f.Statuses[s.rng.IntN(len(f.Statuses))]
 		s.stats.Faults++
 	}
@@ -295,18 +345,30 @@ func (s *Server) injectFault(w http.ResponseWriter, r *http.Request) bool {
 			// The client gave up while it waited: do nothing, as a
 			// service that never got the whole request would.
 			t.Stop()
-			return true
+			return 0, true
 		}
 	}
-	if status == 0 {
-		return false
+	if status == 0 || f.When == FaultsAfter {
+		return status, false
 	}
+	writeFault(w, status)
+	return status, true
+}
+
+func writeFault(w http.ResponseWriter, status int) {
 	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
 	writeError(w, status, "injected fault: "+http.StatusText(status))
-	return true
 }
+
+// discardWriter takes the answer of a request whose answer an "after"
+// fault loses.
+type discardWriter struct{ header http.Header }
+
+func (d *discardWriter) Header() http.Header         { return d.header }
+func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discardWriter) WriteHeader(int)             {}
 
 // Workspaces returns the IDs of the workspaces the keys are bound to, in
 // the order of the bindings, each once.

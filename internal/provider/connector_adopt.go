@@ -1,0 +1,142 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
+)
+
+// adoptClockMargin widens the time a create was in flight, by this
+// machine's clock, when it is compared with the _created_at the service
+// stamps by its own. Clocks kept by NTP agree within a fraction of a
+// second; 2 s leaves room for a clock that drifted and for the service's
+// millisecond truncation. It stays well under the few seconds between an
+// apply and its retry (a CI job that reruns), so that a connector made by
+// an earlier attempt is not taken for this one's. A clock off by more than
+// that finds nothing to adopt, and is then told apart from a create that
+// did not happen (see lostCreate), never taken for one.
+const adoptClockMargin = 2 * time.Second
+
+// lostCreate sorts the connectors of the name and configuration a create
+// sent by when the service made them, against the time the request was in
+// flight (start to end, by this machine's clock, widened by
+// adoptClockMargin).
+type lostCreate struct {
+	during []client.Connector // made while the request was in flight
+	before []client.Connector // there before it was sent: never adopted
+	unsure []client.Connector // made after it, or with a time that cannot be read
+}
+
+func sortLostCreate(found []client.Connector, sent client.ConnectorSpec, start, end time.Time) lostCreate {
+	var l lostCreate
+	for _, c := range found {
+		if !sameConnector(c, sent) {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, c.CreatedAt)
+		switch {
+		case err != nil || at.After(end.Add(adoptClockMargin)):
+			l.unsure = append(l.unsure, c)
+		case at.Before(start.Add(-adoptClockMargin)):
+			l.before = append(l.before, c)
+		default:
+			l.during = append(l.during, c)
+		}
+	}
+	return l
+}
+
+// sameConnector tells whether the service's connector of the name sent
+// (connectorsByName) is the one a create sent: the same URL, agent e-mail
+// and streams (in any order; none sent means all of them). The token is
+// never returned.
+func sameConnector(c client.Connector, sent client.ConnectorSpec) bool {
+	streams := sent.Streams
+	if len(streams) == 0 {
+		streams = validate.CustomerServiceStreams
+	}
+	return c.Configuration.URL == sent.URL && c.Configuration.AgentEmail == sent.AgentEmail &&
+		len(c.Streams) == len(streams) && sameElements(c.Streams, streams)
+}
+
+// createOrAdopt is the connector a failed create made, or nil. A create
+// whose answer was lost (a 500, 502 or 504, or a connection that broke
+// once the request was sent) may have been carried out: the connector the
+// service made is then looked for, and recorded as the created one, so
+// that the next apply does not create a second. Every other failure, and
+// a create that did not happen, adds an error.
+func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagnostics, ws string, sent client.ConnectorSpec, start time.Time, err error) *client.Connector {
+	end := time.Now()
+	e, ok := errors.AsType[*client.Error](err)
+	if !ok || !e.MayHaveTakenEffect() {
+		addRequestError(diags, "Unable to Create Connector", ws, err)
+		return nil
+	}
+	lost := answer(e)
+	// Retried like any read, and carried out even when Terraform was
+	// interrupted: it is what keeps a connector made from being left out
+	// of the state. Each attempt is bounded by the request timeout.
+	found, lerr := connectorsByName(context.WithoutCancel(ctx), r.data.client, ws, sent.Name)
+	if lerr != nil {
+		diags.AddError("Connector May Have Been Created", fmt.Sprintf(
+			"%s. The service may have created connector %q all the same, and looking for it failed too (%v). Nothing was recorded in the state. "+
+				"Before applying again, which could create a second connector, look in workspace %s for a connector of that name created at %s: "+
+				"if there is one, import it: %s.",
+			lost, sent.Name, lerr, ws, start.UTC().Format(time.RFC3339), importCommand(ws, "<id>")))
+		return nil
+	}
+	l := sortLostCreate(found, sent, start, end)
+	switch {
+	case len(l.during) == 1:
+		c := l.during[0]
+		diags.AddWarning("Connector Created, Its Answer Lost", fmt.Sprintf(
+			"%s. The service had created the connector all the same: connector %s, named %q, created at %s while the request was in flight, "+
+				"with the URL, agent e-mail and streams sent. It is recorded in the state as this resource and the apply goes on: nothing was created twice.",
+			lost, c.ID, c.Name, c.CreatedAt))
+		return &c
+	case len(l.during)+len(l.unsure) > 0:
+		diags.AddError("Connector May Have Been Created", fmt.Sprintf(
+			"%s. Workspace %s holds %d connectors named %q with the configuration sent that the service made during the request or after it, "+
+				"so which one this apply made, if any, is unknown, and none was recorded in the state. "+
+				"Import the one to keep (and delete any other), instead of applying again, which would create another:\n%s",
+			lost, ws, len(l.during)+len(l.unsure), sent.Name, importList(ws, append(l.during, l.unsure...))))
+	default:
+		diags.AddError("Connector Not Created", fmt.Sprintf(
+			"%s. Workspace %s holds no connector named %q with the configuration sent that was made since the request was sent: "+
+				"the service did not create it, and applying again is safe.%s",
+			lost, ws, sent.Name, existedBefore(ws, l.before)))
+	}
+	return nil
+}
+
+// existedBefore names the connectors of the same name and configuration
+// that the workspace held before the create, which are never adopted.
+func existedBefore(ws string, before []client.Connector) string {
+	if len(before) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" The workspace held %d such connector(s) made before the request, which were not taken for this one "+
+		"(one of them could be it only if this machine's clock were more than %s ahead of the service's). "+
+		"To manage one of them instead of creating a new one, import it:\n%s", len(before), adoptClockMargin, importList(ws, before))
+}
+
+// importList is one line per connector: its ID, when it was created, and
+// the command that imports it.
+func importList(ws string, cs []client.Connector) string {
+	lines := make([]string, len(cs))
+	for i, c := range cs {
+		lines[i] = fmt.Sprintf("- %s (created at %s): %s", c.ID, c.CreatedAt, importCommand(ws, c.ID))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func importCommand(ws, id string) string {
+	return fmt.Sprintf("terraform import <address> %s/%s", ws, id)
+}

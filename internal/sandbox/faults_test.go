@@ -1,0 +1,75 @@
+package sandbox
+
+import (
+	"testing"
+)
+
+// TestFaultsAfter: an "after" fault carries the request out, then answers
+// the fault status instead of the real answer; a "before" fault of the same
+// status changes nothing.
+func TestFaultsAfter(t *testing.T) {
+	h := newHarness(t, Config{Jobs: 1})
+	job := SeedJobs(ws, 1)[0].ID
+	connectors := "/developers/workspaces/" + ws + "/connectors/"
+
+	h.expect("PUT", "/_sandbox/faults", map[string]any{"rate": 1, "statuses": []int{502}, "when": "before"}, 200, "")
+	h.expect("POST", connectors, connectorBody("before"), 502, "injected fault")
+	h.expect("POST", jobsPath(job+"/run/"), nil, 502, "injected fault")
+	if n, e := len(h.srv.ConnectorIDs(ws)), len(h.srv.Executions(ws, job)); n != 0 || e != 0 {
+		t.Fatalf(`a "before" fault made %d connectors and %d executions, want none`, n, e)
+	}
+
+	h.expect("PUT", "/_sandbox/faults", map[string]any{"rate": 1, "statuses": []int{502}, "when": "after"}, 200, "")
+	h.expect("POST", connectors, connectorBody("after"), 502, "injected fault")
+	h.expect("POST", jobsPath(job+"/run/"), nil, 502, "injected fault")
+	ids := h.srv.ConnectorIDs(ws)
+	if len(ids) != 1 || len(h.srv.Executions(ws, job)) != 1 {
+		t.Fatalf(`an "after" fault: connectors %v, %d executions, want one of each`, ids, len(h.srv.Executions(ws, job)))
+	}
+	if c, _ := h.srv.Connector(ws, ids[0]); c.Name != "after" {
+		t.Errorf("the connector made is %q", c.Name)
+	}
+	// The request was carried out in full: a second trigger meets the
+	// running execution.
+	h.expect("PUT", "/_sandbox/faults", map[string]any{"rate": 0}, 200, "")
+	h.expect("POST", jobsPath(job+"/run/"), nil, 409, "already running")
+	if f := h.srv.Stats().Faults; f != 4 {
+		t.Errorf("faults counted: %d, want 4", f)
+	}
+}
+
+// TestFaultsMethods: "methods" limits the faults to those methods; the
+// others are served as usual and draw nothing.
+func TestFaultsMethods(t *testing.T) {
+	h := newHarness(t, Config{Jobs: 1})
+	job := SeedJobs(ws, 1)[0].ID
+	h.expect("PUT", "/_sandbox/faults", map[string]any{"rate": 1, "statuses": []int{504}, "when": "after", "methods": []string{"post"}}, 200, "")
+	for range 5 {
+		h.expect("GET", jobsPath(""), nil, 200, "")
+	}
+	h.expect("POST", jobsPath(job+"/run/"), nil, 504, "injected fault")
+	h.expect("DELETE", jobsPath(job+"/cancel/"), nil, 204, "")
+	if f := h.srv.Stats().Faults; f != 1 {
+		t.Errorf("faults counted: %d, want only the POST's", f)
+	}
+}
+
+// TestFaultsRefused: settings that cannot be honoured are refused, naming
+// what is wrong.
+func TestFaultsRefused(t *testing.T) {
+	h := newHarness(t, Config{Jobs: 1})
+	for _, c := range []struct {
+		body map[string]any
+		want string
+	}{
+		{map[string]any{"rate": 1, "statuses": []int{502}, "when": "later"}, `when must be "before" or "after"`},
+		{map[string]any{"rate": 1, "statuses": []int{503}, "when": "after"}, "status 503 cannot follow a request carried out"},
+		{map[string]any{"rate": 1, "statuses": []int{429}, "when": "after"}, "status 429"},
+		{map[string]any{"rate": 1, "statuses": []int{502}, "methods": []string{"TRACE"}}, `method "TRACE"`},
+		{map[string]any{"rate": 1, "statuses": []int{502}, "methods": "POST"}, "faults object"},
+	} {
+		h.expect("PUT", "/_sandbox/faults", c.body, 400, c.want)
+	}
+	// 429 and 503 stay valid before the request.
+	h.expect("PUT", "/_sandbox/faults", map[string]any{"rate": 1, "statuses": []int{429, 503}, "when": "before", "methods": []string{"POST"}}, 200, "")
+}
