@@ -4,7 +4,6 @@ import (
 	"flag"
 	"log"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
@@ -29,21 +28,17 @@ const (
 	logName = "dataintegration"
 )
 
-// memoryLimit is the provider's soft memory limit, unless GOMEMLIMIT says
-// otherwise. The provider lives for one Terraform command, and reading
-// 10,000 jobs holds about 45 MiB at its peak: left alone, the garbage
-// collector lets the heap grow to twice that before it runs. Past the limit
-// it collects more often instead; nothing fails, a much larger read is only
-// slower.
-const memoryLimit = 80 << 20
+// stopProfile ends the profiles of a provider built with `-tags profile`
+// (see profile.go); it does nothing otherwise.
+var stopProfile = func() {}
 
 func main() {
 	debugMode := flag.Bool("debug", false, "start the provider in debug mode, for debuggers such as delve")
 	flag.Parse()
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(memoryLimit)
-	}
-
+	// No soft memory limit (GOMEMLIMIT works as for any Go program): the
+	// plan reading 10,000 jobs peaks at about 85 MiB without one, and the
+	// 80 MiB limit the provider once set only made the collector run more
+	// often, for no smaller peak (BENCHMARKS.md).
 	opts := []tf6server.ServeOpt{tf6server.WithLogEnvVarName(logName)}
 	if *debugMode {
 		// The provider's own terminal shows its logs: they stay.
@@ -52,7 +47,9 @@ func main() {
 		silenceLogs(os.Setenv)
 		opts = append(opts, tf6server.WithGoPluginLogger(hclog.NewNullLogger()))
 	}
-	if err := tf6server.Serve(address, providerserver.NewProtocol6(provider.New(version)()), opts...); err != nil {
+	err := tf6server.Serve(address, providerserver.NewProtocol6(provider.New(version)()), opts...)
+	stopProfile()
+	if err != nil {
 		log.Fatal(err)
 	}
 }
