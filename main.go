@@ -74,11 +74,11 @@ func logsCollected(getenv func(string) string) bool {
 var logLevelVars = []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_PROVIDER_" + strings.ToUpper(logName)}
 
 // silenceLogs turns every logger of terraform-plugin-log off, for a run
-// whose logs no one collects. Left at their TRACE default, they wrote some
-// 40 JSON lines for each resource read, which Terraform parsed and threw
-// away: a third of the provider's CPU time in a plan refreshing 200
-// connectors, and with them off that plan took 62% of the wall time and the
-// plan reading 10,000 jobs 52% (see BENCHMARKS.md).
+// whose logs no one collects. Left at their TRACE default, they wrote about
+// 120 JSON lines (65 KB) for each connector of a plan refreshing 200
+// connectors, which Terraform parsed and threw away: a third of the
+// provider's CPU time. With them off, that plan takes about 60% of the time,
+// and one reading 10,000 jobs about half (BENCHMARKS.md).
 func silenceLogs(setenv func(key, value string) error) {
 	for _, v := range logLevelVars {
 		_ = setenv(v, "OFF") // os.Setenv fails only on a malformed name
