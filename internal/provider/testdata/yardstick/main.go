@@ -1,4 +1,13 @@
-package provider
+// Command yardstick is the least a provider can do for `make bench`'s plan
+// refreshing 200 connectors: a terraform-plugin-framework provider whose
+// connector has the schema of dataintegration_customer_service_connector,
+// less its validators and plan modifiers, and reads from memory (the state),
+// making no request. Its logs are off, as the provider's are by default.
+// The benchmark builds it as it builds the provider, runs the same plan
+// against both in one run, and reports their ratio: the provider's own cost
+// per resource. It lives under testdata so that `go build ./...` and the
+// linters leave it alone.
+package main
 
 import (
 	"context"
@@ -14,25 +23,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
-	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	real "github.com/dataintegration/terraform-provider-dataintegration/internal/provider"
 )
 
-// yardstickEnv, set for a Terraform command, makes the test binary, which
-// the command starts as its provider, serve the yardstick instead of
-// running tests (see init below).
-const yardstickEnv = "DATAINTEGRATION_BENCH_YARDSTICK"
-
-// The yardstick is the least a provider can do for the benchmark's
-// 200-connector plan: a framework provider whose connector has the same
-// schema as dataintegration_customer_service_connector, less its
-// validators and plan modifiers, and reads from memory, making no request.
-// Its logs are off, as the provider's are by default. `make bench` runs the
-// same plan against it and against the provider, so that the provider's own
-// cost is a ratio of two plans of one run.
-func init() {
-	if os.Getenv(yardstickEnv) == "" {
-		return
-	}
+func main() {
 	for _, v := range []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_PROVIDER_DATAINTEGRATION"} {
 		_ = os.Setenv(v, "OFF")
 	}
@@ -42,7 +36,6 @@ func init() {
 		fmt.Fprintln(os.Stderr, "yardstick:", err)
 		os.Exit(1)
 	}
-	os.Exit(0)
 }
 
 type yardstickProvider struct{}
@@ -57,21 +50,38 @@ func (yardstickProvider) Configure(context.Context, provider.ConfigureRequest, *
 }
 
 func (yardstickProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{func() resource.Resource { return yardstickConnector{} }}
+	return []func() resource.Resource{func() resource.Resource { return connector{} }}
 }
 
 func (yardstickProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }
 
-type yardstickConnector struct{}
+type connector struct{}
 
-func (yardstickConnector) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+// model has the attributes of the connector's schema.
+type model struct {
+	ID             types.String `tfsdk:"id"`
+	WorkspaceID    types.String `tfsdk:"workspace_id"`
+	Name           types.String `tfsdk:"name"`
+	URL            types.String `tfsdk:"url"`
+	AgentEmail     types.String `tfsdk:"agent_email"`
+	Token          types.String `tfsdk:"token"`
+	TokenWO        types.String `tfsdk:"token_wo"`
+	TokenWOVersion types.Number `tfsdk:"token_wo_version"`
+	Streams        types.List   `tfsdk:"streams"`
+	ConnectorName  types.String `tfsdk:"connector_name"`
+	CreatedAt      types.String `tfsdk:"created_at"`
+	UpdatedAt      types.String `tfsdk:"updated_at"`
+}
+
+func (connector) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_customer_service_connector"
 }
 
-// Schema is the connector's, each attribute without its validators and
-// plan modifiers: what the framework does with the schema alone.
-func (yardstickConnector) Schema(ctx context.Context, req resource.SchemaRequest, resp *resource.SchemaResponse) {
-	(&connectorResource{}).Schema(ctx, req, resp)
+// Schema is the provider's connector schema, each attribute without its
+// validators and plan modifiers: what the framework does with the schema
+// alone.
+func (connector) Schema(ctx context.Context, req resource.SchemaRequest, resp *resource.SchemaResponse) {
+	real.NewConnectorResource().Schema(ctx, req, resp)
 	for name, a := range resp.Schema.Attributes {
 		switch a := a.(type) {
 		case schema.StringAttribute:
@@ -89,14 +99,14 @@ func (yardstickConnector) Schema(ctx context.Context, req resource.SchemaRequest
 	}
 }
 
-func (yardstickConnector) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var m connectorResourceModel
+func (connector) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m model
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
 	m.ID = types.StringValue("yardstick " + m.Name.ValueString())
 	if m.WorkspaceID.IsUnknown() {
 		m.WorkspaceID = types.StringValue("yardstick")
 	}
-	m.ConnectorName = types.StringValue(client.ConnectorKindCustomerService)
+	m.ConnectorName = types.StringValue("customer-service")
 	m.CreatedAt = types.StringValue("2026-01-01T00:00:00.000Z")
 	m.UpdatedAt = m.CreatedAt
 	m.TokenWO = types.StringNull()
@@ -105,16 +115,16 @@ func (yardstickConnector) Create(ctx context.Context, req resource.CreateRequest
 
 // Read reads the connector from memory, the state, as a provider reads its
 // model from it and writes it back.
-func (yardstickConnector) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var m connectorResourceModel
+func (connector) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m model
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-func (yardstickConnector) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var m connectorResourceModel
+func (connector) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var m model
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-func (yardstickConnector) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+func (connector) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
