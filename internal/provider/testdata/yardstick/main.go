@@ -23,7 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
-	real "github.com/dataintegration/terraform-provider-dataintegration/internal/provider"
+	dataintegration "github.com/dataintegration/terraform-provider-dataintegration/internal/provider"
 )
 
 func main() {
@@ -81,7 +81,7 @@ func (connector) Metadata(_ context.Context, req resource.MetadataRequest, resp 
 // validators and plan modifiers: what the framework does with the schema
 // alone.
 func (connector) Schema(ctx context.Context, req resource.SchemaRequest, resp *resource.SchemaResponse) {
-	real.NewConnectorResource().Schema(ctx, req, resp)
+	dataintegration.NewConnectorResource().Schema(ctx, req, resp)
 	for name, a := range resp.Schema.Attributes {
 		switch a := a.(type) {
 		case schema.StringAttribute:
