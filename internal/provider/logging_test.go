@@ -34,12 +34,7 @@ func captureProviderStderr(t *testing.T, e *engine) (env []string, stderr string
 	if err := os.WriteFile(filepath.Join(dir, "terraform-provider-dataintegration"), []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cfg := filepath.Join(dir, "cli-config.tfrc")
-	text := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"dataintegration/dataintegration\" = %q\n    \"hashicorp/dataintegration\" = %q\n  }\n  direct {}\n}\n", dir, dir)
-	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return []string{"TF_CLI_CONFIG_FILE=" + cfg}, stderr
+	return []string{"TF_CLI_CONFIG_FILE=" + devOverride(t, dir)}, stderr
 }
 
 // TestAccLogging_quietUnlessCollected runs the same plan with and without
