@@ -5,17 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,39 +23,9 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// benchSandbox is a sandbox served on loopback, counting the connections
-// made to it.
-type benchSandbox struct {
-	*sandbox.Server
-	url   string
-	conns atomic.Int64
-}
-
-func newBenchSandbox(tb testing.TB, cfg sandbox.Config) *benchSandbox {
-	tb.Helper()
-	srv, err := sandbox.New(cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s := &benchSandbox{Server: srv}
-	ts := httptest.NewUnstartedServer(srv)
-	ts.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			s.conns.Add(1)
-		}
-	}
-	ts.Start()
-	tb.Cleanup(ts.Close)
-	s.url = ts.URL
-	return s
-}
-
-func (s *benchSandbox) env() []string {
-	return []string{EnvBaseURL + "=" + s.url, EnvAPIKey + "=" + sandbox.DefaultAPIKey, EnvWorkspaceID + "=" + sandbox.DefaultWorkspaceID}
-}
-
-// since is what the sandbox served since an earlier look at its counts.
-func (s *benchSandbox) since(before sandbox.Stats) (total int64, byRoute map[string]int64) {
+// requestsSince is what a sandbox served since an earlier look at its
+// counts.
+func requestsSince(s *sandbox.Server, before sandbox.Stats) (total int64, byRoute map[string]int64) {
 	now := s.Stats()
 	byRoute = map[string]int64{}
 	for r, n := range now.ByRoute {
@@ -121,45 +89,189 @@ func best(n int, fn func()) time.Duration {
 	return d
 }
 
-// peakRSS runs fn while watching every process running the provider binary,
-// and returns the highest peak resident memory (VmHWM) seen, in bytes; 0
+// usage is what one engine command cost: its wall time, and the CPU time
+// and highest peak resident memory (VmHWM) of the provider processes it
+// started (Terraform starts several a command).
+type usage struct {
+	wall time.Duration
+	cpu  time.Duration
+	peak int64
+}
+
+// clockTick is the unit of CPU times in /proc/<pid>/stat (USER_HZ).
+const clockTick = 10 * time.Millisecond
+
+// watchProviders runs fn while sampling, every 5 ms, each process running
+// binary other than this one, and returns what they used: CPU time as last
+// sampled, which leaves out at most the last 5 ms of each process; zero
 // where /proc is not there to read.
-func peakRSS(binary string, fn func()) int64 {
-	var peak atomic.Int64
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			procs, _ := filepath.Glob("/proc/[0-9]*/exe")
-			for _, exe := range procs {
-				if target, err := os.Readlink(exe); err != nil || target != binary {
-					continue
-				}
-				status, err := os.ReadFile(filepath.Join(filepath.Dir(exe), "status"))
-				if err != nil {
-					continue
-				}
-				for _, line := range strings.Split(string(status), "\n") {
-					if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-						if n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), 10, 64); err == nil && n<<10 > peak.Load() {
-							peak.Store(n << 10)
-						}
+func watchProviders(binary string, fn func()) usage {
+	var (
+		mu    sync.Mutex
+		ticks = map[string]int64{}
+		peak  int64
+	)
+	self := strconv.Itoa(os.Getpid())
+	sample := func() {
+		procs, _ := filepath.Glob("/proc/[0-9]*/exe")
+		for _, exe := range procs {
+			dir := filepath.Dir(exe)
+			if target, err := os.Readlink(exe); err != nil || target != binary || filepath.Base(dir) == self {
+				continue
+			}
+			stat, err1 := os.ReadFile(filepath.Join(dir, "stat"))
+			status, err2 := os.ReadFile(filepath.Join(dir, "status"))
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			mu.Lock()
+			// utime and stime are fields 14 and 15; the command name, field
+			// 2, is in parentheses and may hold spaces.
+			if f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(f) > 12 {
+				u, _ := strconv.ParseInt(f[11], 10, 64)
+				s, _ := strconv.ParseInt(f[12], 10, 64)
+				ticks[dir] = max(ticks[dir], u+s)
+			}
+			for _, line := range strings.Split(string(status), "\n") {
+				if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+					if n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), 10, 64); err == nil {
+						peak = max(peak, n<<10)
 					}
 				}
 			}
+			mu.Unlock()
+		}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			sample()
 			select {
 			case <-done:
 				return
 			case <-time.After(5 * time.Millisecond):
 			}
 		}
-	}()
+	})
+	start := time.Now()
 	fn()
+	wall := time.Since(start)
 	close(done)
 	wg.Wait()
-	return peak.Load()
+	var total int64
+	for _, t := range ticks {
+		total += t
+	}
+	return usage{wall: wall, cpu: time.Duration(total) * clockTick, peak: peak}
+}
+
+// benchProvider is a provider binary the benchmark runs Terraform with,
+// through a dev override, and the environment that selects it.
+type benchProvider struct {
+	name   string
+	binary string // the file the provider processes run, as /proc names it
+	env    []string
+}
+
+// devOverride writes a CLI configuration that points both addresses a
+// configuration may use at the provider binary in dir, and returns its
+// path.
+func devOverride(tb testing.TB, dir string) string {
+	tb.Helper()
+	cfg := filepath.Join(tb.TempDir(), "cli-config.tfrc")
+	text := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"dataintegration/dataintegration\" = %[1]q\n    \"hashicorp/dataintegration\" = %[1]q\n  }\n  direct {}\n}\n", dir)
+	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return cfg
+}
+
+// baselineProvider builds the provider at a git revision, for figures of
+// before and after in one run; nil when rev is empty.
+func baselineProvider(tb testing.TB, rev string) *benchProvider {
+	tb.Helper()
+	if rev == "" {
+		return nil
+	}
+	src, bin := tb.TempDir(), tb.TempDir()
+	if out, err := exec.Command("sh", "-c", `git -C ../.. archive "$0" | tar -x -C "$1"`, rev, src).CombinedOutput(); err != nil {
+		tb.Fatalf("extracting %s: %v\n%s", rev, err, out)
+	}
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-dataintegration"), ".")
+	build.Dir = src
+	if out, err := build.CombinedOutput(); err != nil {
+		tb.Fatalf("building the provider at %s: %v\n%s", rev, err, out)
+	}
+	return &benchProvider{name: "before (" + rev + ")", binary: filepath.Join(bin, "terraform-provider-dataintegration"), env: []string{"TF_CLI_CONFIG_FILE=" + devOverride(tb, bin)}}
+}
+
+// yardstick builds the yardstick provider of testdata/yardstick, the floor
+// the provider's plan of 200 connectors is held to.
+func yardstick(tb testing.TB) *benchProvider {
+	tb.Helper()
+	dir := tb.TempDir()
+	binary := filepath.Join(dir, "terraform-provider-dataintegration")
+	if out, err := exec.Command("go", "build", "-o", binary, "./testdata/yardstick").CombinedOutput(); err != nil {
+		tb.Fatalf("building the yardstick: %v\n%s", err, out)
+	}
+	return &benchProvider{name: "yardstick", binary: binary, env: []string{"TF_CLI_CONFIG_FILE=" + devOverride(tb, dir)}}
+}
+
+// benchCase is one way to run a plan: a provider, and the environment of
+// the command.
+type benchCase struct {
+	p     *benchProvider
+	label string
+	env   []string
+	dir   string // the configuration's folder, when not the plan's own
+}
+
+func (c benchCase) name() string { return c.p.name + ", " + c.label }
+
+// medians runs each case's plan in dir (with args) rounds times, the cases taking turns
+// so that the machine's load falls on all alike, and returns the median of
+// each figure by case. after, if not nil, checks each run of a case.
+func medians(tb testing.TB, e *engine, dir string, vars []string, cases []benchCase, rounds int, after func(benchCase), args ...string) map[string]usage {
+	tb.Helper()
+	runs := map[string][]usage{}
+	for range rounds {
+		for _, c := range cases {
+			in := dir
+			if c.dir != "" {
+				in = c.dir
+			}
+			u := watchProviders(c.p.binary, func() {
+				e.run(tb, in, append(append(slices.Clone(vars), c.p.env...), c.env...), append([]string{"plan", "-input=false"}, args...)...)
+			})
+			runs[c.name()] = append(runs[c.name()], u)
+			if after != nil {
+				after(c)
+			}
+		}
+	}
+	return medianUsage(runs)
+}
+
+// medianUsage is the median of each figure of each case's runs.
+func medianUsage(runs map[string][]usage) map[string]usage {
+	out := map[string]usage{}
+	for name, us := range runs {
+		median := func(f func(usage) int64) int64 {
+			vs := make([]int64, len(us))
+			for i, u := range us {
+				vs[i] = f(u)
+			}
+			slices.Sort(vs)
+			return vs[len(vs)/2]
+		}
+		out[name] = usage{
+			wall: time.Duration(median(func(u usage) int64 { return int64(u.wall) })),
+			cpu:  time.Duration(median(func(u usage) int64 { return int64(u.cpu) })),
+			peak: median(func(u usage) int64 { return u.peak }),
+		}
+	}
+	return out
 }
 
 // benchRow is one line of the table.
@@ -169,38 +281,102 @@ type benchRow struct {
 	report                bool // a figure to report, with no target to meet
 }
 
+// sideRow is one line of the side-by-side table of plans.
+type sideRow struct {
+	plan, provider, env string
+	u                   usage
+	vs                  string // the wall time against a reference
+}
+
+// benchRounds is how many times each plan runs, from BENCH_ROUNDS.
+func benchRounds(tb testing.TB) int {
+	tb.Helper()
+	if s := os.Getenv("BENCH_ROUNDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			tb.Fatalf("BENCH_ROUNDS=%q: want a whole number of at least 1", s)
+		}
+		return n
+	}
+	return 5
+}
+
+const benchConnectorsHCL = `
+resource "dataintegration_customer_service_connector" "c" {
+  count       = %d
+  name        = "fleet ${count.index}"
+  url         = "https://acme.example.com"
+  agent_email = "agent@acme.com"
+  token       = "fleet-token-${count.index}"
+  streams     = ["tickets"]
+}
+`
+
+const benchJobsHCL = `
+data "dataintegration_jobs" "all" {}
+
+output "jobs" {
+  value = length(data.dataintegration_jobs.all.ids)
+}
+`
+
+// debugLog is the environment of a run with the provider's logs collected
+// at DEBUG, into a file.
+func debugLog(tb testing.TB) []string {
+	tb.Helper()
+	return []string{"TF_LOG=DEBUG", "TF_LOG_PATH=" + filepath.Join(tb.TempDir(), "debug.log")}
+}
+
 // BenchmarkScale measures every figure of `make bench` in one run and prints
-// them as a table beside their targets. It drives the Terraform CLI of
-// TF_ACC_TERRAFORM_PATH with the provider built from this tree, against
-// sandboxes on loopback. Run it through `make bench`.
+// them as a table beside their targets, then the plans side by side. It
+// drives the Terraform CLI of TF_ACC_TERRAFORM_PATH with the provider built
+// from this tree, the provider built at BENCH_BASELINE (if set), and the
+// yardstick, against sandboxes on loopback. Run it through `make bench`.
 func BenchmarkScale(b *testing.B) {
 	if b.N > 1 {
 		b.Skip("one run is the measure: use -benchtime 1x, as `make bench` does")
 	}
 	e := newEngine(b)
+	rounds := benchRounds(b)
+	current := &benchProvider{name: "after", binary: e.provider}
+	before := baselineProvider(b, os.Getenv("BENCH_BASELINE"))
 	var rows []benchRow
+	var side []sideRow
 	add := func(r benchRow) {
 		rows = append(rows, r)
 		fmt.Fprintf(os.Stderr, "measured: %s = %s\n", r.figure, r.value)
 	}
+	cases := func(extra ...benchCase) []benchCase {
+		cs := []benchCase{{p: current, label: "default"}, {p: current, label: "TF_LOG=DEBUG", env: debugLog(b)}}
+		cs = append(cs, extra...)
+		if before != nil {
+			cs = append(cs, benchCase{p: before, label: "default"}, benchCase{p: before, label: "TF_LOG=DEBUG", env: debugLog(b)})
+		}
+		return cs
+	}
 
-	// 1-3. The jobs data source over 10,000 jobs.
-	jobs := newBenchSandbox(b, sandbox.Config{Jobs: 10000})
-	p := newProtoProvider(b, map[string]string{"base_url": jobs.url, "api_key": sandbox.DefaultAPIKey, "workspace_id": sandbox.DefaultWorkspaceID})
-	before := jobs.Stats()
+	// 1. The jobs data source over 10,000 jobs.
+	jobs := newTestEnv(b, sandbox.Config{Jobs: 10000})
+	jobs.requireSandbox(b, "count the requests")
+	p := newProtoProvider(b, map[string]string{"base_url": jobs.baseURL, "api_key": jobs.apiKey, "workspace_id": jobs.workspaceID})
+	stats := jobs.sandbox.Stats()
 	if n := p.jobsInState(b, p.readJobs(b)); n != 10000 {
 		b.Fatalf("%d jobs read", n)
 	}
-	requests, _ := jobs.since(before)
+	requests, _ := requestsSince(jobs.sandbox, stats)
 	add(benchRow{figure: "jobs data source over 10,000 jobs: requests", value: strconv.FormatInt(requests, 10), target: "exactly 100", met: requests == 100})
 
-	read := clientAndConversion(b, p, jobs.url)
-	ours := best(5, func() { read() })
-	bare := best(5, func() {
-		if n, err := bareRead(jobs.url); err != nil || n != 10000 {
-			b.Fatalf("bare loop: %d jobs, %v", n, err)
-		}
-	})
+	read := clientAndConversion(b, p, jobs.baseURL)
+	// Best of 5 each, in turns, so that the machine's load falls on both alike.
+	ours, bare := time.Duration(1<<63-1), time.Duration(1<<63-1)
+	for range 5 {
+		ours = min(ours, best(1, read))
+		bare = min(bare, best(1, func() {
+			if n, err := bareRead(jobs.baseURL); err != nil || n != 10000 {
+				b.Fatalf("bare loop: %d jobs, %v", n, err)
+			}
+		}))
+	}
 	ratio := float64(ours) / float64(bare)
 	add(benchRow{
 		figure: "same read: the provider's client and data-source conversion against a bare net/http + encoding/json loop, best of 5",
@@ -214,28 +390,41 @@ func BenchmarkScale(b *testing.B) {
 		target: "report", report: true,
 	})
 
-	dir := configDir(b, `
-data "dataintegration_jobs" "all" {}
-
-output "jobs" {
-  value = length(data.dataintegration_jobs.all.ids)
-}
-`)
-	var planned time.Duration
-	peak := peakRSS(e.provider, func() {
-		start := time.Now()
-		e.run(b, dir, jobs.env(), "plan", "-input=false")
-		planned = time.Since(start)
-	})
+	// 2. The same read in `terraform plan`, each way side by side.
+	dir := configDir(b, benchJobsHCL)
+	// The soft memory limit the provider set until issue 17, for comparison.
+	limit := benchCase{p: current, label: "GOMEMLIMIT=80MiB", env: []string{"GOMEMLIMIT=80MiB"}}
+	plans := medians(b, e, dir, jobs.serviceEnv(noLogVars...), cases(limit), rounds, nil)
+	for _, c := range cases(limit) {
+		u := plans[c.name()]
+		side = append(side, sideRow{plan: "10,000 jobs", provider: c.p.name, env: c.label, u: u, vs: fmt.Sprintf("%.1f× the bare loop", float64(u.wall)/float64(bare))})
+	}
+	now := plans[cases()[0].name()]
+	nowRatio := float64(now.wall) / float64(bare)
+	if before != nil {
+		then := plans[benchCase{p: before, label: "default"}.name()]
+		thenRatio := float64(then.wall) / float64(bare)
+		add(benchRow{
+			figure: "`terraform plan` reading 10,000 jobs: wall time against the bare loop, before and after",
+			value:  fmt.Sprintf("%.1f× (%v), before %.1f× (%v): %.2f of before", nowRatio, now.wall.Round(time.Millisecond), thenRatio, then.wall.Round(time.Millisecond), nowRatio/thenRatio),
+			target: "at most half of before", met: nowRatio <= thenRatio/2,
+		})
+	} else {
+		add(benchRow{
+			figure: "`terraform plan` reading 10,000 jobs: wall time against the bare loop",
+			value:  fmt.Sprintf("%.1f× (%v); no BENCH_BASELINE to compare with", nowRatio, now.wall.Round(time.Millisecond)),
+			target: "report (at most half of before, with BENCH_BASELINE)", report: true,
+		})
+	}
 	add(benchRow{
-		figure: "same read in `terraform plan`: peak memory of the provider process (VmHWM)",
-		value:  fmt.Sprintf("%.1f MiB (plan took %v)", float64(peak)/(1<<20), planned.Round(time.Millisecond)),
-		target: "report; at most 100 MiB", met: peak > 0 && peak <= 100<<20,
+		figure: "same plan: peak memory of the provider (VmHWM), no soft memory limit",
+		value:  fmt.Sprintf("%.1f MiB", float64(now.peak)/(1<<20)),
+		target: "at most 100 MiB", met: now.peak > 0 && now.peak <= 100<<20,
 	})
 
-	// 4. 50 lookups by ID in one plan over 1,000 jobs.
-	lookups := newBenchSandbox(b, sandbox.Config{Jobs: 1000})
-	all := lookups.Jobs(sandbox.DefaultWorkspaceID)
+	// 3. 50 lookups by ID in one plan over 1,000 jobs.
+	lookups := newTestEnv(b, sandbox.Config{Jobs: 1000})
+	all := lookups.sandbox.Jobs(lookups.workspaceID)
 	var hcl strings.Builder
 	var want []string
 	for i := range 50 {
@@ -249,9 +438,9 @@ output "jobs" {
 	}
 	hcl.WriteString("  ]\n}\n")
 	dir = configDir(b, hcl.String())
-	before = lookups.Stats()
-	e.run(b, dir, lookups.env(), "apply", "-auto-approve", "-input=false")
-	_, byRoute := lookups.since(before)
+	stats = lookups.sandbox.Stats()
+	e.run(b, dir, lookups.serviceEnv(), "apply", "-auto-approve", "-input=false")
+	_, byRoute := requestsSince(lookups.sandbox, stats)
 	var names []string
 	if err := json.Unmarshal(e.outputs(b, dir)["names"], &names); err != nil {
 		b.Fatal(err)
@@ -263,34 +452,53 @@ output "jobs" {
 		target: "at most 10, correct results", met: byRoute[routeListJobs] <= 10 && correct,
 	})
 
-	// 5. A plan refreshing 200 connectors, the service answering in 20 ms.
-	fleet := newBenchSandbox(b, sandbox.Config{})
-	dir = configDir(b, fleetHCL(200, "", false))
-	e.run(b, dir, fleet.env(), "apply", "-auto-approve", "-input=false")
-	if err := fleet.SetFaults(sandbox.Faults{LatencyMS: 20}); err != nil {
-		b.Fatal(err)
+	// 4. A plan refreshing 200 connectors, side by side with the same plan
+	// of the yardstick's 200.
+	fleet := newTestEnv(b, sandbox.Config{})
+	vars := fleet.serviceEnv(noLogVars...)
+	dir = configDir(b, fmt.Sprintf(benchConnectorsHCL, 200))
+	e.run(b, dir, vars, "apply", "-auto-approve", "-input=false")
+	ys := yardstick(b)
+	yardDir := configDir(b, fmt.Sprintf(benchConnectorsHCL, 200))
+	e.run(b, yardDir, append(slices.Clone(vars), ys.env...), "apply", "-auto-approve", "-input=false")
+	var reads, others []int64
+	fleetCases := cases()
+	yardCase := benchCase{p: ys, label: "default", dir: yardDir}
+	plans = medians(b, e, dir, vars, append([]benchCase{yardCase}, fleetCases...), rounds, func() func(benchCase) {
+		stats := fleet.sandbox.Stats()
+		return func(c benchCase) {
+			total, byRoute := requestsSince(fleet.sandbox, stats)
+			stats = fleet.sandbox.Stats()
+			if c.p == ys {
+				return
+			}
+			n := byRoute["GET "+routeConnectors+"{_id}/"]
+			reads, others = append(reads, n), append(others, total-n)
+		}
+	}(), "-detailed-exitcode")
+	yard := plans[yardCase.name()]
+	side = append(side, sideRow{plan: "200 connectors", provider: "yardstick", env: "default", u: yard, vs: "1.00× the yardstick"})
+	for _, c := range fleetCases {
+		u := plans[c.name()]
+		side = append(side, sideRow{plan: "200 connectors", provider: c.p.name, env: c.label, u: u, vs: fmt.Sprintf("%.2f× the yardstick", float64(u.wall)/float64(yard.wall))})
 	}
-	before, conns := fleet.Stats(), fleet.conns.Load()
-	start := time.Now()
-	e.run(b, dir, fleet.env(), "plan", "-input=false", "-detailed-exitcode")
-	took := time.Since(start)
-	total, byRoute := fleet.since(before)
-	reads := byRoute["GET "+routeConnectors+"{_id}/"]
+	now = plans[fleetCases[0].name()]
+	wallRatio := float64(now.wall) / float64(yard.wall)
 	add(benchRow{
-		figure: "`terraform plan` refreshing 200 connectors, 20 ms a request: requests",
-		value:  fmt.Sprintf("%d connector reads, %d requests in all", reads, total),
-		target: "exactly 200 reads, nothing else", met: reads == 200 && total == 200,
+		figure: "`terraform plan` refreshing 200 connectors: wall time against the same plan of the yardstick (no request, no validator)",
+		value:  fmt.Sprintf("%.2f× (%v against %v); provider CPU %.2f× (%v against %v)", wallRatio, now.wall.Round(time.Millisecond), yard.wall.Round(time.Millisecond), float64(now.cpu)/float64(yard.cpu), now.cpu, yard.cpu),
+		target: "at most 1.2×", met: wallRatio <= 1.2,
 	})
 	add(benchRow{
-		figure: "same plan: wall time, against 200 × 20 ms / 10 (Terraform's parallelism)",
-		value:  fmt.Sprintf("%v against %v; %d connections opened", took.Round(time.Millisecond), 400*time.Millisecond, fleet.conns.Load()-conns),
-		target: "report", report: true,
+		figure: "same plan: requests, each run of the provider",
+		value:  fmt.Sprintf("connector reads %v, other requests %v", reads, others),
+		target: "200 reads, nothing else", met: !slices.ContainsFunc(reads, func(n int64) bool { return n != 200 }) && !slices.ContainsFunc(others, func(n int64) bool { return n != 0 }),
 	})
 
-	// 6. An apply of 100 connectors and 100 triggers.
-	apply := newBenchSandbox(b, sandbox.Config{Jobs: 140})
+	// 5. An apply of 100 connectors and 100 triggers.
+	apply := newTestEnv(b, sandbox.Config{Jobs: 140})
 	var active []string
-	for _, j := range apply.Jobs(sandbox.DefaultWorkspaceID) {
+	for _, j := range apply.sandbox.Jobs(apply.workspaceID) {
 		if j.IsActive && len(active) < 100 {
 			active = append(active, j.ID)
 		}
@@ -300,11 +508,11 @@ output "jobs" {
 		b.Fatal(err)
 	}
 	dir = configDir(b, fleetHCL(100, "", false))
-	before = apply.Stats()
-	start = time.Now()
-	e.run(b, dir, append(apply.env(), "TF_VAR_jobs="+string(ids)), "apply", "-auto-approve", "-input=false")
-	took = time.Since(start)
-	total, byRoute = apply.since(before)
+	stats = apply.sandbox.Stats()
+	start := time.Now()
+	e.run(b, dir, apply.serviceEnv("TF_VAR_jobs="+string(ids)), "apply", "-auto-approve", "-input=false")
+	took := time.Since(start)
+	total, byRoute := requestsSince(apply.sandbox, stats)
 	creates, triggers := byRoute["POST "+routeConnectors], byRoute[routeRunJob]
 	add(benchRow{
 		figure: "`terraform apply` of 100 connectors and 100 triggers: requests",
@@ -312,7 +520,7 @@ output "jobs" {
 		target: "100 creates, 100 triggers, nothing else", met: creates == 100 && triggers == 100 && total == 200,
 	})
 
-	// 7. Allocations per decoded job in the client.
+	// 6. Allocations per decoded job in the client.
 	var page bytes.Buffer
 	if err := json.NewEncoder(&page).Encode(map[string]any{"next_page": 2, "results": all[:100]}); err != nil {
 		b.Fatal(err)
@@ -324,9 +532,9 @@ output "jobs" {
 	})
 	add(benchRow{figure: "allocations per decoded job in the client", value: fmt.Sprintf("%.2f", allocs/100), target: "report", report: true})
 
-	printBenchTable(e, rows)
+	printBenchTable(e, rows, side, rounds)
 	b.ReportMetric(ratio, "provider/bare")
-	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+	b.ReportMetric(wallRatio, "provider/yardstick")
 	for _, r := range rows {
 		if !r.report && !r.met {
 			b.Errorf("target missed: %s: %s (target: %s)", r.figure, r.value, r.target)
@@ -334,8 +542,9 @@ output "jobs" {
 	}
 }
 
-// printBenchTable prints the figures, and the machine they were measured on.
-func printBenchTable(e *engine, rows []benchRow) {
+// printBenchTable prints the figures, the plans side by side, and the
+// machine they were measured on.
+func printBenchTable(e *engine, rows []benchRow, side []sideRow, rounds int) {
 	cpu := "unknown CPU"
 	if info, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, line := range strings.Split(string(info), "\n") {
@@ -349,14 +558,20 @@ func printBenchTable(e *engine, rows []benchRow) {
 	fmt.Println("| figure | measured | target | |")
 	fmt.Println("|---|---|---|---|")
 	for _, r := range rows {
-		mark := "met"
+		mark := "PASS"
 		switch {
 		case r.report:
-			mark = "reported"
+			mark = "report"
 		case !r.met:
-			mark = "MISSED"
+			mark = "MISS"
 		}
 		fmt.Printf("| %s | %s | %s | %s |\n", r.figure, r.value, r.target, mark)
+	}
+	fmt.Printf("\nThe plans side by side, each figure the median of %d runs:\n\n", rounds)
+	fmt.Println("| plan | provider | environment | wall time | provider CPU | provider peak memory | wall time against |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, r := range side {
+		fmt.Printf("| %s | %s | %s | %v | %v | %.1f MiB | %s |\n", r.plan, r.provider, r.env, r.u.wall.Round(time.Millisecond), r.u.cpu, float64(r.u.peak)/(1<<20), r.vs)
 	}
 	fmt.Println()
 }
@@ -389,8 +604,8 @@ func clientAndConversion(tb testing.TB, p *protoProvider, base string) func() {
 // 10,000 jobs, BenchmarkJobsRead the whole read through the protocol, and
 // BenchmarkBareRead the bare loop, for `go test -bench`.
 func BenchmarkClientAndConversion(b *testing.B) {
-	s := newBenchSandbox(b, sandbox.Config{Jobs: 10000})
-	read := clientAndConversion(b, newProtoProvider(b, map[string]string{"base_url": s.url, "api_key": sandbox.DefaultAPIKey}), s.url)
+	s := newTestEnv(b, sandbox.Config{Jobs: 10000})
+	read := clientAndConversion(b, newProtoProvider(b, map[string]string{"base_url": s.baseURL, "api_key": s.apiKey}), s.baseURL)
 	b.ReportAllocs()
 	for b.Loop() {
 		read()
@@ -398,8 +613,8 @@ func BenchmarkClientAndConversion(b *testing.B) {
 }
 
 func BenchmarkJobsRead(b *testing.B) {
-	s := newBenchSandbox(b, sandbox.Config{Jobs: 10000})
-	p := newProtoProvider(b, map[string]string{"base_url": s.url, "api_key": sandbox.DefaultAPIKey, "workspace_id": sandbox.DefaultWorkspaceID})
+	s := newTestEnv(b, sandbox.Config{Jobs: 10000})
+	p := newProtoProvider(b, map[string]string{"base_url": s.baseURL, "api_key": s.apiKey, "workspace_id": s.workspaceID})
 	b.ReportAllocs()
 	for b.Loop() {
 		p.readJobs(b)
@@ -407,10 +622,10 @@ func BenchmarkJobsRead(b *testing.B) {
 }
 
 func BenchmarkBareRead(b *testing.B) {
-	s := newBenchSandbox(b, sandbox.Config{Jobs: 10000})
+	s := newTestEnv(b, sandbox.Config{Jobs: 10000})
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := bareRead(s.url); err != nil {
+		if _, err := bareRead(s.baseURL); err != nil {
 			b.Fatal(err)
 		}
 	}

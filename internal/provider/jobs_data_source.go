@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -117,11 +118,14 @@ func (d *jobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 		addRequestError(&resp.Diagnostics, "Unable to List Jobs", ws, err)
 		return
 	}
-	var attrs map[string]tftypes.Value
-	if err := req.Config.Raw.As(&attrs); err != nil {
+	var config map[string]tftypes.Value
+	if err := req.Config.Raw.As(&config); err != nil {
 		resp.Diagnostics.AddError("Unexpected Configuration", err.Error())
 		return
 	}
+	// As hands out the configuration's own map: written into, it made the
+	// framework compare each job of the state with the configuration.
+	attrs := maps.Clone(config)
 	attrs["workspace_id"] = tftypes.NewValue(tftypes.String, ws)
 	attrs["jobs"] = tftypes.NewValue(values.listType, values.jobs)
 	attrs["ids"] = tftypes.NewValue(typ.AttributeTypes["ids"], values.ids)

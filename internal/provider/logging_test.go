@@ -1,0 +1,83 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+const loggingHCL = `
+data "dataintegration_jobs" "all" {}
+
+output "jobs" {
+  value = length(data.dataintegration_jobs.all.ids)
+}
+`
+
+// noLogVars unsets, for one command, whatever log levels the environment of
+// the test run sets.
+var noLogVars = []string{"TF_LOG=", "TF_LOG_PROVIDER=", "TF_LOG_CORE=", "TF_LOG_PATH="}
+
+// captureProviderStderr points the engine's dev override at a wrapper that
+// runs the provider with its standard error, where terraform-plugin-log
+// writes every line, appended to the returned file. The engine then sees no
+// log line of the provider, whatever the level.
+func captureProviderStderr(t *testing.T, e *engine) (env []string, stderr string) {
+	t.Helper()
+	dir := t.TempDir()
+	stderr = filepath.Join(dir, "stderr.log")
+	script := fmt.Sprintf("#!/bin/sh\nexec %q \"$@\" 2>>%q\n", e.provider, stderr)
+	if err := os.WriteFile(filepath.Join(dir, "terraform-provider-dataintegration"), []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"TF_CLI_CONFIG_FILE=" + devOverride(t, dir)}, stderr
+}
+
+// TestAccLogging_quietUnlessCollected runs the same plan with and without
+// the variables that make the engine collect the provider's logs: without
+// them, the provider writes nothing at all; with TF_LOG=DEBUG, or
+// TF_LOG_PROVIDER=DEBUG alone, it writes its lines and the engine's log
+// holds a DEBUG line for the request, as the docs promise.
+func TestAccLogging_quietUnlessCollected(t *testing.T) {
+	e := newEngine(t)
+	env := newTestEnv(t, sandbox.Config{Jobs: 3})
+	dir := configDir(t, loggingHCL)
+	wrapped, stderr := captureProviderStderr(t, e)
+	vars := env.serviceEnv(noLogVars...)
+
+	e.run(t, dir, append(vars, wrapped...), "plan", "-input=false")
+	written, err := os.ReadFile(stderr)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if len(written) > 0 {
+		t.Errorf("without TF_LOG, the provider wrote %d bytes of logs that the engine throws away; the first line: %s", len(written), strings.SplitN(string(written), "\n", 2)[0])
+	}
+
+	for _, level := range []string{"TF_LOG=DEBUG", "TF_LOG_PROVIDER=DEBUG"} {
+		log := filepath.Join(t.TempDir(), "debug.log")
+		e.run(t, dir, append(vars, level, "TF_LOG_PATH="+log), "plan", "-input=false")
+		text, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatalf("%s: %v", level, err)
+		}
+		fields := []string{`method=GET`, `path=/developers/workspaces/[0-9a-f-]+/jobs/ `, `status=200`, `attempt=1`, `duration_ms=\d+`}
+		if !logHasRequest(string(text), fields) {
+			t.Errorf("with %s, the log has no DEBUG line of the request with %v", level, fields)
+		}
+		if strings.Contains(string(text), "[TRACE] provider") {
+			t.Errorf("with %s, the log holds the provider's TRACE lines", level)
+		}
+		if err := os.Remove(stderr); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		e.run(t, dir, append(append(vars, wrapped...), level), "plan", "-input=false")
+		if written, _ := os.ReadFile(stderr); !strings.Contains(string(written), `"API request"`) {
+			t.Errorf("with %s, the provider wrote no line of its request: %.200s", level, written)
+		}
+	}
+}
