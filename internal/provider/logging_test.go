@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,6 +79,32 @@ func TestAccLogging_quietUnlessCollected(t *testing.T) {
 		eng.run(t, dir, append(append(vars, wrapped...), level), "plan", "-input=false")
 		if written, _ := os.ReadFile(stderr); !strings.Contains(string(written), `"API request"`) {
 			t.Errorf("with %s, the provider wrote no line of its request: %.200s", level, written)
+		}
+	}
+}
+
+// TestAccLogging_atTheLevelKept runs a plan with a level above DEBUG, given
+// as the engines read it (TF_LOG, or TF_LOG_PROVIDER over TF_LOG): the
+// provider writes no line below it, as the engine would drop them all.
+func TestAccLogging_atTheLevelKept(t *testing.T) {
+	eng := newEngine(t)
+	e := newTestEnv(t, sandbox.Config{Jobs: 3})
+	dir := configDir(t, loggingHCL)
+	wrapped, stderr := captureProviderStderr(t, eng)
+	vars := append(e.serviceEnv(noLogVars...), wrapped...)
+	for _, levels := range [][]string{{"TF_LOG=warn"}, {"TF_LOG=TRACE", "TF_LOG_PROVIDER=ERROR"}} {
+		if err := os.Remove(stderr); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		eng.run(t, dir, append(slices.Clone(vars), levels...), "plan", "-input=false")
+		written, err := os.ReadFile(stderr)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		for _, below := range []string{`"@level":"trace"`, `"@level":"debug"`, `"@level":"info"`} {
+			if n := strings.Count(string(written), below); n > 0 {
+				t.Errorf("with %v, the provider wrote %d lines with %s, which the engine drops", levels, n, below)
+			}
 		}
 	}
 }
