@@ -43,9 +43,10 @@ func main() {
 	if *debugMode {
 		// The provider's own terminal shows its logs: they stay.
 		opts = append(opts, tf6server.WithManagedDebug())
-	} else if !logsCollected(os.Getenv) {
-		silenceLogs(os.Setenv)
-		opts = append(opts, tf6server.WithGoPluginLogger(hclog.NewNullLogger()))
+	} else {
+		level := providerLogLevel(os.Getenv)
+		setLogLevels(os.Getenv, os.Setenv, level)
+		opts = append(opts, tf6server.WithGoPluginLogger(pluginLogger(level)))
 	}
 	err := tf6server.Serve(address, providerserver.NewProtocol6(provider.New(version)()), opts...)
 	stopProfile()
@@ -54,17 +55,24 @@ func main() {
 	}
 }
 
-// logsCollected tells whether Terraform (or OpenTofu) keeps the provider's
-// log lines, reading the variables as both engines do: TF_LOG_PROVIDER, else
-// TF_LOG, names the level of the provider's lines; unset or OFF, every line
-// the provider writes is parsed and dropped. (An unknown level counts as
-// TRACE to the engines, so it counts as collected here.)
-func logsCollected(getenv func(string) string) bool {
+// providerLogLevel is the level of the provider's lines that Terraform (or
+// OpenTofu) keeps, read as both engines read it: TF_LOG_PROVIDER, else
+// TF_LOG, in any letter case; JSON and any value they do not know mean
+// TRACE to them. It is "" when they keep none (unset, or OFF): every line
+// the provider wrote would be parsed and dropped.
+func providerLogLevel(getenv func(string) string) string {
 	level := getenv("TF_LOG_PROVIDER")
 	if level == "" {
 		level = getenv("TF_LOG")
 	}
-	return level != "" && !strings.EqualFold(level, "OFF")
+	switch up := strings.ToUpper(level); up {
+	case "", "OFF":
+		return ""
+	case "TRACE", "DEBUG", "INFO", "WARN", "ERROR":
+		return up
+	default:
+		return "TRACE"
+	}
 }
 
 // logLevelVars are the variables terraform-plugin-log reads in the provider
@@ -73,14 +81,30 @@ func logsCollected(getenv func(string) string) bool {
 // to TRACE when unset.
 var logLevelVars = []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_PROVIDER_" + strings.ToUpper(logName)}
 
-// silenceLogs turns every logger of terraform-plugin-log off, for a run
-// whose logs no one collects. Left at their TRACE default, they wrote about
-// 120 JSON lines (65 KB) for each connector of a plan refreshing 200
-// connectors, which Terraform parsed and threw away: a third of the
-// provider's CPU time. With them off, that plan takes about 60% of the time,
-// and one reading 10,000 jobs about half (BENCHMARKS.md).
-func silenceLogs(setenv func(key, value string) error) {
+// setLogLevels sets the loggers of terraform-plugin-log to the level the
+// engine keeps: all of them OFF when it keeps none (level ""), else those the
+// user left unset, so that the provider writes the lines the engine keeps
+// and no others. Left at their TRACE default, the loggers wrote about 120 JSON
+// lines (65 KB) for each connector of a plan refreshing 200 connectors,
+// which Terraform parsed and threw away, at TF_LOG=ERROR as without TF_LOG:
+// a third of the provider's CPU time. Without them, that plan takes about
+// 60% of the time, and one reading 10,000 jobs about half (BENCHMARKS.md).
+func setLogLevels(getenv func(string) string, setenv func(key, value string) error, level string) {
 	for _, v := range logLevelVars {
-		_ = setenv(v, "OFF") // os.Setenv fails only on a malformed name
+		switch {
+		case level == "":
+			_ = setenv(v, "OFF") // os.Setenv fails only on a malformed name
+		case getenv(v) == "":
+			_ = setenv(v, level)
+		}
 	}
+}
+
+// pluginLogger is go-plugin's logger, which says how the provider starts
+// (a few lines at INFO and DEBUG), at the level the engine keeps.
+func pluginLogger(level string) hclog.Logger {
+	if level == "" {
+		return hclog.NewNullLogger()
+	}
+	return hclog.New(&hclog.LoggerOptions{Level: hclog.LevelFromString(level), Output: os.Stderr, JSONFormat: true})
 }

@@ -232,7 +232,7 @@ func (c benchCase) name() string { return c.p.name + ", " + c.label }
 // medians runs each case's plan in dir (with args) rounds times, the cases taking turns
 // so that the machine's load falls on all alike, and returns the median of
 // each figure by case. after, if not nil, checks each run of a case.
-func medians(tb testing.TB, e *engine, dir string, vars []string, cases []benchCase, rounds int, after func(benchCase), args ...string) map[string]usage {
+func medians(tb testing.TB, eng *engine, dir string, vars []string, cases []benchCase, rounds int, after func(benchCase), args ...string) map[string]usage {
 	tb.Helper()
 	runs := map[string][]usage{}
 	for range rounds {
@@ -242,7 +242,7 @@ func medians(tb testing.TB, e *engine, dir string, vars []string, cases []benchC
 				in = c.dir
 			}
 			u := watchProviders(c.p.binary, func() {
-				e.run(tb, in, append(append(slices.Clone(vars), c.p.env...), c.env...), append([]string{"plan", "-input=false"}, args...)...)
+				eng.run(tb, in, append(append(slices.Clone(vars), c.p.env...), c.env...), append([]string{"plan", "-input=false"}, args...)...)
 			})
 			runs[c.name()] = append(runs[c.name()], u)
 			if after != nil {
@@ -336,9 +336,9 @@ func BenchmarkScale(b *testing.B) {
 	if b.N > 1 {
 		b.Skip("one run is the measure: use -benchtime 1x, as `make bench` does")
 	}
-	e := newEngine(b)
+	eng := newEngine(b)
 	rounds := benchRounds(b)
-	current := &benchProvider{name: "after", binary: e.provider}
+	current := &benchProvider{name: "after", binary: eng.provider}
 	before := baselineProvider(b, os.Getenv("BENCH_BASELINE"))
 	var rows []benchRow
 	var side []sideRow
@@ -394,7 +394,7 @@ func BenchmarkScale(b *testing.B) {
 	dir := configDir(b, benchJobsHCL)
 	// The soft memory limit the provider set until issue 17, for comparison.
 	limit := benchCase{p: current, label: "GOMEMLIMIT=80MiB", env: []string{"GOMEMLIMIT=80MiB"}}
-	plans := medians(b, e, dir, jobs.serviceEnv(noLogVars...), cases(limit), rounds, nil)
+	plans := medians(b, eng, dir, jobs.serviceEnv(noLogVars...), cases(limit), rounds, nil)
 	for _, c := range cases(limit) {
 		u := plans[c.name()]
 		side = append(side, sideRow{plan: "10,000 jobs", provider: c.p.name, env: c.label, u: u, vs: fmt.Sprintf("%.1f× the bare loop", float64(u.wall)/float64(bare))})
@@ -439,10 +439,10 @@ func BenchmarkScale(b *testing.B) {
 	hcl.WriteString("  ]\n}\n")
 	dir = configDir(b, hcl.String())
 	stats = lookups.sandbox.Stats()
-	e.run(b, dir, lookups.serviceEnv(), "apply", "-auto-approve", "-input=false")
+	eng.run(b, dir, lookups.serviceEnv(), "apply", "-auto-approve", "-input=false")
 	_, byRoute := requestsSince(lookups.sandbox, stats)
 	var names []string
-	if err := json.Unmarshal(e.outputs(b, dir)["names"], &names); err != nil {
+	if err := json.Unmarshal(eng.outputs(b, dir)["names"], &names); err != nil {
 		b.Fatal(err)
 	}
 	correct := slices.Equal(names, want)
@@ -457,14 +457,14 @@ func BenchmarkScale(b *testing.B) {
 	fleet := newTestEnv(b, sandbox.Config{})
 	vars := fleet.serviceEnv(noLogVars...)
 	dir = configDir(b, fmt.Sprintf(benchConnectorsHCL, 200))
-	e.run(b, dir, vars, "apply", "-auto-approve", "-input=false")
+	eng.run(b, dir, vars, "apply", "-auto-approve", "-input=false")
 	ys := yardstick(b)
 	yardDir := configDir(b, fmt.Sprintf(benchConnectorsHCL, 200))
-	e.run(b, yardDir, append(slices.Clone(vars), ys.env...), "apply", "-auto-approve", "-input=false")
+	eng.run(b, yardDir, append(slices.Clone(vars), ys.env...), "apply", "-auto-approve", "-input=false")
 	var reads, others []int64
 	fleetCases := cases()
 	yardCase := benchCase{p: ys, label: "default", dir: yardDir}
-	plans = medians(b, e, dir, vars, append([]benchCase{yardCase}, fleetCases...), rounds, func() func(benchCase) {
+	plans = medians(b, eng, dir, vars, append([]benchCase{yardCase}, fleetCases...), rounds, func() func(benchCase) {
 		stats := fleet.sandbox.Stats()
 		return func(c benchCase) {
 			total, byRoute := requestsSince(fleet.sandbox, stats)
@@ -510,7 +510,7 @@ func BenchmarkScale(b *testing.B) {
 	dir = configDir(b, fleetHCL(100, "", false))
 	stats = apply.sandbox.Stats()
 	start := time.Now()
-	e.run(b, dir, apply.serviceEnv("TF_VAR_jobs="+string(ids)), "apply", "-auto-approve", "-input=false")
+	eng.run(b, dir, apply.serviceEnv("TF_VAR_jobs="+string(ids)), "apply", "-auto-approve", "-input=false")
 	took := time.Since(start)
 	total, byRoute := requestsSince(apply.sandbox, stats)
 	creates, triggers := byRoute["POST "+routeConnectors], byRoute[routeRunJob]
@@ -532,7 +532,7 @@ func BenchmarkScale(b *testing.B) {
 	})
 	add(benchRow{figure: "allocations per decoded job in the client", value: fmt.Sprintf("%.2f", allocs/100), target: "report", report: true})
 
-	printBenchTable(e, rows, side, rounds)
+	printBenchTable(eng, rows, side, rounds)
 	b.ReportMetric(ratio, "provider/bare")
 	b.ReportMetric(wallRatio, "provider/yardstick")
 	for _, r := range rows {
@@ -544,7 +544,7 @@ func BenchmarkScale(b *testing.B) {
 
 // printBenchTable prints the figures, the plans side by side, and the
 // machine they were measured on.
-func printBenchTable(e *engine, rows []benchRow, side []sideRow, rounds int) {
+func printBenchTable(eng *engine, rows []benchRow, side []sideRow, rounds int) {
 	cpu := "unknown CPU"
 	if info, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, line := range strings.Split(string(info), "\n") {
@@ -554,7 +554,7 @@ func printBenchTable(e *engine, rows []benchRow, side []sideRow, rounds int) {
 			}
 		}
 	}
-	fmt.Printf("\nMachine: %s/%s, %d CPUs (%s), %s; %s %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpu, runtime.Version(), filepath.Base(e.path), e.info)
+	fmt.Printf("\nMachine: %s/%s, %d CPUs (%s), %s; %s %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpu, runtime.Version(), filepath.Base(eng.path), eng.info)
 	fmt.Println("| figure | measured | target | |")
 	fmt.Println("|---|---|---|---|")
 	for _, r := range rows {

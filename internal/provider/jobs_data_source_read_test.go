@@ -18,9 +18,9 @@ import (
 // with the configuration after Read, for nothing: 40% of the provider's CPU
 // in a plan reading 10,000 jobs.
 func TestJobsReadLeavesConfigAlone(t *testing.T) {
-	env := newTestEnv(t, sandbox.Config{Jobs: 150})
+	e := newTestEnv(t, sandbox.Config{Jobs: 150})
 	ctx := context.Background()
-	d := &jobsDataSource{data: &providerData{client: env.client(t), workspaceID: env.workspaceID}}
+	d := &jobsDataSource{data: &providerData{client: e.client(t), workspaceID: e.workspaceID}}
 	var s datasource.SchemaResponse
 	d.Schema(ctx, datasource.SchemaRequest{}, &s)
 	typ, ok := s.Schema.Type().TerraformType(ctx).(tftypes.Object)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,11 +27,11 @@ var noLogVars = []string{"TF_LOG=", "TF_LOG_PROVIDER=", "TF_LOG_CORE=", "TF_LOG_
 // runs the provider with its standard error, where terraform-plugin-log
 // writes every line, appended to the returned file. The engine then sees no
 // log line of the provider, whatever the level.
-func captureProviderStderr(t *testing.T, e *engine) (env []string, stderr string) {
+func captureProviderStderr(t *testing.T, eng *engine) (env []string, stderr string) {
 	t.Helper()
 	dir := t.TempDir()
 	stderr = filepath.Join(dir, "stderr.log")
-	script := fmt.Sprintf("#!/bin/sh\nexec %q \"$@\" 2>>%q\n", e.provider, stderr)
+	script := fmt.Sprintf("#!/bin/sh\nexec %q \"$@\" 2>>%q\n", eng.provider, stderr)
 	if err := os.WriteFile(filepath.Join(dir, "terraform-provider-dataintegration"), []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -43,13 +44,13 @@ func captureProviderStderr(t *testing.T, e *engine) (env []string, stderr string
 // TF_LOG_PROVIDER=DEBUG alone, it writes its lines and the engine's log
 // holds a DEBUG line for the request, as the docs promise.
 func TestAccLogging_quietUnlessCollected(t *testing.T) {
-	e := newEngine(t)
-	env := newTestEnv(t, sandbox.Config{Jobs: 3})
+	eng := newEngine(t)
+	e := newTestEnv(t, sandbox.Config{Jobs: 3})
 	dir := configDir(t, loggingHCL)
-	wrapped, stderr := captureProviderStderr(t, e)
-	vars := env.serviceEnv(noLogVars...)
+	wrapped, stderr := captureProviderStderr(t, eng)
+	vars := e.serviceEnv(noLogVars...)
 
-	e.run(t, dir, append(vars, wrapped...), "plan", "-input=false")
+	eng.run(t, dir, append(vars, wrapped...), "plan", "-input=false")
 	written, err := os.ReadFile(stderr)
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func TestAccLogging_quietUnlessCollected(t *testing.T) {
 
 	for _, level := range []string{"TF_LOG=DEBUG", "TF_LOG_PROVIDER=DEBUG"} {
 		log := filepath.Join(t.TempDir(), "debug.log")
-		e.run(t, dir, append(vars, level, "TF_LOG_PATH="+log), "plan", "-input=false")
+		eng.run(t, dir, append(vars, level, "TF_LOG_PATH="+log), "plan", "-input=false")
 		text, err := os.ReadFile(log)
 		if err != nil {
 			t.Fatalf("%s: %v", level, err)
@@ -75,9 +76,35 @@ func TestAccLogging_quietUnlessCollected(t *testing.T) {
 		if err := os.Remove(stderr); err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
-		e.run(t, dir, append(append(vars, wrapped...), level), "plan", "-input=false")
+		eng.run(t, dir, append(append(vars, wrapped...), level), "plan", "-input=false")
 		if written, _ := os.ReadFile(stderr); !strings.Contains(string(written), `"API request"`) {
 			t.Errorf("with %s, the provider wrote no line of its request: %.200s", level, written)
+		}
+	}
+}
+
+// TestAccLogging_atTheLevelKept runs a plan with a level above DEBUG, given
+// as the engines read it (TF_LOG, or TF_LOG_PROVIDER over TF_LOG): the
+// provider writes no line below it, as the engine would drop them all.
+func TestAccLogging_atTheLevelKept(t *testing.T) {
+	eng := newEngine(t)
+	e := newTestEnv(t, sandbox.Config{Jobs: 3})
+	dir := configDir(t, loggingHCL)
+	wrapped, stderr := captureProviderStderr(t, eng)
+	vars := append(e.serviceEnv(noLogVars...), wrapped...)
+	for _, levels := range [][]string{{"TF_LOG=warn"}, {"TF_LOG=TRACE", "TF_LOG_PROVIDER=ERROR"}} {
+		if err := os.Remove(stderr); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		eng.run(t, dir, append(slices.Clone(vars), levels...), "plan", "-input=false")
+		written, err := os.ReadFile(stderr)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		for _, below := range []string{`"@level":"trace"`, `"@level":"debug"`, `"@level":"info"`} {
+			if n := strings.Count(string(written), below); n > 0 {
+				t.Errorf("with %v, the provider wrote %d lines with %s, which the engine drops", levels, n, below)
+			}
 		}
 	}
 }
