@@ -27,7 +27,7 @@ const examplesDir = "../../examples"
 var exampleNeeds = map[string]capability{
 	"guides/connectors-write-only": capWriteOnly,
 	// Query files alone: nothing before Terraform 1.14 reads them.
-	"list-resources/dataintegration_customer_service_connector": capListResources,
+	"list-resources/dataintegration_customer_service_connector":                  capListResources,
 	"resources/dataintegration_customer_service_connector/import-by-identity.tf": capIdentity,
 }
 
