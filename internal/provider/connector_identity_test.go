@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -192,6 +193,28 @@ func TestAccConnector_identityAddedToOldState(t *testing.T) {
 	t.Cleanup(func() { eng.run(t, dir, nil, "destroy", "-auto-approve", "-input=false", "-no-color") })
 
 	stateFile := filepath.Join(dir, "terraform.tfstate")
+	stripIdentities(t, stateFile)
+	eng.expectConverged(t, dir, nil)
+	eng.run(t, dir, nil, "apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color")
+	if got := stateIdentity(t, stateFile, connectorAddress); got["id"] != id || got["workspace_id"] != e.workspaceID {
+		t.Errorf("after a refresh the identity is %v, want id %s and workspace_id %s", got, id, e.workspaceID)
+	}
+	eng.expectConverged(t, dir, nil)
+
+	// Deleted outside Terraform, the connector of such a state is planned
+	// for creation, as any other.
+	stripIdentities(t, stateFile)
+	if err := e.client(t).DeleteConnector(context.Background(), e.workspaceID, id); err != nil {
+		t.Fatal(err)
+	}
+	actions, _ := eng.plan(t, dir, nil)
+	expectActions(t, actions, connectorAddress, "create")
+}
+
+// stripIdentities takes the identities out of a state file, as a state
+// written without them holds none, and fails unless there was one.
+func stripIdentities(t *testing.T, stateFile string) {
+	t.Helper()
 	raw, err := os.ReadFile(stateFile)
 	if err != nil {
 		t.Fatal(err)
@@ -221,13 +244,6 @@ func TestAccConnector_identityAddedToOldState(t *testing.T) {
 	if err := os.WriteFile(stateFile, raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
-
-	eng.expectConverged(t, dir, nil)
-	eng.run(t, dir, nil, "apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color")
-	if got := stateIdentity(t, stateFile, connectorAddress); got["id"] != id || got["workspace_id"] != e.workspaceID {
-		t.Errorf("after a refresh the identity is %v, want id %s and workspace_id %s", got, id, e.workspaceID)
-	}
-	eng.expectConverged(t, dir, nil)
 }
 
 // stateIdentity reads the identity of a resource of the root module from

@@ -310,6 +310,9 @@ func (r *connectorResource) Read(ctx context.Context, req resource.ReadRequest, 
 					"import it by <workspace_id>/<connector_id>: a bare ID is looked for in the provider's workspace_id.", ws, id))
 			return
 		}
+		// The framework wants an identity even of a resource gone, which
+		// a state written without identities does not give it.
+		setConnectorIdentity(ctx, req.Identity, resp.Identity, state.connectorModel, &resp.Diagnostics)
 		resp.State.RemoveResource(ctx)
 		return
 	case err != nil:
