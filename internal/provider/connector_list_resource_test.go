@@ -206,7 +206,10 @@ func TestConnectorList_pagesUpToLimit(t *testing.T) {
 func (p *protoProvider) listConnectors(tb testing.TB, config map[string]string, limit int64, include bool) []tfprotov6.ListResourceResult {
 	tb.Helper()
 	cfg := p.value(tb, p.schemas.ListResourceSchemas[connectorType], config)
-	srv, ok := p.srv.(tfprotov6.ProviderServerWithListResource)
+	// ListResource, whichever interface of terraform-plugin-go holds it.
+	srv, ok := p.srv.(interface {
+		ListResource(context.Context, *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error)
+	})
 	if !ok {
 		tb.Fatalf("the provider server %T serves no list resource", p.srv)
 	}

@@ -80,7 +80,7 @@ func TestAccExamples_valid(t *testing.T) {
 			t.Errorf("examples/%s is missing: the docs show it", want)
 		}
 	}
-	validate := func(t *testing.T, dir, at string) {
+	validate := func(t *testing.T, at string) {
 		t.Helper()
 		args := []string{"validate", "-no-color"}
 		if queries, _ := filepath.Glob(filepath.Join(at, "*"+queryFileSuffix)); len(queries) > 0 && eng.info.has(capListResources) {
@@ -97,7 +97,7 @@ func TestAccExamples_valid(t *testing.T) {
 			// docs, are validated one at a time with the rest of the folder.
 			imports, _ := filepath.Glob(filepath.Join(examplesDir, dir, "import-by-*.tf"))
 			if len(imports) < 2 {
-				validate(t, dir, filepath.Join(examplesDir, dir))
+				validate(t, filepath.Join(examplesDir, dir))
 				return
 			}
 			for _, imp := range imports {
@@ -111,7 +111,7 @@ func TestAccExamples_valid(t *testing.T) {
 							others = append(others, filepath.Base(o))
 						}
 					}
-					validate(t, dir, workdir(t, dir, others...))
+					validate(t, workdir(t, dir, others...))
 				})
 			}
 		})
