@@ -231,6 +231,19 @@ func TestEachJobPageStopsEarly(t *testing.T) {
 	}
 }
 
+func TestEachConnectorPageStopsEarly(t *testing.T) {
+	var rec recorder
+	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) { writePage(w, 2, "a") })
+	n := "desk"
+	err := newTestClient(t, ts.URL).EachConnectorPage(context.Background(), testWS, ConnectorFilter{Name: &n}, func([]Connector) bool { return false })
+	if err != nil || rec.count() != 1 {
+		t.Errorf("err %v, %d requests", err, rec.count())
+	}
+	if q := rec.reqs[0].URL.Query(); q.Get("name") != "desk" || q.Get("page") != "1" {
+		t.Errorf("list query %v", q)
+	}
+}
+
 func TestTriggerSendsForceFullRefreshOnlyWhenTrue(t *testing.T) {
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(201) })

@@ -40,8 +40,7 @@ func TestAccConnector_generateConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tokenLine := regexp.MustCompile(`(?m)^(\s*)token\s*=\s*null.*$`)
-	if !tokenLine.Match(generated) || !regexp.MustCompile(`(?m)^\s*token_wo\s*=\s*null`).Match(generated) {
+	if !generatedTokenLine.Match(generated) || !regexp.MustCompile(`(?m)^\s*token_wo\s*=\s*null`).Match(generated) {
 		t.Fatalf("the generated file has no `token = null` and `token_wo = null` lines, which the docs tell how to edit:\n%s", generated)
 	}
 	// As generated, the connector is imported with the token the service
@@ -49,7 +48,7 @@ func TestAccConnector_generateConfig(t *testing.T) {
 	plan("no-op")
 
 	// The docs: replace `token = null` with the token.
-	edited := tokenLine.ReplaceAll(generated, []byte(`${1}token = "platform-token-1"`))
+	edited := generatedTokenLine.ReplaceAll(generated, []byte(`${1}token = "platform-token-1"`))
 	if err := os.WriteFile(filepath.Join(dir, "generated.tf"), edited, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -54,18 +54,30 @@ func (m *connectorModel) fill(c *client.Connector) {
 }
 
 // connectorsByName lists the customer-service connectors named exactly
-// name, with the service's filters. The service's matching rules are not
-// published: only exact matches are kept.
+// name, with the service's filters.
 func connectorsByName(ctx context.Context, c *client.Client, ws, name string) ([]client.Connector, error) {
-	kind := client.ConnectorKindCustomerService
-	all, err := c.ListConnectors(ctx, ws, client.ConnectorFilter{Name: &name, ConnectorName: &kind})
+	f, match := connectorFilter(&name)
 	var found []client.Connector
-	for _, x := range all {
-		if x.Name == name && x.ConnectorName == kind {
-			found = append(found, x)
+	err := c.EachConnectorPage(ctx, ws, f, func(page []client.Connector) bool {
+		for _, x := range page {
+			if match(x) {
+				found = append(found, x)
+			}
 		}
-	}
+		return true
+	})
 	return found, err
+}
+
+// connectorFilter selects the customer-service connectors, named exactly
+// name when it is not nil: the service's filters, and match, which keeps
+// only what they were meant to select. The service's matching rules are not
+// published: only exact matches are kept.
+func connectorFilter(name *string) (f client.ConnectorFilter, match func(client.Connector) bool) {
+	kind := client.ConnectorKindCustomerService
+	return client.ConnectorFilter{Name: name, ConnectorName: &kind}, func(c client.Connector) bool {
+		return c.ConnectorName == kind && (name == nil || c.Name == *name)
+	}
 }
 
 // connectorIDs are the connectors' IDs, for a message.

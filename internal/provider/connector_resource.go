@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -33,6 +34,7 @@ var (
 	_ resource.ResourceWithValidateConfig   = (*connectorResource)(nil)
 	_ resource.ResourceWithModifyPlan       = (*connectorResource)(nil)
 	_ resource.ResourceWithImportState      = (*connectorResource)(nil)
+	_ resource.ResourceWithIdentity         = (*connectorResource)(nil)
 )
 
 // NewConnectorResource returns the dataintegration_customer_service_connector
@@ -283,6 +285,7 @@ func (r *connectorResource) Create(ctx context.Context, req resource.CreateReque
 	}
 	plan.fill(c)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setConnectorIdentity(ctx, nil, resp.Identity, plan.connectorModel, &resp.Diagnostics)
 }
 
 func (r *connectorResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -307,6 +310,9 @@ func (r *connectorResource) Read(ctx context.Context, req resource.ReadRequest, 
 					"import it by <workspace_id>/<connector_id>: a bare ID is looked for in the provider's workspace_id.", ws, id))
 			return
 		}
+		// The framework wants an identity even of a resource gone, which
+		// a state written without identities does not give it.
+		setConnectorIdentity(ctx, req.Identity, resp.Identity, state.connectorModel, &resp.Diagnostics)
 		resp.State.RemoveResource(ctx)
 		return
 	case err != nil:
@@ -318,6 +324,7 @@ func (r *connectorResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	state.fill(c)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	setConnectorIdentity(ctx, req.Identity, resp.Identity, state.connectorModel, &resp.Diagnostics)
 }
 
 func (r *connectorResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -361,6 +368,7 @@ func (r *connectorResource) Update(ctx context.Context, req resource.UpdateReque
 	}
 	plan.fill(c)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setConnectorIdentity(ctx, req.Identity, resp.Identity, plan.connectorModel, &resp.Diagnostics)
 }
 
 func (r *connectorResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -413,30 +421,91 @@ func (r *connectorResource) confirmGone(ctx context.Context, diags *diag.Diagnos
 }
 
 // ImportState takes "<workspace_id>/<connector_id>", or "<connector_id>"
-// when the provider has a workspace_id.
+// when the provider has a workspace_id; or, from an import block's
+// identity, id and workspace_id, the provider's when left out.
 func (r *connectorResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ws, id, ok := strings.Cut(req.ID, "/")
-	if !ok {
-		ws, id = "", req.ID
-	}
-	if (ok && validate.UUID(ws) != nil) || validate.UUID(id) != nil {
-		resp.Diagnostics.AddError("Unexpected Format of ID",
-			fmt.Sprintf("Expected <workspace_id>/<connector_id>, or <connector_id> alone when the provider has a workspace_id, each a UUID; got %q.", req.ID))
-		return
+	var ws, id, noWorkspace, instead string
+	if req.ID == "" && req.Identity != nil {
+		var idy connectorIdentityModel
+		if resp.Diagnostics.Append(req.Identity.Get(ctx, &idy)...); resp.Diagnostics.HasError() {
+			return
+		}
+		ws, id = idy.WorkspaceID.ValueString(), idy.ID.ValueString()
+		if (ws != "" && validate.UUID(ws) != nil) || validate.UUID(id) != nil {
+			resp.Diagnostics.AddError("Invalid Import Identity",
+				fmt.Sprintf("Expected an identity of id and, optionally, workspace_id, each a UUID; got id %q and workspace_id %q.", id, ws))
+			return
+		}
+		noWorkspace = fmt.Sprintf("The import identity of connector %s names no workspace_id", id)
+		instead = "Give workspace_id in the import block's identity"
+	} else {
+		var ok bool
+		ws, id, ok = strings.Cut(req.ID, "/")
+		if !ok {
+			ws, id = "", req.ID
+		}
+		if (ok && validate.UUID(ws) != nil) || validate.UUID(id) != nil {
+			resp.Diagnostics.AddError("Unexpected Format of ID",
+				fmt.Sprintf("Expected <workspace_id>/<connector_id>, or <connector_id> alone when the provider has a workspace_id, each a UUID; got %q.", req.ID))
+			return
+		}
+		noWorkspace = fmt.Sprintf("The import ID %q names no workspace", req.ID)
+		instead = fmt.Sprintf("Import by <workspace_id>/%s instead", id)
 	}
 	if ws == "" {
 		if r.data == nil || r.data.workspaceID == "" {
 			// The resource's own workspace_id is not known at import.
 			resp.Diagnostics.AddError("Missing Workspace", fmt.Sprintf(
-				"The import ID %q names no workspace, and the provider has no workspace_id. "+
-					"Import by <workspace_id>/%s instead, with the ID of the workspace that holds the connector, "+
-					"or set workspace_id in the provider configuration or the %s environment variable.", req.ID, id, EnvWorkspaceID))
+				"%s, and the provider has no workspace_id. %s, with the ID of the workspace that holds the connector, "+
+					"or set workspace_id in the provider configuration or the %s environment variable.", noWorkspace, instead, EnvWorkspaceID))
 			return
 		}
 		ws = r.data.workspaceID
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("workspace_id"), ws)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+	setConnectorIdentity(ctx, nil, resp.Identity, connectorModel{ID: types.StringValue(id), WorkspaceID: types.StringValue(ws)}, &resp.Diagnostics)
+}
+
+// connectorIdentityModel is the connector's resource identity: what names
+// it in the service, for an import block's identity and `terraform query`.
+type connectorIdentityModel struct {
+	ID          types.String `tfsdk:"id"`
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+}
+
+func (r *connectorResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identityschema.Schema{
+		Attributes: map[string]identityschema.Attribute{
+			"id": identityschema.StringAttribute{
+				Description:       connectorDescriptions["id"] + " Required to import.",
+				RequiredForImport: true,
+			},
+			"workspace_id": identityschema.StringAttribute{
+				Description:       "The workspace (a UUID) that holds the connector. Optional to import: the provider's `workspace_id` when left out.",
+				OptionalForImport: true,
+			},
+		},
+	}
+}
+
+// setConnectorIdentity records the identity of connector m, its ID and
+// workspace as the state holds them, in out (nil where the resource's
+// operation has none). A prior identity that names the same connector, in
+// any letter case, is kept as it is, as the state keeps its IDs.
+func setConnectorIdentity(ctx context.Context, prior, out *tfsdk.ResourceIdentity, m connectorModel, diags *diag.Diagnostics) {
+	if out == nil {
+		return
+	}
+	want := connectorIdentityModel{ID: m.ID, WorkspaceID: m.WorkspaceID}
+	if prior != nil && !prior.Raw.IsFullyNull() {
+		var had connectorIdentityModel
+		if !prior.Get(ctx, &had).HasError() &&
+			sameID(had.ID.ValueString(), want.ID.ValueString()) && sameID(had.WorkspaceID.ValueString(), want.WorkspaceID.ValueString()) {
+			want = had
+		}
+	}
+	diags.Append(out.Set(ctx, want)...)
 }
 
 // token is the token to send: token, or else token_wo, which only the

@@ -26,15 +26,20 @@ const examplesDir = "../../examples"
 // both engines.
 var exampleNeeds = map[string]capability{
 	"guides/connectors-write-only": capWriteOnly,
+	// An ephemeral variable, for the write-only token, and a query file.
+	"guides/adopting-connectors": capListResources,
+	// Query files alone: nothing before Terraform 1.14 reads them.
+	"list-resources/dataintegration_customer_service_connector":                  capListResources,
+	"resources/dataintegration_customer_service_connector/import-by-identity.tf": capIdentity,
 }
 
-// exampleDirs lists every folder of examples/ that holds a configuration,
-// relative to examples/.
+// exampleDirs lists every folder of examples/ that holds a configuration
+// or a query (a .tfquery.hcl file), relative to examples/.
 func exampleDirs(t *testing.T) []string {
 	t.Helper()
 	var dirs []string
 	err := filepath.WalkDir(examplesDir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || filepath.Ext(path) != ".tf" {
+		if err != nil || d.IsDir() || (filepath.Ext(path) != ".tf" && !strings.HasSuffix(path, queryFileSuffix)) {
 			return err
 		}
 		rel, err := filepath.Rel(examplesDir, filepath.Dir(path))
@@ -49,9 +54,13 @@ func exampleDirs(t *testing.T) []string {
 	return dirs
 }
 
+// queryFileSuffix names the files `terraform query` reads.
+const queryFileSuffix = ".tfquery.hcl"
+
 // TestAccExamples_valid checks every example the docs show: `fmt` finds
 // nothing to change, `validate` passes with the provider built from this
-// tree, and the shell examples parse.
+// tree (with its query files where the engine reads them), and the shell
+// examples parse.
 func TestAccExamples_valid(t *testing.T) {
 	eng := newEngine(t)
 	if out, err := eng.try(examplesDir, nil, "fmt", "-check", "-recursive", "-diff"); err != nil {
@@ -65,17 +74,46 @@ func TestAccExamples_valid(t *testing.T) {
 		"data-sources/dataintegration_customer_service_connector",
 		"data-sources/dataintegration_job",
 		"data-sources/dataintegration_jobs",
+		"list-resources/dataintegration_customer_service_connector",
 	} {
 		if !slices.Contains(dirs, want) {
 			t.Errorf("examples/%s is missing: the docs show it", want)
 		}
+	}
+	validate := func(t *testing.T, at string) {
+		t.Helper()
+		args := []string{"validate", "-no-color"}
+		if queries, _ := filepath.Glob(filepath.Join(at, "*"+queryFileSuffix)); len(queries) > 0 && eng.info.has(capListResources) {
+			args = append(args, "-query")
+		}
+		eng.run(t, at, nil, args...)
 	}
 	for _, dir := range dirs {
 		t.Run(dir, func(t *testing.T) {
 			if c, ok := exampleNeeds[dir]; ok {
 				requireCapability(t, c)
 			}
-			eng.run(t, filepath.Join(examplesDir, dir), nil, "validate", "-no-color")
+			// Import examples of the same resource, each shown alone in the
+			// docs, are validated one at a time with the rest of the folder.
+			imports, _ := filepath.Glob(filepath.Join(examplesDir, dir, "import-by-*.tf"))
+			if len(imports) < 2 {
+				validate(t, filepath.Join(examplesDir, dir))
+				return
+			}
+			for _, imp := range imports {
+				t.Run(filepath.Base(imp), func(t *testing.T) {
+					if c, ok := exampleNeeds[dir+"/"+filepath.Base(imp)]; ok {
+						requireCapability(t, c)
+					}
+					var others []string
+					for _, o := range imports {
+						if o != imp {
+							others = append(others, filepath.Base(o))
+						}
+					}
+					validate(t, workdir(t, dir, others...))
+				})
+			}
 		})
 	}
 	scripts, err := filepath.Glob(filepath.Join(examplesDir, "*/*/*.sh"))
@@ -89,9 +127,9 @@ func TestAccExamples_valid(t *testing.T) {
 	}
 }
 
-// workdir copies an example into a folder of its own, so that applying it
-// leaves nothing in the repository.
-func workdir(t *testing.T, example string) string {
+// workdir copies an example, but for the files named in except, into a
+// folder of its own, so that applying it leaves nothing in the repository.
+func workdir(t *testing.T, example string, except ...string) string {
 	t.Helper()
 	dst := t.TempDir()
 	src := filepath.Join(examplesDir, example)
@@ -100,14 +138,19 @@ func workdir(t *testing.T, example string) string {
 		t.Fatal(err)
 	}
 	for _, ent := range entries {
-		if ent.IsDir() {
+		if ent.IsDir() || slices.Contains(except, ent.Name()) {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(src, ent.Name()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dst, ent.Name()), b, 0o600); err != nil {
+		info, err := ent.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The owner's permissions, so that a script stays executable.
+		if err := os.WriteFile(filepath.Join(dst, ent.Name()), b, info.Mode().Perm()&0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -312,5 +355,89 @@ func TestAccGuide_jobsFromCI(t *testing.T) {
 		"-var", "job_name="+job.Name, "-var", "commit=d4e5f6")
 	if n := len(e.sandbox.Executions(e.workspaceID, job.ID)); n != 2 {
 		t.Errorf("destroy started or removed executions: %d, want 2", n)
+	}
+}
+
+// adoptTokenEdit is the command of "Adopting existing connectors" that
+// gives the generated configuration the token, as a write-only token:
+// each `token = null` line goes, `token_wo` becomes the variable and
+// `token_wo_version` 1, aligned as generated.
+const adoptTokenEdit = `sed -i -E \
+  -e '/^ *token *= null/d' \
+  -e 's/^( *)token_wo( *)= null.*$/\1token_wo\2= var.platform_token/' \
+  -e 's/^( *)token_wo_version( *)= null$/\1token_wo_version\2= 1/' \
+  generated.tf`
+
+// TestAccGuide_adoptingConnectors follows "Adopting existing connectors":
+// three connectors made with curl are listed by `terraform query`, their
+// configuration generated, the token added with the guide's command; the
+// plan imports the three and updates each in place once, the apply sends
+// each its token, which the state does not hold, the next plan is empty,
+// and the workspace holds the same three connectors.
+func TestAccGuide_adoptingConnectors(t *testing.T) {
+	eng := newEngine(t)
+	requireCapability(t, capListResources)
+	e := newTestEnv(t, sandbox.Config{})
+	e.requireSandbox(t, "have a workspace of the test's own: the guide adopts every connector in it")
+	guide, err := os.ReadFile("../../templates/guides/adopting-existing-connectors.md.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(guide), adoptTokenEdit) {
+		t.Fatalf("the guide no longer gives the command %s: update this test with the guide", adoptTokenEdit)
+	}
+	dir := workdir(t, "guides/adopting-connectors")
+	token := testName("token")
+	vars := e.serviceEnv("TF_VAR_platform_token=" + token)
+	bash := func(script string) {
+		t.Helper()
+		cmd := exec.Command("bash", "-c", script)
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), vars...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", script, err, out)
+		}
+	}
+
+	bash("./make-connectors.sh")
+	made, err := e.client(t).ListConnectors(context.Background(), e.workspaceID, client.ConnectorFilter{})
+	if err != nil || len(made) != 3 {
+		t.Fatalf("make-connectors.sh made %+v (%v), want three connectors", made, err)
+	}
+	var ids []string
+	listed := eng.run(t, dir, vars, "query", "-no-color")
+	for _, c := range made {
+		ids = append(ids, c.ID)
+		if !strings.Contains(listed, c.ID) || !strings.Contains(listed, c.Name) {
+			t.Errorf("terraform query printed no line of connector %s %q:\n%s", c.ID, c.Name, listed)
+		}
+	}
+
+	eng.run(t, dir, vars, "query", "-no-color", "-generate-config-out=generated.tf")
+	bash(adoptTokenEdit)
+	actions, imports := eng.plan(t, dir, vars)
+	if len(actions) != 3 || len(imports) != 3 {
+		t.Errorf("the plan has actions %v and imports %v, want three imports", actions, imports)
+	}
+	for address := range actions {
+		expectActions(t, actions, address, "update")
+	}
+	eng.run(t, dir, vars, "apply", "-input=false", "-no-color", "tfplan")
+	eng.expectConverged(t, dir, vars)
+	if strings.Contains(eng.run(t, dir, nil, "show", "-json"), token) {
+		t.Error("the state holds the write-only token")
+	}
+	after, err := e.client(t).ListConnectors(context.Background(), e.workspaceID, client.ConnectorFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []string
+	for _, c := range after {
+		held = append(held, c.ID)
+		if v, _ := e.sandbox.Connector(e.workspaceID, c.ID); v.Token != token {
+			t.Errorf("connector %q does not hold the token of the apply", c.Name)
+		}
+	}
+	if !sameIDs(held, ids) {
+		t.Errorf("after the apply the workspace holds %v, want the same three %v", held, ids)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -30,7 +31,10 @@ const (
 	EnvWorkspaceID = "DATAINTEGRATION_WORKSPACE_ID"
 )
 
-var _ provider.Provider = (*dataIntegrationProvider)(nil)
+var (
+	_ provider.Provider                  = (*dataIntegrationProvider)(nil)
+	_ provider.ProviderWithListResources = (*dataIntegrationProvider)(nil)
+)
 
 // allowedAPIKey says which API keys the provider accepts.
 const allowedAPIKey = "a key that a header can carry as it is: no control character, no space at either end"
@@ -137,6 +141,7 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 	data.client = c
 	resp.DataSourceData = data
 	resp.ResourceData = data
+	resp.ListResourceData = data
 }
 
 // Each setting below is read by a function of its own, which puts the
@@ -258,5 +263,11 @@ func (p *dataIntegrationProvider) DataSources(_ context.Context) []func() dataso
 		NewJobsDataSource,
 		NewJobDataSource,
 		NewConnectorDataSource,
+	}
+}
+
+func (p *dataIntegrationProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		NewConnectorListResource,
 	}
 }

@@ -41,11 +41,15 @@ func TestProviderSchemaIsValid(t *testing.T) {
 			t.Errorf("resource %s is missing", name)
 		}
 	}
+	if _, ok := resp.ListResourceSchemas["dataintegration_customer_service_connector"]; !ok {
+		t.Error("list resource dataintegration_customer_service_connector is missing")
+	}
 }
 
 // TestEverySchemaIsDescribed checks that every attribute and block of the
-// provider, its resources and data sources has a description: docs/ is
-// generated from them.
+// provider, its resources, data sources and list resources, and every
+// attribute of a resource identity, has a description: docs/ is generated
+// from them.
 func TestEverySchemaIsDescribed(t *testing.T) {
 	resp := providerSchemas(t)
 	schemas := map[string]*tfprotov6.Schema{"provider": resp.Provider}
@@ -54,6 +58,9 @@ func TestEverySchemaIsDescribed(t *testing.T) {
 	}
 	for name, s := range resp.DataSourceSchemas {
 		schemas["data source "+name] = s
+	}
+	for name, s := range resp.ListResourceSchemas {
+		schemas["list resource "+name] = s
 	}
 	var walk func(where string, b *tfprotov6.SchemaBlock)
 	walk = func(where string, b *tfprotov6.SchemaBlock) {
@@ -71,6 +78,24 @@ func TestEverySchemaIsDescribed(t *testing.T) {
 	}
 	for where, s := range schemas {
 		walk(where, s.Block)
+	}
+	srv, err := testAccProtoV6ProviderFactories["dataintegration"]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := srv.GetResourceIdentitySchemas(context.Background(), &tfprotov6.GetResourceIdentitySchemasRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids.IdentitySchemas) == 0 {
+		t.Error("no resource has an identity schema")
+	}
+	for name, s := range ids.IdentitySchemas {
+		for _, a := range s.IdentityAttributes {
+			if strings.TrimSpace(a.Description) == "" {
+				t.Errorf("identity of resource %s: attribute %s has no description", name, a.Name)
+			}
+		}
 	}
 }
 

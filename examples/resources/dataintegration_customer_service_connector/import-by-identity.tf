@@ -1,0 +1,9 @@
+# Terraform 1.12 and later, OpenTofu 1.12 and later: an import block with the
+# connector's identity. workspace_id may be left out: the provider's is used.
+import {
+  to = dataintegration_customer_service_connector.support
+  identity = {
+    id           = "0b9e8d7c-6a5f-4e3d-9c2b-1a0f9e8d7c6b"
+    workspace_id = "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f"
+  }
+}
