@@ -265,7 +265,7 @@ func TestAccJobTrigger_createTimeout(t *testing.T) {
 					}
 				},
 				Config:      cfg,
-				ExpectError: phrases("Timeout Triggering Job", "did not complete within the create timeout (2s)", "The job did not start"),
+				ExpectError: phrases("Timeout Triggering Job", "did not complete within timeouts.create (2s)", "The job did not start"),
 			},
 			{
 				Config:             cfg,

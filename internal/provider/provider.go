@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -30,7 +31,10 @@ const (
 	EnvWorkspaceID = "DATAINTEGRATION_WORKSPACE_ID"
 )
 
-var _ provider.Provider = (*dataIntegrationProvider)(nil)
+var (
+	_ provider.Provider            = (*dataIntegrationProvider)(nil)
+	_ provider.ProviderWithActions = (*dataIntegrationProvider)(nil)
+)
 
 // allowedAPIKey says which API keys the provider accepts.
 const allowedAPIKey = "a key that a header can carry as it is: no control character, no space at either end"
@@ -137,6 +141,7 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 	data.client = c
 	resp.DataSourceData = data
 	resp.ResourceData = data
+	resp.ActionData = data
 }
 
 // Each setting below is read by a function of its own, which puts the
@@ -250,6 +255,15 @@ func (p *dataIntegrationProvider) Resources(_ context.Context) []func() resource
 	return []func() resource.Resource{
 		NewConnectorResource,
 		NewJobTriggerResource,
+	}
+}
+
+// Actions are ignored by engines without them (Terraform before 1.14,
+// OpenTofu), which load the provider as before.
+func (p *dataIntegrationProvider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{
+		NewRunJobAction,
+		NewCancelJobAction,
 	}
 }
 

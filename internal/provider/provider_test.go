@@ -41,10 +41,15 @@ func TestProviderSchemaIsValid(t *testing.T) {
 			t.Errorf("resource %s is missing", name)
 		}
 	}
+	for _, name := range []string{"dataintegration_run_job", "dataintegration_cancel_job"} {
+		if _, ok := resp.ActionSchemas[name]; !ok {
+			t.Errorf("action %s is missing", name)
+		}
+	}
 }
 
 // TestEverySchemaIsDescribed checks that every attribute and block of the
-// provider, its resources and data sources has a description: docs/ is
+// provider, its resources, data sources and actions has a description: docs/ is
 // generated from them.
 func TestEverySchemaIsDescribed(t *testing.T) {
 	resp := providerSchemas(t)
@@ -54,6 +59,9 @@ func TestEverySchemaIsDescribed(t *testing.T) {
 	}
 	for name, s := range resp.DataSourceSchemas {
 		schemas["data source "+name] = s
+	}
+	for name, s := range resp.ActionSchemas {
+		schemas["action "+name] = s.Schema
 	}
 	var walk func(where string, b *tfprotov6.SchemaBlock)
 	walk = func(where string, b *tfprotov6.SchemaBlock) {
