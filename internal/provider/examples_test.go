@@ -325,8 +325,8 @@ func TestAccGuide_jobsFromCI(t *testing.T) {
 // commit whose job is still running waits for it, and -invoke runs it on
 // demand.
 func TestAccGuide_jobsFromCIAction(t *testing.T) {
+	requireCapability(t, capActions) // before building the provider
 	eng := newEngine(t)
-	requireCapability(t, capActions)
 	// Executions that outlast the next apply or two, so that the next commit
 	// finds the job running.
 	e := newTestEnv(t, sandbox.Config{Jobs: 4, RunDuration: 6 * time.Second})

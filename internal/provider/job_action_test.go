@@ -101,13 +101,7 @@ func TestAccRunJobAction_refusals(t *testing.T) {
 		e.expectNoRequests(t)
 	})
 	t.Run("by the service", func(t *testing.T) {
-		e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Hour})
-		e.requireSandbox(t, "find an inactive job and start one")
-		jobs, inactive := activeJobs(t, e, 1)
-		running := jobs[0]
-		if err := e.client(t).TriggerJob(context.Background(), e.workspaceID, running, false); err != nil {
-			t.Fatal(err)
-		}
+		e, running, inactive := refusingEnv(t)
 		badKey := fmt.Sprintf("provider \"dataintegration\" {\n  base_url     = %q\n  api_key      = \"not-the-key\"\n  workspace_id = %q\n}\n", e.baseURL, e.workspaceID)
 		var steps []resource.TestStep
 		// Each step a new input, so that each runs the action: a failed run
@@ -141,29 +135,23 @@ func TestAccRunJobAction_refusals(t *testing.T) {
 // the first ended.
 func TestAccRunJobAction_waitsIfRunning(t *testing.T) {
 	requireCapability(t, capActions)
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 3 * time.Second})
-	e.requireSandbox(t, "start an execution of a few seconds and read its times")
-	jobs, _ := activeJobs(t, e, 1)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			PreConfig: func() {
-				if err := e.client(t).TriggerJob(context.Background(), e.workspaceID, jobs[0], false); err != nil {
-					t.Fatal(err)
-				}
-			},
-			Config: e.providerConfig() + runJobHCL("wait", "a1", fmt.Sprintf("    job_id = %q\n    if_running = \"wait\"\n    timeout = \"1m\"", jobs[0])),
-			Check: func(*terraform.State) error {
-				expectSequential(t, e.sandbox.Executions(e.workspaceID, jobs[0]), 2)
-				return nil
-			},
-		}},
+	testWaitsIfRunning(t, func(job string) string {
+		return runJobHCL("wait", "a1", fmt.Sprintf("    job_id = %q\n    if_running = \"wait\"\n    timeout = \"1m\"", job))
 	})
 }
 
 // TestAccJobTrigger_waitsIfRunning: the trigger resource's
 // if_running = "wait", on every engine.
 func TestAccJobTrigger_waitsIfRunning(t *testing.T) {
+	testWaitsIfRunning(t, func(job string) string { return triggerHCL("test", job, "  if_running = \"wait\"") },
+		resource.TestCheckResourceAttr(triggerAddress, "if_running", "wait"))
+}
+
+// testWaitsIfRunning starts an execution of a few seconds, then applies
+// the configuration of the job that config gives: it must wait, and start
+// the second execution after the first ended.
+func testWaitsIfRunning(t *testing.T, config func(job string) string, checks ...resource.TestCheckFunc) {
+	t.Helper()
 	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 3 * time.Second})
 	e.requireSandbox(t, "start an execution of a few seconds and read its times")
 	jobs, _ := activeJobs(t, e, 1)
@@ -175,14 +163,11 @@ func TestAccJobTrigger_waitsIfRunning(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			Config: e.providerConfig() + triggerHCL("test", jobs[0], "  if_running = \"wait\""),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr(triggerAddress, "if_running", "wait"),
-				func(*terraform.State) error {
-					expectSequential(t, e.sandbox.Executions(e.workspaceID, jobs[0]), 2)
-					return nil
-				},
-			),
+			Config: e.providerConfig() + config(jobs[0]),
+			Check: resource.ComposeAggregateTestCheckFunc(append(checks, func(*terraform.State) error {
+				expectSequential(t, e.sandbox.Executions(e.workspaceID, jobs[0]), 2)
+				return nil
+			})...),
 		}},
 	})
 }
@@ -209,35 +194,8 @@ func TestAccRunJobAction_faults(t *testing.T) {
 		}
 		body.WriteString(runJobHCL(fmt.Sprintf("r%d", i), "a1", by))
 	}
-	var checks []resource.TestCheckFunc
-	for _, id := range jobs {
-		checks = append(checks, e.expectExecutions(id, sandbox.Execution{}))
-	}
-	checks = append(checks, func(*terraform.State) error {
-		st := e.sandbox.Stats()
-		if st.Faults == 0 || st.ByRoute[routeRunJob] <= int64(len(jobs)) {
-			return fmt.Errorf("%d faults, %d trigger requests for %d jobs: no trigger was retried", st.Faults, st.ByRoute[routeRunJob], len(jobs))
-		}
-		t.Logf("%d faults injected, %d trigger requests for %d runs", st.Faults, st.ByRoute[routeRunJob], len(jobs))
-		return nil
-	})
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			PreConfig: func() {
-				if err := e.sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{429, 503}, Seed: 5}); err != nil {
-					t.Fatal(err)
-				}
-			},
-			Config: e.providerConfig("max_retries = 10") + body.String(),
-			Check:  resource.ComposeAggregateTestCheckFunc(checks...),
-		}},
-	})
-	for _, id := range jobs {
-		if n := len(e.sandbox.Executions(e.workspaceID, id)); n != 1 {
-			t.Errorf("after the whole test, job %s has %d executions, want 1", id, n)
-		}
-	}
+	// Retries enough that all of them failing does not happen in practice.
+	e.testFaultsRunEachOnce(t, e.providerConfig("max_retries = 10")+body.String(), jobs, 5)
 }
 
 // TestAccJobActions_invoke: `terraform apply -invoke` runs the job once
@@ -245,8 +203,8 @@ func TestAccRunJobAction_faults(t *testing.T) {
 // warns when there is none. terraform-plugin-testing has no -invoke: the
 // CLI is run by hand.
 func TestAccJobActions_invoke(t *testing.T) {
+	requireCapability(t, capActions) // before building the provider
 	eng := newEngine(t)
-	requireCapability(t, capActions)
 	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Hour})
 	e.requireSandbox(t, "count the job's executions")
 	jobs, _ := activeJobs(t, e, 1)

@@ -162,16 +162,24 @@ func TestRunJobActionRefusals(t *testing.T) {
 // the action waits for the running execution, saying so, and starts the
 // next one after it ended: the job runs once more, not twice.
 func TestRunJobActionWaitsForTheRunningExecution(t *testing.T) {
-	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: 1500 * time.Millisecond}, sandbox.DefaultAPIKey)
-	job := srv.Jobs(data.workspaceID)[0].ID
-	if err := data.client.TriggerJob(t.Context(), data.workspaceID, job, false); err != nil {
-		t.Fatal(err)
-	}
+	srv, data, job := runningJob(t, 1500*time.Millisecond)
 	got := invoke(t, NewRunJobAction(), data, runJob(job, "wait"))
 	failOn(t, got.diags)
 	expectProgress(t, got.progress, "job "+job+" is running; waiting (0s elapsed)")
 	expectProgress(t, got.progress, "triggered")
 	expectSequential(t, srv.Executions(data.workspaceID, job), 2)
+}
+
+// runningJob is a sandbox of one job, and the job's ID, with an execution
+// of it started that runs for runFor.
+func runningJob(t *testing.T, runFor time.Duration) (*sandbox.Server, *providerData, string) {
+	t.Helper()
+	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: runFor}, sandbox.DefaultAPIKey)
+	job := srv.Jobs(data.workspaceID)[0].ID
+	if err := data.client.TriggerJob(t.Context(), data.workspaceID, job, false); err != nil {
+		t.Fatal(err)
+	}
+	return srv, data, job
 }
 
 // expectSequential checks that a job has n executions, each started after
@@ -191,11 +199,7 @@ func expectSequential(t *testing.T, ex []sandbox.Execution, n int) {
 // TestRunJobActionWaitEndsAtTheTimeout: a wait that outlasts the timeout
 // fails, saying so, and triggers nothing more.
 func TestRunJobActionWaitEndsAtTheTimeout(t *testing.T) {
-	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: time.Hour}, sandbox.DefaultAPIKey)
-	job := srv.Jobs(data.workspaceID)[0].ID
-	if err := data.client.TriggerJob(t.Context(), data.workspaceID, job, false); err != nil {
-		t.Fatal(err)
-	}
+	srv, data, job := runningJob(t, time.Hour)
 	m := runJob(job, "wait")
 	m.Timeout = types.StringValue("3s")
 	start := time.Now()
@@ -213,11 +217,7 @@ func TestRunJobActionWaitEndsAtTheTimeout(t *testing.T) {
 // if_running = "wait" waits within the create timeout, and the one it
 // records ran after the running one ended.
 func TestJobTriggerWaitsForTheRunningExecution(t *testing.T) {
-	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: 1500 * time.Millisecond}, sandbox.DefaultAPIKey)
-	job := srv.Jobs(data.workspaceID)[0].ID
-	if err := data.client.TriggerJob(t.Context(), data.workspaceID, job, false); err != nil {
-		t.Fatal(err)
-	}
+	srv, data, job := runningJob(t, 1500*time.Millisecond)
 	m := triggerState(data.workspaceID, job, false)
 	m.IfRunning = types.StringValue("wait")
 	resp := create(t, configured(t, NewJobTriggerResource(), data), m)
@@ -231,11 +231,7 @@ func TestJobTriggerWaitsForTheRunningExecution(t *testing.T) {
 // TestJobTriggerWaitEndsAtTheCreateTimeout: the create timeout bounds the
 // wait; nothing is recorded, so that the next apply tries again.
 func TestJobTriggerWaitEndsAtTheCreateTimeout(t *testing.T) {
-	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: time.Hour}, sandbox.DefaultAPIKey)
-	job := srv.Jobs(data.workspaceID)[0].ID
-	if err := data.client.TriggerJob(t.Context(), data.workspaceID, job, false); err != nil {
-		t.Fatal(err)
-	}
+	srv, data, job := runningJob(t, time.Hour)
 	m := triggerState(data.workspaceID, job, false)
 	m.IfRunning = types.StringValue("wait")
 	m.Timeouts.Object = types.ObjectValueMust(m.Timeouts.AttributeTypes(context.Background()),
