@@ -120,6 +120,11 @@ func TestAccRunJobAction_refusals(t *testing.T) {
 				ExpectError: phrases(c.want...),
 			})
 		}
+		// The terraform_data was created all the same: applying the same
+		// commit again runs nothing (the guide says to use -invoke).
+		again := steps[0]
+		again.ExpectError, again.Check = nil, e.expectTriggers(2)
+		steps = append(steps[:1], append([]resource.TestStep{again}, steps[1:]...)...)
 		resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 		if got := e.sandbox.Stats().ByRoute[routeRunJob]; got != 1+4 {
 			t.Errorf("the sandbox served %d triggers, want 5 (one by the test, four refused)", got)
