@@ -24,7 +24,7 @@ if ! diff -r docs "$out/docs" >"$out/diff" 2>&1; then
 	exit 1
 fi
 missing=0
-for page in docs/index.md docs/resources/*.md docs/data-sources/*.md docs/list-resources/*.md; do
+for page in docs/index.md docs/resources/*.md docs/data-sources/*.md docs/list-resources/*.md docs/actions/*.md; do
 	for heading in '## Example Usage' '## Schema'; do
 		if ! grep -q "^$heading" "$page"; then
 			echo "$page has no \"$heading\" section: add its example under examples/, or its schema to the template" >&2

@@ -235,7 +235,7 @@ func (c *Client) do(ctx context.Context, r request) error {
 		if !retryable || attempt >= c.maxRetries || ctx.Err() != nil {
 			return err
 		}
-		if serr := sleep(ctx, c.backoff(attempt, retryAfter)); serr != nil {
+		if serr := Sleep(ctx, c.backoff(attempt, retryAfter)); serr != nil {
 			return err
 		}
 	}
@@ -384,7 +384,9 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	return -1
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
+// Sleep waits for d, or until ctx ends if that comes first: then it
+// returns ctx's error.
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

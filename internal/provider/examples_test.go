@@ -31,6 +31,9 @@ var exampleNeeds = map[string]capability{
 	// Query files alone: nothing before Terraform 1.14 reads them.
 	"list-resources/dataintegration_customer_service_connector":                  capListResources,
 	"resources/dataintegration_customer_service_connector/import-by-identity.tf": capIdentity,
+	"guides/jobs-from-ci-action":                                                 capActions,
+	"actions/dataintegration_run_job":                                            capActions,
+	"actions/dataintegration_cancel_job":                                         capActions,
 }
 
 // exampleDirs lists every folder of examples/ that holds a configuration
@@ -75,6 +78,8 @@ func TestAccExamples_valid(t *testing.T) {
 		"data-sources/dataintegration_job",
 		"data-sources/dataintegration_jobs",
 		"list-resources/dataintegration_customer_service_connector",
+		"actions/dataintegration_run_job",
+		"actions/dataintegration_cancel_job",
 	} {
 		if !slices.Contains(dirs, want) {
 			t.Errorf("examples/%s is missing: the docs show it", want)
@@ -439,5 +444,48 @@ func TestAccGuide_adoptingConnectors(t *testing.T) {
 	}
 	if !sameIDs(held, ids) {
 		t.Errorf("after the apply the workspace holds %v, want the same three %v", held, ids)
+	}
+}
+
+// TestAccGuide_jobsFromCIAction follows the action form of "Running jobs
+// from CI": a new commit runs the job, the same commit runs nothing, a
+// commit whose job is still running waits for it, and -invoke runs it on
+// demand.
+func TestAccGuide_jobsFromCIAction(t *testing.T) {
+	requireCapability(t, capActions) // before building the provider
+	eng := newEngine(t)
+	// Executions that outlast the next apply or two, so that the next commit
+	// finds the job running.
+	e := newTestEnv(t, sandbox.Config{Jobs: 4, RunDuration: 6 * time.Second})
+	e.requireSandbox(t, "count the job's executions and read their times")
+	job := e.allJobs(t)[0] // the first generated job is active
+	dir := workdir(t, "guides/jobs-from-ci-action")
+	apply := func(commit string, extra ...string) string {
+		t.Helper()
+		return eng.run(t, dir, e.serviceEnv(), append([]string{"apply", "-input=false", "-auto-approve", "-no-color",
+			"-var", "job_name=" + job.Name, "-var", "commit=" + commit}, extra...)...)
+	}
+	apply("a1b2c3")
+	if n := len(e.sandbox.Executions(e.workspaceID, job.ID)); n != 1 {
+		t.Fatalf("the first commit ran the job %d times, want once", n)
+	}
+	before := e.sandbox.Stats().Requests
+	apply("a1b2c3")
+	if n := e.sandbox.Stats().Requests - before; n != 0 {
+		t.Errorf("the rerun of the same commit sent %d requests, want none", n)
+	}
+	if ex := e.sandbox.Executions(e.workspaceID, job.ID); ex[0].Status != sandbox.StatusRunning {
+		t.Fatalf("the first execution ended before the next commit (%+v): the test is too slow for its RunDuration", ex[0])
+	}
+	out := apply("d4e5f6")
+	if !strings.Contains(out, "is running; waiting") {
+		t.Errorf("the apply did not report its wait:\n%s", out)
+	}
+	// The second execution still runs too: the invoke waits for it.
+	apply("d4e5f6", "-var", "full_refresh=true", "-invoke=action.dataintegration_run_job.this")
+	ex := e.sandbox.Executions(e.workspaceID, job.ID)
+	expectSequential(t, ex, 3)
+	if len(ex) == 3 && (ex[1].ForceFullRefresh || !ex[2].ForceFullRefresh) {
+		t.Errorf("executions %+v, want the invoked one alone a full refresh", ex)
 	}
 }

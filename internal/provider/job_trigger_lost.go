@@ -11,20 +11,18 @@ import (
 
 // triggerAnswerLost tells whether a failed trigger may have started the job:
 // the request reached the service and its answer was lost (a 500, 502 or
-// 504, a connection that broke once it was sent, or the create timeout
-// ending while it was in flight). The API cannot tell whether the job
-// started (it has no execution status), so the trigger is recorded as done,
-// with a warning: sending it again, now or in the next apply, could run the
-// job twice. A trigger runs its job at most once.
-func triggerAnswerLost(diags *diag.Diagnostics, job string, err error) bool {
+// 504, a connection that broke once it was sent, or the timeout ending
+// while it was in flight). The API cannot tell whether the job started (it
+// has no execution status), so the trigger counts as done, with a warning
+// that ends with then, what the caller does about it: sending it again, now
+// or later, could run the job twice. A trigger runs its job at most once.
+func triggerAnswerLost(diags *diag.Diagnostics, job string, err error, then string) bool {
 	e, ok := errors.AsType[*client.Error](err)
 	if !ok || !e.MayHaveTakenEffect() {
 		return false
 	}
 	diags.AddWarning("Job Triggered, Its Answer Lost", fmt.Sprintf(
 		"%s. The trigger of job %s reached the service, but its answer was lost, so whether the job started is unknown: "+
-			"the service's API cannot say. The trigger is recorded in the state all the same, so that no later apply sends it again "+
-			"and the job never runs twice for one trigger. If the job did not run (look at its executions in the service), "+
-			"run it again by changing the trigger's triggers.", answer(e), job))
+			"the service's API cannot say. %s", answer(e), job, then))
 	return true
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -62,6 +63,7 @@ type jobTriggerModel struct {
 	ForceFullRefresh types.Bool     `tfsdk:"force_full_refresh"`
 	Triggers         types.Map      `tfsdk:"triggers"`
 	CancelOnDestroy  types.Bool     `tfsdk:"cancel_on_destroy"`
+	IfRunning        types.String   `tfsdk:"if_running"`
 	TriggeredAt      types.String   `tfsdk:"triggered_at"`
 	Timeouts         timeouts.Value `tfsdk:"timeouts"`
 }
@@ -76,6 +78,7 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"refreshing it makes no request, and applying an unchanged configuration triggers nothing. " +
 			"Changing `job_id`, `job_name`, `force_full_refresh`, `workspace_id` or `triggers` replaces it, which triggers the job again. " +
 			"Destroying it cancels the job's running execution when `cancel_on_destroy` is `true`, and does nothing otherwise. " +
+			"On Terraform 1.14 and later, the `dataintegration_run_job` action runs a job without leaving a record in the state. " +
 			"It cannot be imported: an event that already happened has nothing to import.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
@@ -113,6 +116,13 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Computed: true,
 				Default:  booldefault.StaticBool(false),
 			},
+			"if_running": schema.StringAttribute{
+				MarkdownDescription: ifRunningDescription("the `create` timeout") + " Changes in place: it matters only when the job is triggered.",
+				Optional:            true,
+				Computed:            true,
+				Default:             stringdefault.StaticString(validate.IfRunningFail),
+				Validators:          []validator.String{stringCheck(allowedIfRunning, validate.IfRunning)},
+			},
 			"triggered_at": schema.StringAttribute{
 				MarkdownDescription: "When the provider received the service's acceptance of the trigger, by the clock of the machine that ran Terraform, " +
 					"as an RFC 3339 time in UTC in whole seconds (the fraction is dropped). The service's answer carries no time of its own.",
@@ -132,7 +142,7 @@ func triggerJobAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"job_id": schema.StringAttribute{
 			MarkdownDescription: "The ID (a UUID) of the job to trigger. Exactly one of `job_id` and `job_name` is required. " +
-				"The job must be active and not running. A UUID is the same in any letter case: the state keeps the form it was created with, " +
+				"The job must be active, and not running unless `if_running` is `\"wait\"`. A UUID is the same in any letter case: the state keeps the form it was created with, " +
 				"and a change of case alone changes nothing. Changing it triggers again. " +
 				"With `job_name`, the ID of the job that name resolved to when the trigger was created.",
 			Optional:   true,
@@ -287,17 +297,20 @@ func (r *jobTriggerResource) Create(ctx context.Context, req resource.CreateRequ
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	ws := plan.WorkspaceID.ValueString()
+	run := jobRun{ws: plan.WorkspaceID.ValueString(), force: plan.ForceFullRefresh.ValueBool(), wait: plan.IfRunning.ValueString() == validate.IfRunningWait}
 	at := pathJobID
 	if !plan.JobName.IsNull() {
 		at = pathJobName
-		if plan.JobID = r.resolveName(ctx, ws, plan.JobName.ValueString(), &resp.Diagnostics); resp.Diagnostics.HasError() {
+		id := jobIDByName(ctx, r.data.client, run.ws, plan.JobName.ValueString(), &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
 			return
 		}
+		plan.JobID = types.StringValue(id)
 	}
-	job := plan.JobID.ValueString()
-	if err := r.data.client.TriggerJob(ctx, ws, job, plan.ForceFullRefresh.ValueBool()); err != nil && !triggerAnswerLost(&resp.Diagnostics, job, err) {
-		r.addTriggerError(ctx, &resp.Diagnostics, at, ws, job, timeout, err)
+	run.job = plan.JobID.ValueString()
+	seen, err := run.trigger(ctx, r.data.client)
+	if err != nil && !triggerAnswerLost(&resp.Diagnostics, run.job, err, triggerLostInState) {
+		addTriggerError(ctx, r.data.client, &resp.Diagnostics, at, run, seen, triggerLimit{d: timeout, setting: "timeouts.create"}, err)
 		return
 	}
 	plan.ID = types.StringValue(uuid.NewString())
@@ -305,20 +318,18 @@ func (r *jobTriggerResource) Create(ctx context.Context, req resource.CreateRequ
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// resolveName finds the one job named exactly name, at create: the name is
-// known at plan time even when the job does not exist yet.
-func (r *jobTriggerResource) resolveName(ctx context.Context, ws, name string, diags *diag.Diagnostics) types.String {
-	if j := jobByName(ctx, r.data.client, ws, name, pathJobName, diags); j != nil {
-		return types.StringValue(j.ID)
-	}
-	return types.StringNull()
-}
+// triggerLostInState is what a trigger resource does when the answer to
+// its trigger was lost.
+const triggerLostInState = "The trigger is recorded in the state all the same, so that no later apply sends it again " +
+	"and the job never runs twice for one trigger. If the job did not run (look at its executions in the service), " +
+	"run it again by changing the trigger's triggers."
 
 // Read makes no request: a trigger is an event, and the state says when it
 // happened.
 func (r *jobTriggerResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
 
-// Update changes only cancel_on_destroy or the timeouts: nothing to send.
+// Update changes only cancel_on_destroy, if_running or the timeouts:
+// nothing to send.
 func (r *jobTriggerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan jobTriggerModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -357,40 +368,6 @@ func (r *jobTriggerResource) Delete(ctx context.Context, req resource.DeleteRequ
 			"The cancel of job %s did not complete within the delete timeout (%s): %v. The trigger stays in the state; destroy again, or raise timeouts.delete.", job, timeout, err))
 	default:
 		addRequestError(&resp.Diagnostics, "Unable to Cancel Job", ws, err)
-	}
-}
-
-// addTriggerError explains why a trigger failed. On a 409 it reads the job,
-// once, to say whether it is inactive or running: the service's reason is
-// not part of its published API.
-func (r *jobTriggerResource) addTriggerError(ctx context.Context, diags *diag.Diagnostics, at path.Path, ws, job string, timeout time.Duration, err error) {
-	switch status := client.StatusCode(err); {
-	case status == http.StatusNotFound:
-		diags.AddAttributeError(at, "Job Not Found", fmt.Sprintf(
-			"No job has the ID %s in workspace %s (HTTP 404: %s). Check job_id, for example with the dataintegration_jobs data source.", job, ws, serviceMessage(err)))
-	case status == http.StatusConflict:
-		// Best effort: when the job cannot be read, the generic reason stays.
-		j, _ := findJob(ctx, r.data.client, ws, job)
-		switch {
-		case j != nil && !j.IsActive:
-			diags.AddAttributeError(at, "Job Is Inactive", fmt.Sprintf(
-				"The service refused to run job %s because it is inactive (HTTP 409: %s). Activate the job in the service, then apply again.", job, serviceMessage(err)))
-		case j != nil:
-			diags.AddAttributeError(at, "Job Already Running", fmt.Sprintf(
-				"The service refused to run job %s, which is active, so most likely already running (HTTP 409: %s). "+
-					"Apply again once its execution has ended, or cancel it.", job, serviceMessage(err)))
-		default:
-			diags.AddAttributeError(at, "Job Not Triggered", fmt.Sprintf(
-				"The service refused to run job %s (HTTP 409: %s). A job that is inactive or already running cannot be triggered.", job, serviceMessage(err)))
-		}
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		// A trigger in flight when the timeout ended is triggerAnswerLost's.
-		diags.AddError("Timeout Triggering Job", fmt.Sprintf(
-			"The trigger of job %s did not complete within the create timeout (%s): %v. "+
-				"The job did not start: the service refused each attempt without doing anything, or none reached it. "+
-				"Apply again, or raise timeouts.create.", job, timeout, err))
-	default:
-		addRequestError(diags, "Unable to Trigger Job", ws, err)
 	}
 }
 

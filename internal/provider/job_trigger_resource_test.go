@@ -142,14 +142,21 @@ func TestAccJobTrigger_cancelOnDestroy(t *testing.T) {
 	})
 }
 
-func TestAccJobTrigger_refusals(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Hour})
+// refusingEnv is a sandbox with a job that is running (for an hour) and
+// an inactive one, whose triggers the service refuses.
+func refusingEnv(t *testing.T) (e *testEnv, running, inactive string) {
+	t.Helper()
+	e = newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Hour})
 	e.requireSandbox(t, "find an inactive job and start one")
 	jobs, inactive := activeJobs(t, e, 1)
-	running := jobs[0]
-	if err := e.client(t).TriggerJob(context.Background(), e.workspaceID, running, false); err != nil {
+	if err := e.client(t).TriggerJob(context.Background(), e.workspaceID, jobs[0], false); err != nil {
 		t.Fatal(err)
 	}
+	return e, jobs[0], inactive
+}
+
+func TestAccJobTrigger_refusals(t *testing.T) {
+	e, running, inactive := refusingEnv(t)
 	const unknown = "0f0f0f0f-0000-4000-8000-00000000abcd"
 	// After a refusal the trigger is not in the state: the next plan creates it.
 	notInState := resource.TestStep{
@@ -211,7 +218,14 @@ func TestAccJobTrigger_faults(t *testing.T) {
 	}
 	// Retries enough that all of them failing (0.3^11 for one trigger) does not
 	// happen in practice.
-	provider := e.providerConfig("max_retries = 10")
+	e.testFaultsRunEachOnce(t, e.providerConfig("max_retries = 10")+body.String(), jobs, 7)
+}
+
+// testFaultsRunEachOnce applies config while the sandbox refuses 30% of
+// requests with 429 or 503 (faults seeded with seed), and checks that
+// triggers were retried and that each of jobs ran exactly once.
+func (e *testEnv) testFaultsRunEachOnce(t *testing.T, config string, jobs []string, seed uint64) {
+	t.Helper()
 	var checks []resource.TestCheckFunc
 	for _, id := range jobs {
 		checks = append(checks, e.expectExecutions(id, sandbox.Execution{}))
@@ -224,18 +238,18 @@ func TestAccJobTrigger_faults(t *testing.T) {
 		if got := st.ByRoute[routeRunJob]; got <= int64(len(jobs)) {
 			return fmt.Errorf("%d trigger requests for %d jobs: no trigger was retried", got, len(jobs))
 		}
-		t.Logf("%d faults injected, %d trigger requests for %d triggers", st.Faults, st.ByRoute[routeRunJob], len(jobs))
+		t.Logf("%d faults injected, %d trigger requests for %d jobs", st.Faults, st.ByRoute[routeRunJob], len(jobs))
 		return nil
 	})
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
-				if err := e.sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{429, 503}, Seed: 7}); err != nil {
+				if err := e.sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{429, 503}, Seed: seed}); err != nil {
 					t.Fatal(err)
 				}
 			},
-			Config: provider + body.String(),
+			Config: config,
 			Check:  resource.ComposeAggregateTestCheckFunc(checks...),
 		}},
 	})
@@ -265,7 +279,7 @@ func TestAccJobTrigger_createTimeout(t *testing.T) {
 					}
 				},
 				Config:      cfg,
-				ExpectError: phrases("Timeout Triggering Job", "did not complete within the create timeout (2s)", "The job did not start"),
+				ExpectError: phrases("Timeout Triggering Job", "did not complete within timeouts.create (2s)", "The job did not start"),
 			},
 			{
 				Config:             cfg,

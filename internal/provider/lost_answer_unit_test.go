@@ -199,20 +199,29 @@ func TestConnectorCreateRefusedWarnsOfNothing(t *testing.T) {
 
 // TestJobTriggerWhoseAnswerIsLost: whether the job started or not, a
 // trigger whose answer was lost is recorded, with a warning, so that it is
-// never sent again: the job runs at most once.
+// never sent again: the job runs at most once. The run_job action warns
+// too, and does not fail: a failed action would be run again by the next
+// apply.
 func TestJobTriggerWhoseAnswerIsLost(t *testing.T) {
 	for when, runs := range map[string]int{sandbox.FaultsAfter: 1, sandbox.FaultsBefore: 0} {
 		t.Run(when, func(t *testing.T) {
-			srv, data := unitSandbox(t, sandbox.Config{Jobs: 1}, sandbox.DefaultAPIKey)
-			job := srv.Jobs(data.workspaceID)[0].ID
+			srv, data := unitSandbox(t, sandbox.Config{Jobs: 2}, sandbox.DefaultAPIKey)
+			job, other := srv.Jobs(data.workspaceID)[0].ID, srv.Jobs(data.workspaceID)[1].ID
 			loseAnswers(t, srv, when, "POST")
 			resp := create(t, configured(t, NewJobTriggerResource(), data), triggerState(data.workspaceID, job, false))
-			if n := len(srv.Executions(data.workspaceID, job)); n != runs {
-				t.Fatalf("%d executions, want %d", n, runs)
-			}
 			onlyWarning(t, resp.Diagnostics, "Job Triggered, Its Answer Lost", "HTTP 502", job, "recorded in the state", "changing the trigger's triggers")
 			if resp.State.Raw.IsNull() {
 				t.Error("the trigger was not recorded: the next apply would send it again")
+			}
+			got := invoke(t, NewRunJobAction(), data, runJob(other, "wait"))
+			onlyWarning(t, got.diags, "Job Triggered, Its Answer Lost", "HTTP 502", other, "The action does not fail", "invoke the action again")
+			for _, j := range []string{job, other} {
+				if n := len(srv.Executions(data.workspaceID, j)); n != runs {
+					t.Errorf("job %s: %d executions, want %d", j, n, runs)
+				}
+			}
+			if n := srv.Stats().ByRoute[routeRunJob]; n != 2 {
+				t.Errorf("%d triggers sent, want one each", n)
 			}
 		})
 	}

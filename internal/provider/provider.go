@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
@@ -34,6 +35,7 @@ const (
 var (
 	_ provider.Provider                  = (*dataIntegrationProvider)(nil)
 	_ provider.ProviderWithListResources = (*dataIntegrationProvider)(nil)
+	_ provider.ProviderWithActions       = (*dataIntegrationProvider)(nil)
 )
 
 // allowedAPIKey says which API keys the provider accepts.
@@ -142,6 +144,7 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 	resp.DataSourceData = data
 	resp.ResourceData = data
 	resp.ListResourceData = data
+	resp.ActionData = data
 }
 
 // Each setting below is read by a function of its own, which puts the
@@ -255,6 +258,15 @@ func (p *dataIntegrationProvider) Resources(_ context.Context) []func() resource
 	return []func() resource.Resource{
 		NewConnectorResource,
 		NewJobTriggerResource,
+	}
+}
+
+// Actions are ignored by engines without them (Terraform before 1.14,
+// OpenTofu), which load the provider as before.
+func (p *dataIntegrationProvider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{
+		NewRunJobAction,
+		NewCancelJobAction,
 	}
 }
 

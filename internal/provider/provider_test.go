@@ -44,10 +44,15 @@ func TestProviderSchemaIsValid(t *testing.T) {
 	if _, ok := resp.ListResourceSchemas["dataintegration_customer_service_connector"]; !ok {
 		t.Error("list resource dataintegration_customer_service_connector is missing")
 	}
+	for _, name := range []string{"dataintegration_run_job", "dataintegration_cancel_job"} {
+		if _, ok := resp.ActionSchemas[name]; !ok {
+			t.Errorf("action %s is missing", name)
+		}
+	}
 }
 
 // TestEverySchemaIsDescribed checks that every attribute and block of the
-// provider, its resources, data sources and list resources, and every
+// provider, its resources, data sources, list resources and actions, and every
 // attribute of a resource identity, has a description: docs/ is generated
 // from them.
 func TestEverySchemaIsDescribed(t *testing.T) {
@@ -61,6 +66,9 @@ func TestEverySchemaIsDescribed(t *testing.T) {
 	}
 	for name, s := range resp.ListResourceSchemas {
 		schemas["list resource "+name] = s
+	}
+	for name, s := range resp.ActionSchemas {
+		schemas["action "+name] = s.Schema
 	}
 	var walk func(where string, b *tfprotov6.SchemaBlock)
 	walk = func(where string, b *tfprotov6.SchemaBlock) {

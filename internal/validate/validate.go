@@ -146,6 +146,21 @@ func Duration(s string) error {
 	return nil
 }
 
+// The values of if_running: what a trigger does when the job is already
+// running.
+const (
+	IfRunningFail = "fail"
+	IfRunningWait = "wait"
+)
+
+// IfRunning accepts "fail" or "wait", in lower case.
+func IfRunning(s string) error {
+	if s != IfRunningFail && s != IfRunningWait {
+		return fmt.Errorf("%q is not %q or %q", printable(s), IfRunningFail, IfRunningWait)
+	}
+	return nil
+}
+
 // AccountURL accepts the address of an account on the customer-service
 // platform: an absolute https URL of a host (a port is allowed), with no path
 // beyond "/", no query, no fragment and no user information.

@@ -77,6 +77,19 @@ func TestDuration(t *testing.T) {
 	}
 }
 
+func TestIfRunning(t *testing.T) {
+	for _, ok := range []string{"fail", "wait"} {
+		if err := IfRunning(ok); err != nil {
+			t.Errorf("IfRunning(%q): %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "Wait", "FAIL", " wait", "wait ", "queue"} {
+		if err := IfRunning(bad); err == nil {
+			t.Errorf("IfRunning(%q) passed", bad)
+		}
+	}
+}
+
 func TestAccountURL(t *testing.T) {
 	for _, ok := range []string{"https://acme.example-helpdesk.com", "https://acme.example-helpdesk.com/", "https://acme.example.com:8443", "HTTPS://acme.example.com",
 		"https://a-1.example.com:65535", "https://192.0.2.7", "https://[2001:db8::7]:443/", "https://desk", "https://" + strings.Repeat("a", 63) + ".example.com"} {

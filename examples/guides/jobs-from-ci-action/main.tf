@@ -1,0 +1,53 @@
+# Running a job from CI with an action (Terraform 1.14 and later): the job
+# runs once per new commit, and on demand with
+#   terraform apply -invoke=action.dataintegration_run_job.this
+terraform {
+  required_version = ">= 1.14"
+
+  required_providers {
+    dataintegration = {
+      source = "dataintegration/dataintegration"
+    }
+  }
+}
+
+provider "dataintegration" {}
+
+variable "job_name" {
+  description = "The exact name of the job to run."
+  type        = string
+}
+
+variable "commit" {
+  description = "The commit the pipeline runs for: a new one runs the job again."
+  type        = string
+}
+
+variable "full_refresh" {
+  description = "Whether a run reloads everything."
+  type        = bool
+  default     = false
+}
+
+# The state keeps the last commit applied, and nothing of the job's runs.
+resource "terraform_data" "commit" {
+  input = var.commit
+
+  lifecycle {
+    action_trigger {
+      events  = [after_create, after_update]
+      actions = [action.dataintegration_run_job.this]
+    }
+  }
+}
+
+# job_name is looked up each time the action runs. A run of the previous
+# commit still going is waited for, up to the timeout.
+action "dataintegration_run_job" "this" {
+  config {
+    job_name           = var.job_name
+    force_full_refresh = var.full_refresh
+    if_running         = "wait"
+    timeout            = "15m"
+  }
+}

@@ -1,0 +1,97 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/actionvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// jobAction is what the actions on a job share: the provider's data, the
+// attributes that name the job, and their checks before any request.
+// Actions need Terraform 1.14 or later; older engines and OpenTofu ignore
+// them and load the provider as before.
+type jobAction struct {
+	data *providerData
+}
+
+// jobActionTarget is the job an action acts on, as configured.
+type jobActionTarget struct {
+	JobID       types.String `tfsdk:"job_id"`
+	JobName     types.String `tfsdk:"job_name"`
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+}
+
+// jobActionAttributes are the attributes that name an action's job, with
+// others; verb says what the action does to it, as in "to run".
+func jobActionAttributes(verb string, others map[string]schema.Attribute) map[string]schema.Attribute {
+	attrs := map[string]schema.Attribute{
+		"job_id": schema.StringAttribute{
+			MarkdownDescription: "The ID (a UUID, in any letter case) of the job " + verb + ". Exactly one of `job_id` and `job_name` is required.",
+			Optional:            true,
+			Validators:          []validator.String{uuidValidator()},
+		},
+		"job_name": schema.StringAttribute{
+			MarkdownDescription: "The exact name of the job " + verb + ", as an alternative to `job_id`. It is looked up when the action runs, " +
+				"with the service's `name` filter, as the `dataintegration_job` data source does: no job or more than one job of that name fails the action.",
+			Optional:   true,
+			Validators: []validator.String{jobNameValidator()},
+		},
+		"workspace_id": schema.StringAttribute{
+			MarkdownDescription: "The workspace (a UUID) that holds the job. Defaults to the provider's `workspace_id`; one of the two is required.",
+			Optional:            true,
+			Validators:          []validator.String{uuidValidator()},
+		},
+	}
+	maps.Copy(attrs, others)
+	return attrs
+}
+
+func (a *jobAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
+	a.data = configuredData(req.ProviderData, &resp.Diagnostics)
+}
+
+func (a *jobAction) ConfigValidators(context.Context) []action.ConfigValidator {
+	return []action.ConfigValidator{
+		actionvalidator.ExactlyOneOf(path.MatchRoot("job_id"), path.MatchRoot("job_name")),
+	}
+}
+
+// ModifyPlan checks, while planning and before any request, that the action
+// has a workspace: its own or the provider's.
+func (a *jobAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
+	var ws types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("workspace_id"), &ws)...)
+	if resp.Diagnostics.HasError() || a.data == nil || !ws.IsNull() {
+		return
+	}
+	a.data.workspace(ws, &resp.Diagnostics)
+}
+
+// resolve is the workspace and the ID of the job the action acts on, and
+// the attribute that named it; the job is "" after an error.
+func (a *jobAction) resolve(ctx context.Context, t jobActionTarget, diags *diag.Diagnostics) (ws, job string, at path.Path) {
+	ws = a.data.workspace(t.WorkspaceID, diags)
+	if diags.HasError() {
+		return "", "", pathJobID
+	}
+	if t.JobName.IsNull() {
+		return ws, t.JobID.ValueString(), pathJobID
+	}
+	return ws, jobIDByName(ctx, a.data.client, ws, t.JobName.ValueString(), diags), pathJobName
+}
+
+// progress sends a message to Terraform while an action runs; a call made
+// without Terraform (a unit test may leave SendProgress out) sends nothing.
+func progress(resp *action.InvokeResponse, format string, args ...any) {
+	if resp.SendProgress != nil {
+		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf(format, args...)})
+	}
+}

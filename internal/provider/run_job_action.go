@@ -1,0 +1,102 @@
+package provider
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
+)
+
+var (
+	_ action.ActionWithConfigure        = (*runJobAction)(nil)
+	_ action.ActionWithConfigValidators = (*runJobAction)(nil)
+	_ action.ActionWithModifyPlan       = (*runJobAction)(nil)
+)
+
+// defaultRunJobTimeout bounds a run: the trigger's retries, and the wait for
+// a running execution with if_running = "wait".
+const defaultRunJobTimeout = 10 * time.Minute
+
+// NewRunJobAction returns the dataintegration_run_job action.
+func NewRunJobAction() action.Action { return &runJobAction{} }
+
+type runJobAction struct {
+	jobAction
+}
+
+type runJobModel struct {
+	jobActionTarget
+	ForceFullRefresh types.Bool   `tfsdk:"force_full_refresh"`
+	IfRunning        types.String `tfsdk:"if_running"`
+	Timeout          types.String `tfsdk:"timeout"`
+}
+
+func (a *runJobAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_run_job"
+}
+
+func (a *runJobAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Runs a job once: asks the service to start one execution of it, and leaves nothing in the state. " +
+			"Run it after a resource's create or update with `lifecycle { action_trigger { … } }`, or on demand with " +
+			"`terraform apply -invoke=action.dataintegration_run_job.<name>`. Needs Terraform 1.14 or later; " +
+			"on older engines and on OpenTofu, the `dataintegration_job_trigger` resource does the same as a record in the state.",
+		Attributes: jobActionAttributes("to run", map[string]schema.Attribute{
+			"force_full_refresh": schema.BoolAttribute{
+				MarkdownDescription: "Whether the execution reloads everything, even for a job that loads increments. Defaults to `false`.",
+				Optional:            true,
+			},
+			"if_running": schema.StringAttribute{
+				MarkdownDescription: ifRunningDescription("`timeout`") + " While it waits, the action reports how long it has waited.",
+				Optional:            true,
+				Validators:          []validator.String{stringCheck(allowedIfRunning, validate.IfRunning)},
+			},
+			"timeout": schema.StringAttribute{
+				MarkdownDescription: "How long the action may take, retries and waiting included, as a positive duration such as `\"30s\"` or `\"15m\"`. " +
+					"Defaults to `\"" + shortDuration(defaultRunJobTimeout) + "\"`. When it ends while the trigger is in flight, the action warns that the job may have started; " +
+					"when it ends before, the job did not start and the action fails.",
+				Optional:   true,
+				Validators: []validator.String{stringCheck(`a positive duration such as "30s"`, validate.Duration)},
+			},
+		}),
+	}
+}
+
+// runLostThen is what the action does when the answer to its trigger was
+// lost.
+const runLostThen = "The action does not fail, so that nothing sends the trigger again: " +
+	"the job never runs twice for one invocation. If the job did not run (look at its executions in the service), invoke the action again."
+
+func (a *runJobAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
+	var m runJobModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	limit := triggerLimit{d: defaultRunJobTimeout, setting: "timeout"}
+	if !m.Timeout.IsNull() {
+		// Checked at validate time.
+		limit.d, _ = time.ParseDuration(m.Timeout.ValueString())
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit.d)
+	defer cancel()
+
+	ws, job, at := a.resolve(ctx, m.jobActionTarget, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	run := jobRun{ws: ws, job: job, force: m.ForceFullRefresh.ValueBool(), wait: m.IfRunning.ValueString() == validate.IfRunningWait,
+		waiting: func(elapsed time.Duration) { progress(resp, "%s", runningMessage(job, elapsed)) }}
+	seen, err := run.trigger(ctx, a.data.client)
+	switch {
+	case err == nil:
+		progress(resp, "job %s triggered", job)
+	case !triggerAnswerLost(&resp.Diagnostics, job, err, runLostThen):
+		addTriggerError(ctx, a.data.client, &resp.Diagnostics, at, run, seen, limit, err)
+	}
+}
