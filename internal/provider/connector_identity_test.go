@@ -152,8 +152,8 @@ func expectSameID(got, want string) error {
 }
 
 // TestAccConnector_importByIdentityRefused: an identity whose id is not a
-// UUID, or whose workspace the provider cannot supply, is refused before
-// any request.
+// UUID, whose workspace_id is blank, or whose workspace the provider cannot
+// supply, is refused before any request.
 func TestAccConnector_importByIdentityRefused(t *testing.T) {
 	e := newTestEnv(t, sandbox.Config{Jobs: 0})
 	requireCapability(t, capIdentity)
@@ -165,7 +165,12 @@ func TestAccConnector_importByIdentityRefused(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:      e.providerConfig() + identityImportBlock(connectorAddress, "id", `"support-desk"`) + newConnectorArgs("desk").hcl(),
-				ExpectError: phrases("Invalid Import Identity", `got id "support-desk"`),
+				ExpectError: phrases("Invalid Import Identity", `got id "support-desk" and no workspace_id`),
+			},
+			{
+				// A blank workspace_id is refused, not taken as left out.
+				Config:      e.providerConfig() + identityImportBlock(connectorAddress, "id", fmt.Sprintf("%q", id), "workspace_id", `""`) + newConnectorArgs("desk").hcl(),
+				ExpectError: phrases("Invalid Import Identity", fmt.Sprintf(`got id %q and workspace_id ""`, id)),
 			},
 			{
 				Config: noWorkspace + identityImportBlock(connectorAddress, "id", fmt.Sprintf("%q", id)) +

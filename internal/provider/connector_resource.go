@@ -306,8 +306,9 @@ func (r *connectorResource) Read(ctx context.Context, req resource.ReadRequest, 
 			// connector was looked for, rather than Terraform's "Cannot
 			// import non-existent remote object".
 			resp.Diagnostics.AddError("Connector Not Found", fmt.Sprintf(
-				"Workspace %s holds no connector %s (HTTP 404). If the connector is in another workspace, "+
-					"import it by <workspace_id>/<connector_id>: a bare ID is looked for in the provider's workspace_id.", ws, id))
+				"Workspace %s holds no connector %s (HTTP 404). If the connector is in another workspace, give that workspace: "+
+					"workspace_id in the import block's identity, or an import ID of <workspace_id>/<connector_id>. "+
+					"Without one, the connector is looked for in the provider's workspace_id.", ws, id))
 			return
 		}
 		// The framework wants an identity even of a resource gone, which
@@ -431,9 +432,14 @@ func (r *connectorResource) ImportState(ctx context.Context, req resource.Import
 			return
 		}
 		ws, id = idy.WorkspaceID.ValueString(), idy.ID.ValueString()
-		if (ws != "" && validate.UUID(ws) != nil) || validate.UUID(id) != nil {
+		// A workspace_id given blank is refused, not taken as left out.
+		if (!idy.WorkspaceID.IsNull() && validate.UUID(ws) != nil) || validate.UUID(id) != nil {
+			got := fmt.Sprintf("id %q and no workspace_id", id)
+			if !idy.WorkspaceID.IsNull() {
+				got = fmt.Sprintf("id %q and workspace_id %q", id, ws)
+			}
 			resp.Diagnostics.AddError("Invalid Import Identity",
-				fmt.Sprintf("Expected an identity of id and, optionally, workspace_id, each a UUID; got id %q and workspace_id %q.", id, ws))
+				"Expected an identity of id and, optionally, workspace_id, each a UUID; got "+got+".")
 			return
 		}
 		noWorkspace = fmt.Sprintf("The import identity of connector %s names no workspace_id", id)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/actionvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
@@ -11,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -73,6 +75,38 @@ func (a *jobAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest
 		return
 	}
 	a.data.workspace(ws, &resp.Diagnostics)
+}
+
+// checkAtInvoke runs, when action a is invoked, the checks Terraform asked
+// for when it validated the configuration: the attributes' validators (only
+// string attributes have any) and a's configuration validators. A value
+// known only during the apply, such as one taken from a resource the same
+// apply makes, was unknown then, and validators let unknown values pass.
+// Terraform validates a resource's configuration again once its values are
+// known, but not an action's: without this, such a value would reach a
+// request unchecked.
+func checkAtInvoke(ctx context.Context, a action.ActionWithConfigValidators, config tfsdk.Config, diags *diag.Diagnostics) {
+	var s action.SchemaResponse
+	a.Schema(ctx, action.SchemaRequest{}, &s)
+	for _, name := range slices.Sorted(maps.Keys(s.Schema.Attributes)) {
+		attr, ok := s.Schema.Attributes[name].(schema.StringAttribute)
+		if !ok {
+			continue
+		}
+		at := path.Root(name)
+		var v types.String
+		diags.Append(config.GetAttribute(ctx, at, &v)...)
+		for _, check := range attr.Validators {
+			var resp validator.StringResponse
+			check.ValidateString(ctx, validator.StringRequest{Path: at, PathExpression: at.Expression(), Config: config, ConfigValue: v}, &resp)
+			diags.Append(resp.Diagnostics...)
+		}
+	}
+	for _, check := range a.ConfigValidators(ctx) {
+		var resp action.ValidateConfigResponse
+		check.ValidateAction(ctx, action.ValidateConfigRequest{Config: config}, &resp)
+		diags.Append(resp.Diagnostics...)
+	}
 }
 
 // resolve is the workspace and the ID of the job the action acts on, and

@@ -100,6 +100,32 @@ func TestAccRunJobAction_refusals(t *testing.T) {
 		resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 		e.expectNoRequests(t)
 	})
+	t.Run("known only at apply", func(t *testing.T) {
+		// Values from a resource the same apply makes are unknown when
+		// Terraform validates the action, and it does not validate the
+		// action again before invoking it: the action checks them itself.
+		e := newTestEnv(t, sandbox.Config{Jobs: 1})
+		var steps []resource.TestStep
+		for i, c := range []struct{ values, want string }{
+			{`{ job_id = "42" }`, `job_id: "42" is not a UUID`},
+			{`{ job_id = null }`, `job_id`},
+			{fmt.Sprintf(`{ job_id = %q, if_running = "WAIT" }`, job), `Allowed: "fail" or "wait"`},
+			{fmt.Sprintf(`{ job_id = %q, timeout = "-5m" }`, job), `timeout: `},
+			{fmt.Sprintf(`{ job_id = %q, workspace_id = "zzz" }`, job), `workspace_id: `},
+		} {
+			values := fmt.Sprintf("resource \"terraform_data\" \"values\" {\n  input = %s\n}\n", c.values)
+			body := "    job_id       = terraform_data.values.output.job_id\n" +
+				"    if_running   = try(terraform_data.values.output.if_running, null)\n" +
+				"    timeout      = try(terraform_data.values.output.timeout, null)\n" +
+				"    workspace_id = try(terraform_data.values.output.workspace_id, null)"
+			steps = append(steps, resource.TestStep{
+				Config:      e.providerConfig() + values + runJobHCL("late", fmt.Sprint("commit ", i), body),
+				ExpectError: phrases(c.want),
+			})
+		}
+		resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+		e.expectNoRequests(t)
+	})
 	t.Run("by the service", func(t *testing.T) {
 		e, running, inactive := refusingEnv(t)
 		badKey := fmt.Sprintf("provider \"dataintegration\" {\n  base_url     = %q\n  api_key      = \"not-the-key\"\n  workspace_id = %q\n}\n", e.baseURL, e.workspaceID)

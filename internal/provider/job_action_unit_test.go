@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -29,7 +30,8 @@ type invoked struct {
 }
 
 // invoke configures a with data and calls its Invoke with a configuration
-// holding model.
+// holding model: a model struct, or a map of the attributes set (strings
+// and bools), every other one null.
 func invoke(t *testing.T, a action.Action, data *providerData, model any) invoked {
 	t.Helper()
 	ctx := context.Background()
@@ -39,7 +41,19 @@ func invoke(t *testing.T, a action.Action, data *providerData, model any) invoke
 	var sr action.SchemaResponse
 	a.Schema(ctx, action.SchemaRequest{}, &sr)
 	st := tfsdk.State{Schema: sr.Schema, Raw: tftypes.NewValue(sr.Schema.Type().TerraformType(ctx), nil)}
-	failOn(t, st.Set(ctx, model))
+	if set, ok := model.(map[string]any); ok {
+		typ := sr.Schema.Type().TerraformType(ctx).(tftypes.Object)
+		nulls := map[string]tftypes.Value{}
+		for name, at := range typ.AttributeTypes {
+			nulls[name] = tftypes.NewValue(at, nil)
+		}
+		st.Raw = tftypes.NewValue(typ, nulls)
+		for name, v := range set {
+			failOn(t, st.SetAttribute(ctx, path.Root(name), v))
+		}
+	} else {
+		failOn(t, st.Set(ctx, model))
+	}
 	var out invoked
 	resp := action.InvokeResponse{SendProgress: func(e action.InvokeProgressEvent) { out.progress = append(out.progress, e.Message) }}
 	a.Invoke(ctx, action.InvokeRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: st.Raw}}, &resp)
@@ -129,9 +143,11 @@ func TestRunJobActionRefusals(t *testing.T) {
 		summary string
 		phrases []string
 	}{
-		{"inactive", runJob(inactive, ""), "", "Job Is Inactive", []string{inactive, "HTTP 409: job is inactive"}},
+		// An apply of the same configuration does not run an action again:
+		// its refusals say to invoke it.
+		{"inactive", runJob(inactive, ""), "", "Job Is Inactive", []string{inactive, "HTTP 409: job is inactive", "then invoke the action again with `terraform apply -invoke"}},
 		{"inactive, with wait", runJob(inactive, "wait"), "", "Job Is Inactive", []string{inactive, "HTTP 409: job is inactive"}},
-		{"running", runJob(active, ""), "", "Job Already Running", []string{active, "HTTP 409: job is already running", `if_running = "wait"`}},
+		{"running", runJob(active, ""), "", "Job Already Running", []string{active, "HTTP 409: job is already running", `if_running = "wait"`, "invoke the action again"}},
 		{"unknown ID", runJob(other, ""), "", "Job Not Found", []string{other, "HTTP 404"}},
 		{"unknown name", byName, "", "Job Not Found", []string{`No job is named "no such job"`}},
 		{"refused key", runJob(active, ""), "not-the-key", "Authentication Failed", []string{"HTTP 401"}},
@@ -270,20 +286,21 @@ func TestCancelJobAction(t *testing.T) {
 	onlyError(t, invoke(t, NewCancelJobAction(), refused, cancelJob(idle.ID)).diags, "Authentication Failed", "HTTP 401")
 }
 
-// TestJobActionsCheckTheirConfiguration: every argument of both actions is
-// checked when Terraform validates the configuration, and the workspace
-// when it plans, over protocol 6, before any request.
-func TestJobActionsCheckTheirConfiguration(t *testing.T) {
-	const job = "5f0c6f5e-3f7c-4c55-9d55-1c6f3e0d2a10"
-	p := serveProto(t)
-	actions, ok := p.srv.(tfprotov6.ActionServer)
-	if !ok {
-		t.Fatal("the provider's server has no actions")
-	}
-	for _, c := range []struct {
+// actionConfigJob is a job ID of actionConfigCases.
+const actionConfigJob = "5f0c6f5e-3f7c-4c55-9d55-1c6f3e0d2a10"
+
+// actionConfigCases are configurations of both actions, and the error each
+// gets before any request ("" for none).
+var actionConfigCases = func() []struct {
+	action string
+	set    map[string]any
+	want   string
+} {
+	const job = actionConfigJob
+	return []struct {
 		action string
 		set    map[string]any
-		want   string // "" for no error
+		want   string
 	}{
 		{"dataintegration_run_job", map[string]any{"job_id": job}, ""},
 		{"dataintegration_run_job", map[string]any{"job_name": "Orders", "if_running": "wait", "timeout": "90s", "force_full_refresh": true}, ""},
@@ -299,7 +316,20 @@ func TestJobActionsCheckTheirConfiguration(t *testing.T) {
 		{"dataintegration_cancel_job", map[string]any{}, "job_id"},
 		{"dataintegration_cancel_job", map[string]any{"job_id": "not a uuid"}, "job_id: "},
 		{"dataintegration_cancel_job", map[string]any{"job_id": job, "job_name": "x"}, "job_name"},
-	} {
+	}
+}()
+
+// TestJobActionsCheckTheirConfiguration: every argument of both actions is
+// checked when Terraform validates the configuration, and the workspace
+// when it plans, over protocol 6, before any request.
+func TestJobActionsCheckTheirConfiguration(t *testing.T) {
+	const job = actionConfigJob
+	p := serveProto(t)
+	actions, ok := p.srv.(tfprotov6.ActionServer)
+	if !ok {
+		t.Fatal("the provider's server has no actions")
+	}
+	for _, c := range actionConfigCases {
 		resp, err := actions.ValidateActionConfig(context.Background(), &tfprotov6.ValidateActionConfigRequest{
 			ActionType: c.action, Config: p.actionConfig(t, c.action, c.set),
 		})
@@ -333,6 +363,28 @@ func TestJobActionsCheckTheirConfiguration(t *testing.T) {
 		var resp action.ModifyPlanResponse
 		a.(action.ActionWithModifyPlan).ModifyPlan(context.Background(), action.ModifyPlanRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: st.Raw}}, &resp)
 		onlyError(t, resp.Diagnostics, "Missing Workspace", "set workspace_id here")
+	}
+	if n := srv.Stats().Requests; n != 0 {
+		t.Errorf("%d requests sent, want none", n)
+	}
+}
+
+// TestJobActionsCheckTheirConfigurationWhenInvoked: a value unknown when
+// Terraform validated the configuration (one from a resource of the same
+// apply) reaches Invoke unchecked, since Terraform does not validate an
+// action again before invoking it. Invoke refuses it with the same error,
+// before any request.
+func TestJobActionsCheckTheirConfigurationWhenInvoked(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1}, sandbox.DefaultAPIKey)
+	news := map[string]func() action.Action{"dataintegration_run_job": NewRunJobAction, "dataintegration_cancel_job": NewCancelJobAction}
+	for _, c := range actionConfigCases {
+		if c.want == "" {
+			continue
+		}
+		got := invoke(t, news[c.action](), data, c.set).diags
+		if got.ErrorsCount() != 1 || !strings.Contains(got.Errors()[0].Summary()+": "+got.Errors()[0].Detail(), c.want) {
+			t.Errorf("%s %v invoked: got %v, want one error with %q", c.action, c.set, got, c.want)
+		}
 	}
 	if n := srv.Stats().Requests; n != 0 {
 		t.Errorf("%d requests sent, want none", n)

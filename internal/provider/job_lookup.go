@@ -79,6 +79,6 @@ func addNameMatchError(diags *diag.Diagnostics, at path.Path, name, ws string, f
 		ids[i] = j.ID
 	}
 	diags.AddAttributeError(at, "Several Jobs Match",
-		fmt.Sprintf("%d jobs are named %q in workspace %s (IDs %s): give the job's ID instead (id, or job_id on a trigger).",
+		fmt.Sprintf("%d jobs are named %q in workspace %s (IDs %s): give the job's ID instead (`id` on the data source, `job_id` on the trigger resource and the actions).",
 			len(found), name, ws, strings.Join(ids, ", ")))
 }

@@ -60,7 +60,18 @@ type jobRun struct {
 	// waiting, when set, is told each time the run waits for the job's
 	// execution to end, with how long it has waited so far.
 	waiting func(elapsed time.Duration)
+	// again says how to run the job once more after a refusal, as in
+	// "apply again"; applying again does not rerun an action.
+	again string
 }
+
+// How to run the job once more: the trigger resource, whose create failed,
+// by applying again; the run action by invoking it, since an apply of the
+// same configuration does not run it again.
+const (
+	againApply  = "apply again"
+	againInvoke = "invoke the action again with `terraform apply -invoke=action.dataintegration_run_job.<name>` (applying the same configuration again does not run it)"
+)
 
 // stillRunningError is a run that waited for the job's execution to end
 // until its context ended: the job was not triggered.
@@ -130,8 +141,8 @@ func addTriggerError(ctx context.Context, c *client.Client, diags *diag.Diagnost
 	case errors.As(err, &still):
 		diags.AddAttributeError(at, "Job Still Running", fmt.Sprintf(
 			"Job %s was still running when %s, after waiting %s for its execution to end (HTTP 409: %s). "+
-				"The job was not triggered by this run. Apply again once its execution has ended, raise %s, or cancel the execution.",
-			job, ended(ctx, limit), still.waited.Round(time.Second), serviceMessage(err), limit.setting))
+				"The job was not triggered by this run. Once its execution has ended, %s; or raise %s, or cancel the execution.",
+			job, ended(ctx, limit), still.waited.Round(time.Second), serviceMessage(err), r.again, limit.setting))
 	case status == http.StatusNotFound:
 		addJobNotFound(diags, at, ws, job, err)
 	case status == http.StatusConflict:
@@ -143,12 +154,12 @@ func addTriggerError(ctx context.Context, c *client.Client, diags *diag.Diagnost
 		switch {
 		case j != nil && !j.IsActive:
 			diags.AddAttributeError(at, "Job Is Inactive", fmt.Sprintf(
-				"The service refused to run job %s because it is inactive (HTTP 409: %s). Activate the job in the service, then apply again.", job, serviceMessage(err)))
+				"The service refused to run job %s because it is inactive (HTTP 409: %s). Activate the job in the service, then %s.", job, serviceMessage(err), r.again))
 		case j != nil:
 			diags.AddAttributeError(at, "Job Already Running", fmt.Sprintf(
 				"The service refused to run job %s, which is active, so most likely already running (HTTP 409: %s). "+
-					"Apply again once its execution has ended, or cancel it; with if_running = %q, the provider waits for it instead.",
-				job, serviceMessage(err), validate.IfRunningWait))
+					"Once its execution has ended, %s, or cancel it; with if_running = %q, the provider waits for it instead.",
+				job, serviceMessage(err), r.again, validate.IfRunningWait))
 		default:
 			diags.AddAttributeError(at, "Job Not Triggered", fmt.Sprintf(
 				"The service refused to run job %s (HTTP 409: %s). A job that is inactive or already running cannot be triggered.", job, serviceMessage(err)))
@@ -158,7 +169,7 @@ func addTriggerError(ctx context.Context, c *client.Client, diags *diag.Diagnost
 		diags.AddError("Timeout Triggering Job", fmt.Sprintf(
 			"The trigger of job %s did not complete within %s (%s): %v. "+
 				"The job did not start: the service refused each attempt without doing anything, or none reached it. "+
-				"Apply again, or raise %s.", job, limit.setting, limit.d, err, limit.setting))
+				"To run it, %s; or raise %s.", job, limit.setting, limit.d, err, r.again, limit.setting))
 	default:
 		addRequestError(diags, "Unable to Trigger Job", ws, err)
 	}

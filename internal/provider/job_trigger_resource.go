@@ -297,7 +297,7 @@ func (r *jobTriggerResource) Create(ctx context.Context, req resource.CreateRequ
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	run := jobRun{ws: plan.WorkspaceID.ValueString(), force: plan.ForceFullRefresh.ValueBool(), wait: plan.IfRunning.ValueString() == validate.IfRunningWait}
+	run := jobRun{ws: plan.WorkspaceID.ValueString(), force: plan.ForceFullRefresh.ValueBool(), wait: plan.IfRunning.ValueString() == validate.IfRunningWait, again: againApply}
 	at := pathJobID
 	if !plan.JobName.IsNull() {
 		at = pathJobName

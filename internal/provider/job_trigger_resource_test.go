@@ -173,7 +173,7 @@ func TestAccJobTrigger_refusals(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:      e.providerConfig() + triggerHCL("test", inactive, ""),
-				ExpectError: phrases("Job Is Inactive", "refused to run job "+inactive+" because it is inactive", "HTTP 409: job is inactive", "Activate the job"),
+				ExpectError: phrases("Job Is Inactive", "refused to run job "+inactive+" because it is inactive", "HTTP 409: job is inactive", "Activate the job in the service, then apply again."),
 			},
 			notInState,
 			{

@@ -75,12 +75,13 @@ const runLostThen = "The action does not fail, so that nothing sends the trigger
 func (a *runJobAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
 	var m runJobModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	checkAtInvoke(ctx, a, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	limit := triggerLimit{d: defaultRunJobTimeout, setting: "timeout"}
 	if !m.Timeout.IsNull() {
-		// Checked at validate time.
+		// Checked by checkAtInvoke.
 		limit.d, _ = time.ParseDuration(m.Timeout.ValueString())
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit.d)
@@ -91,7 +92,7 @@ func (a *runJobAction) Invoke(ctx context.Context, req action.InvokeRequest, res
 		return
 	}
 	run := jobRun{ws: ws, job: job, force: m.ForceFullRefresh.ValueBool(), wait: m.IfRunning.ValueString() == validate.IfRunningWait,
-		waiting: func(elapsed time.Duration) { progress(resp, "%s", runningMessage(job, elapsed)) }}
+		waiting: func(elapsed time.Duration) { progress(resp, "%s", runningMessage(job, elapsed)) }, again: againInvoke}
 	seen, err := run.trigger(ctx, a.data.client)
 	switch {
 	case err == nil:
