@@ -77,7 +77,6 @@ func (r *connectorListResource) List(ctx context.Context, req list.ListRequest, 
 	f, match := connectorFilter(cfg.Name.ValueStringPointer())
 	stream.Results = func(push func(list.ListResult) bool) {
 		var sent int64
-		more := func() bool { return req.Limit <= 0 || sent < req.Limit }
 		stopped := false
 		err := r.data.client.EachConnectorPage(ctx, ws, f, func(page []client.Connector) bool {
 			for i := range page {
@@ -89,7 +88,7 @@ func (r *connectorListResource) List(ctx context.Context, req list.ListRequest, 
 					stopped = true
 					return false
 				}
-				if !more() {
+				if req.Limit > 0 && sent >= req.Limit {
 					return false
 				}
 			}

@@ -86,10 +86,9 @@ func (a *jobAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest
 // known, but not an action's: without this, such a value would reach a
 // request unchecked.
 func checkAtInvoke(ctx context.Context, a action.ActionWithConfigValidators, config tfsdk.Config, diags *diag.Diagnostics) {
-	var s action.SchemaResponse
-	a.Schema(ctx, action.SchemaRequest{}, &s)
-	for _, name := range slices.Sorted(maps.Keys(s.Schema.Attributes)) {
-		attr, ok := s.Schema.Attributes[name].(schema.StringAttribute)
+	attrs := config.Schema.GetAttributes()
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		attr, ok := attrs[name].(schema.StringAttribute)
 		if !ok {
 			continue
 		}
