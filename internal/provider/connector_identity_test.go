@@ -158,7 +158,6 @@ func TestAccConnector_importByIdentityRefused(t *testing.T) {
 	e := newTestEnv(t, sandbox.Config{Jobs: 0})
 	requireCapability(t, capIdentity)
 	t.Setenv(EnvWorkspaceID, "")
-	noWorkspace := fmt.Sprintf("provider \"dataintegration\" {\n  base_url = %q\n  api_key  = %q\n}\n", e.baseURL, e.apiKey)
 	const id = "0b9e8d7c-6a5f-4e3d-9c2b-1a0f9e8d7c6b"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -173,7 +172,7 @@ func TestAccConnector_importByIdentityRefused(t *testing.T) {
 				ExpectError: phrases("Invalid Import Identity", fmt.Sprintf(`got id %q and workspace_id ""`, id)),
 			},
 			{
-				Config: noWorkspace + identityImportBlock(connectorAddress, "id", fmt.Sprintf("%q", id)) +
+				Config: e.providerWithoutWorkspace() + identityImportBlock(connectorAddress, "id", fmt.Sprintf("%q", id)) +
 					newConnectorArgs("desk").with("workspace_id", fmt.Sprintf("%q", e.workspaceID)).hcl(),
 				ExpectError: phrases("Missing Workspace", "The import identity of connector "+id+" names no workspace_id",
 					"the provider has no workspace_id", "Give workspace_id in the import block's identity"),

@@ -115,7 +115,6 @@ func TestAccConnectorList_refused(t *testing.T) {
 	e.requireSandbox(t, "bind a second key to a second workspace")
 	requireCapability(t, capListResources)
 	t.Setenv(EnvWorkspaceID, "")
-	noWorkspace := fmt.Sprintf("provider \"dataintegration\" {\n  base_url = %q\n  api_key  = %q\n}\n", e.baseURL, e.apiKey)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
@@ -130,7 +129,7 @@ func TestAccConnectorList_refused(t *testing.T) {
 				Config:      listBlock("bad", nil, []string{`workspace_id = "support"`}),
 				ExpectError: phrases("Invalid Attribute Value", "Allowed: a UUID"),
 			},
-			{Config: noWorkspace},
+			{Config: e.providerWithoutWorkspace()},
 			{
 				Query:       true,
 				Config:      listBlock("none", nil, nil),
@@ -205,7 +204,7 @@ func TestConnectorList_pagesUpToLimit(t *testing.T) {
 // fails on an error diagnostic.
 func (p *protoProvider) listConnectors(tb testing.TB, config map[string]string, limit int64, include bool) []tfprotov6.ListResourceResult {
 	tb.Helper()
-	cfg := p.value(tb, p.schemas.ListResourceSchemas[connectorType], config)
+	cfg := protoValue(tb, p.schemas.ListResourceSchemas[connectorType], config)
 	// ListResource, whichever interface of terraform-plugin-go holds it.
 	srv, ok := p.srv.(interface {
 		ListResource(context.Context, *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error)

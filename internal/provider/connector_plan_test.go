@@ -223,7 +223,7 @@ func TestAccConnector_importBareIDWithoutWorkspace(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf("provider \"dataintegration\" {\n  base_url = %q\n  api_key  = %q\n}\n", e.baseURL, e.apiKey) +
+			Config: e.providerWithoutWorkspace() +
 				newConnectorArgs("bare").with("workspace_id", fmt.Sprintf("%q", e.workspaceID)).hcl(),
 			ResourceName:  connectorAddress,
 			ImportState:   true,

@@ -461,7 +461,7 @@ func TestAccConnector_invalidConfigurations(t *testing.T) {
 	}
 	if os.Getenv(EnvWorkspaceID) == "" {
 		steps = append(steps, resource.TestStep{
-			Config:      fmt.Sprintf("provider \"dataintegration\" {\n  base_url = %q\n  api_key  = %q\n}\n", e.baseURL, e.apiKey) + base.hcl(),
+			Config:      e.providerWithoutWorkspace() + base.hcl(),
 			ExpectError: phrases("Missing Workspace", "set workspace_id here, or workspace_id in the provider configuration"),
 		})
 	}
@@ -485,8 +485,7 @@ func TestAccConnector_wrongBasePath(t *testing.T) {
 	e := newTestEnv(t, sandbox.Config{Jobs: 0})
 	e.requireSandbox(t, "know that a wrong path prefix answers 404")
 	name := testName("wrong path")
-	wrong := fmt.Sprintf("provider \"dataintegration\" {\n  base_url     = %q\n  api_key      = %q\n  workspace_id = %q\n}\n",
-		e.baseURL+"/api/v1", e.apiKey, e.workspaceID)
+	wrong := providerBlock(e.baseURL+"/api/v1", e.apiKey, e.workspaceID)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             e.connectorsGone(t),

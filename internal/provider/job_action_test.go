@@ -85,7 +85,6 @@ func TestAccRunJobAction_refusals(t *testing.T) {
 	const job = "5f0c6f5e-3f7c-4c55-9d55-1c6f3e0d2a10"
 	t.Run("before any request", func(t *testing.T) {
 		e := newTestEnv(t, sandbox.Config{Jobs: 1})
-		noWorkspace := fmt.Sprintf("provider \"dataintegration\" {\n  base_url = %q\n  api_key  = %q\n}\n", e.baseURL, e.apiKey)
 		var steps []resource.TestStep
 		for _, c := range []struct{ provider, body, want string }{
 			{e.providerConfig(), `    job_id = "42"`, `job_id: "42" is not a UUID`},
@@ -93,7 +92,7 @@ func TestAccRunJobAction_refusals(t *testing.T) {
 			{e.providerConfig(), fmt.Sprintf("    job_id = %q\n    job_name = \"Orders\"", job), `job_name`},
 			{e.providerConfig(), fmt.Sprintf("    job_id = %q\n    if_running = \"queue\"", job), `Allowed: "fail" or "wait"`},
 			{e.providerConfig(), fmt.Sprintf("    job_id = %q\n    timeout = \"0s\"", job), `timeout: the duration must be positive`},
-			{noWorkspace, fmt.Sprintf("    job_id = %q", job), `Missing Workspace`},
+			{e.providerWithoutWorkspace(), fmt.Sprintf("    job_id = %q", job), `Missing Workspace`},
 		} {
 			steps = append(steps, resource.TestStep{Config: c.provider + runJobHCL("bad", "a1", c.body), ExpectError: phrases(c.want)})
 		}
@@ -128,7 +127,7 @@ func TestAccRunJobAction_refusals(t *testing.T) {
 	})
 	t.Run("by the service", func(t *testing.T) {
 		e, running, inactive := refusingEnv(t)
-		badKey := fmt.Sprintf("provider \"dataintegration\" {\n  base_url     = %q\n  api_key      = \"not-the-key\"\n  workspace_id = %q\n}\n", e.baseURL, e.workspaceID)
+		badKey := e.providerWithKey("not-the-key")
 		var steps []resource.TestStep
 		// Each step a new input, so that each runs the action: a failed run
 		// leaves the terraform_data updated all the same.

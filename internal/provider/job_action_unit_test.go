@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -43,14 +42,7 @@ func invoke(t *testing.T, a action.Action, data *providerData, model any) invoke
 	st := tfsdk.State{Schema: sr.Schema, Raw: tftypes.NewValue(sr.Schema.Type().TerraformType(ctx), nil)}
 	if set, ok := model.(map[string]any); ok {
 		typ := sr.Schema.Type().TerraformType(ctx).(tftypes.Object)
-		nulls := map[string]tftypes.Value{}
-		for name, at := range typ.AttributeTypes {
-			nulls[name] = tftypes.NewValue(at, nil)
-		}
-		st.Raw = tftypes.NewValue(typ, nulls)
-		for name, v := range set {
-			failOn(t, st.SetAttribute(ctx, path.Root(name), v))
-		}
+		st.Raw = tftypes.NewValue(typ, objectAttrs(typ, set))
 	} else {
 		failOn(t, st.Set(ctx, model))
 	}
@@ -399,20 +391,6 @@ func (p *protoProvider) actionConfig(t *testing.T, name string, set map[string]a
 	if !ok {
 		t.Fatalf("no action %s", name)
 	}
-	typ, ok := s.Schema.ValueType().(tftypes.Object)
-	if !ok {
-		t.Fatalf("action %s: schema type %T", name, s.Schema.ValueType())
-	}
-	vals := map[string]tftypes.Value{}
-	for n, at := range typ.AttributeTypes {
-		vals[n] = tftypes.NewValue(at, nil)
-	}
-	for n, v := range set {
-		vals[n] = tftypes.NewValue(typ.AttributeTypes[n], v)
-	}
-	dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, vals))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dv := protoValue(t, s.Schema, set)
 	return &dv
 }

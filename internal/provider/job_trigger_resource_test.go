@@ -167,7 +167,7 @@ func TestAccJobTrigger_refusals(t *testing.T) {
 			PostApplyPreRefresh: []plancheck.PlanCheck{plancheck.ExpectResourceAction(triggerAddress, plancheck.ResourceActionCreate)},
 		},
 	}
-	badKey := fmt.Sprintf("provider \"dataintegration\" {\n  base_url     = %q\n  api_key      = \"not-the-key\"\n  workspace_id = %q\n}\n", e.baseURL, e.workspaceID)
+	badKey := e.providerWithKey("not-the-key")
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{

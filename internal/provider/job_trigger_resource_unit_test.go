@@ -186,23 +186,11 @@ func TestJobTriggerTimeoutsOneErrorEach(t *testing.T) {
 // validateTrigger validates a trigger of a job_id with the given timeouts.
 func validateTrigger(t *testing.T, srv tfprotov6.ProviderServer, typ tftypes.Object, durations map[string]string) []*tfprotov6.Diagnostic {
 	t.Helper()
-	vals := map[string]tftypes.Value{}
-	for name, at := range typ.AttributeTypes {
-		vals[name] = tftypes.NewValue(at, nil)
-	}
-	vals["job_id"] = tftypes.NewValue(tftypes.String, "5f0c6f5e-3f7c-4c55-9d55-1c6f3e0d2a10")
 	tt, ok := typ.AttributeTypes["timeouts"].(tftypes.Object)
 	if !ok {
 		t.Fatal("timeouts is not an object")
 	}
-	tv := map[string]tftypes.Value{}
-	for name := range tt.AttributeTypes {
-		tv[name] = tftypes.NewValue(tftypes.String, nil)
-	}
-	for name, d := range durations {
-		tv[name] = tftypes.NewValue(tftypes.String, d)
-	}
-	vals["timeouts"] = tftypes.NewValue(tt, tv)
+	vals := objectAttrs(typ, map[string]any{"job_id": "5f0c6f5e-3f7c-4c55-9d55-1c6f3e0d2a10", "timeouts": objectAttrs(tt, durations)})
 	cfg, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, vals))
 	if err != nil {
 		t.Fatal(err)

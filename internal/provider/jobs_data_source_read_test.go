@@ -27,11 +27,7 @@ func TestJobsReadLeavesConfigAlone(t *testing.T) {
 	if !ok {
 		t.Fatal("the schema's type is not an object")
 	}
-	nulls := map[string]tftypes.Value{}
-	for name, at := range typ.AttributeTypes {
-		nulls[name] = tftypes.NewValue(at, nil)
-	}
-	config := tftypes.NewValue(typ, nulls)
+	config := tftypes.NewValue(typ, objectAttrs[any](typ, nil))
 	want := config.Copy()
 	resp := &datasource.ReadResponse{State: tfsdk.State{Schema: s.Schema, Raw: config.Copy()}}
 	d.Read(ctx, datasource.ReadRequest{Config: tfsdk.Config{Schema: s.Schema, Raw: config}}, resp)

@@ -173,13 +173,7 @@ func TestAccJobsDataSource_unknownOrdering(t *testing.T) {
 func TestAccJobsDataSource_missingWorkspace(t *testing.T) {
 	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
 	t.Setenv(EnvWorkspaceID, "")
-	config := fmt.Sprintf(`
-provider "dataintegration" {
-  base_url = %q
-  api_key  = %q
-}
-data "dataintegration_jobs" "test" {}
-`, e.baseURL, e.apiKey)
+	config := e.providerWithoutWorkspace() + `data "dataintegration_jobs" "test" {}`
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
@@ -193,14 +187,7 @@ data "dataintegration_jobs" "test" {}
 func TestAccJobsDataSource_unknownAPIKey(t *testing.T) {
 	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
 	badKey := "not-a-key-" + strings.Repeat("7", 24)
-	config := fmt.Sprintf(`
-provider "dataintegration" {
-  base_url     = %q
-  api_key      = %q
-  workspace_id = %q
-}
-data "dataintegration_jobs" "test" {}
-`, e.baseURL, badKey, e.workspaceID)
+	config := e.providerWithKey(badKey) + `data "dataintegration_jobs" "test" {}`
 	check := &errorMatching{re: phrases("Authentication Failed", "Authentication failed", "HTTP 401"), secrets: []string{badKey, e.apiKey}}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

@@ -21,7 +21,7 @@ type protoProvider struct {
 func newProtoProvider(tb testing.TB, settings map[string]string) *protoProvider {
 	tb.Helper()
 	p := serveProto(tb)
-	cfg := p.value(tb, p.schemas.Provider, settings)
+	cfg := protoValue(tb, p.schemas.Provider, settings)
 	resp, err := p.srv.ConfigureProvider(context.Background(), &tfprotov6.ConfigureProviderRequest{Config: &cfg})
 	if err != nil {
 		tb.Fatal(err)
@@ -45,22 +45,15 @@ func serveProto(tb testing.TB) *protoProvider {
 	return &protoProvider{srv: srv, schemas: schemas}
 }
 
-// value is a configuration of the schema: the given string attributes set,
-// every other attribute null.
-func (p *protoProvider) value(tb testing.TB, s *tfprotov6.Schema, set map[string]string) tfprotov6.DynamicValue {
+// protoValue is a configuration of the schema: the given attributes set
+// (strings and bools), every other attribute null.
+func protoValue[V any](tb testing.TB, s *tfprotov6.Schema, set map[string]V) tfprotov6.DynamicValue {
 	tb.Helper()
 	typ, ok := s.ValueType().(tftypes.Object)
 	if !ok {
 		tb.Fatalf("schema type %T", s.ValueType())
 	}
-	vals := map[string]tftypes.Value{}
-	for name, at := range typ.AttributeTypes {
-		vals[name] = tftypes.NewValue(at, nil)
-	}
-	for name, v := range set {
-		vals[name] = tftypes.NewValue(tftypes.String, v)
-	}
-	dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, vals))
+	dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, objectAttrs(typ, set)))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -72,7 +65,7 @@ func (p *protoProvider) value(tb testing.TB, s *tfprotov6.Schema, set map[string
 func (p *protoProvider) readJobs(tb testing.TB) *tfprotov6.DynamicValue {
 	tb.Helper()
 	const name = "dataintegration_jobs"
-	cfg := p.value(tb, p.schemas.DataSourceSchemas[name], nil)
+	cfg := protoValue[string](tb, p.schemas.DataSourceSchemas[name], nil)
 	resp, err := p.srv.ReadDataSource(context.Background(), &tfprotov6.ReadDataSourceRequest{TypeName: name, Config: &cfg})
 	if err != nil {
 		tb.Fatal(err)

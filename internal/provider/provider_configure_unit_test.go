@@ -56,11 +56,7 @@ func configure(t *testing.T, settings map[string]any) diag.Diagnostics {
 	if !ok {
 		t.Fatalf("the provider's schema is not an object")
 	}
-	vals := map[string]tftypes.Value{}
-	for name, at := range typ.AttributeTypes {
-		vals[name] = tftypes.NewValue(at, settings[name])
-	}
 	var resp provider.ConfigureResponse
-	p.Configure(ctx, provider.ConfigureRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: tftypes.NewValue(typ, vals)}}, &resp)
+	p.Configure(ctx, provider.ConfigureRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: tftypes.NewValue(typ, objectAttrs(typ, settings))}}, &resp)
 	return resp.Diagnostics
 }

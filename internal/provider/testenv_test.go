@@ -120,7 +120,29 @@ provider "dataintegration" {
 // providerWithWorkspace is a provider block like providerConfig's, with the
 // given default workspace.
 func (e *testEnv) providerWithWorkspace(ws string) string {
-	return fmt.Sprintf("provider \"dataintegration\" {\n  base_url     = %q\n  api_key      = %q\n  workspace_id = %q\n}\n", e.baseURL, e.apiKey, ws)
+	return providerBlock(e.baseURL, e.apiKey, ws)
+}
+
+// providerWithoutWorkspace is a provider block like providerConfig's, with
+// no default workspace.
+func (e *testEnv) providerWithoutWorkspace() string {
+	return providerBlock(e.baseURL, e.apiKey, "")
+}
+
+// providerWithKey is a provider block like providerConfig's, with the given
+// API key.
+func (e *testEnv) providerWithKey(apiKey string) string {
+	return providerBlock(e.baseURL, apiKey, e.workspaceID)
+}
+
+// providerBlock is a provider block of the given settings; workspace_id is
+// left out when ws is "".
+func providerBlock(baseURL, apiKey, ws string) string {
+	b := fmt.Sprintf("provider \"dataintegration\" {\n  base_url     = %q\n  api_key      = %q\n", baseURL, apiKey)
+	if ws != "" {
+		b += fmt.Sprintf("  workspace_id = %q\n", ws)
+	}
+	return b + "}\n"
 }
 
 func indentLines(lines []string) string {
