@@ -307,7 +307,8 @@ func (r *connectorResource) Read(ctx context.Context, req resource.ReadRequest, 
 			// import non-existent remote object".
 			resp.Diagnostics.AddError("Connector Not Found", fmt.Sprintf(
 				"Workspace %s holds no connector %s (HTTP 404). If the connector is in another workspace, give that workspace: "+
-					"workspace_id in the import block's identity, or an import ID of <workspace_id>/<connector_id>. "+
+					"workspace_id in the import block's identity, or an import ID of <workspace_id>/<connector_id>, "+
+					"and the same workspace_id in the resource's configuration. "+
 					"Without one, the connector is looked for in the provider's workspace_id.", ws, id))
 			return
 		}
@@ -439,7 +440,7 @@ func (r *connectorResource) ImportState(ctx context.Context, req resource.Import
 				got = fmt.Sprintf("id %q and workspace_id %q", id, ws)
 			}
 			resp.Diagnostics.AddError("Invalid Import Identity",
-				"Expected an identity of id and, optionally, workspace_id, each a UUID; got "+got+".")
+				"Expected an identity of id and, optionally, workspace_id (left out, the provider's), each a UUID; got "+got+".")
 			return
 		}
 		noWorkspace = fmt.Sprintf("The import identity of connector %s names no workspace_id", id)

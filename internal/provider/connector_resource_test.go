@@ -523,7 +523,8 @@ func TestAccConnector_importBareIDFromAnotherWorkspace(t *testing.T) {
 			Config: e.providerConfig() + importBlock(connectorAddress, made.ID) +
 				newConnectorArgs(name).with("workspace_id", strconv.Quote(second)).hcl(),
 			ExpectError: phrases("Connector Not Found", "Workspace "+e.workspaceID+" holds no connector "+made.ID,
-				"workspace_id in the import block's identity, or an import ID of <workspace_id>/<connector_id>"),
+				"workspace_id in the import block's identity, or an import ID of <workspace_id>/<connector_id>, "+
+					"and the same workspace_id in the resource's configuration"),
 		}},
 	})
 }

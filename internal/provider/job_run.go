@@ -70,7 +70,7 @@ type jobRun struct {
 // same configuration does not run it again.
 const (
 	againApply  = "apply again"
-	againInvoke = "invoke the action again with `terraform apply -invoke=action.dataintegration_run_job.<name>` (applying the same configuration again does not run it)"
+	againInvoke = "invoke the action again with `terraform apply -invoke=action.dataintegration_run_job.<name>` and the apply's variables (applying the same configuration again does not run it)"
 )
 
 // stillRunningError is a run that waited for the job's execution to end
