@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/provider"
@@ -48,7 +48,11 @@ func main() {
 		setLogLevels(os.Getenv, os.Setenv, level)
 		opts = append(opts, tf6server.WithGoPluginLogger(pluginLogger(level)))
 	}
-	err := tf6server.Serve(address, providerserver.NewProtocol6(provider.New(version)()), opts...)
+	srv, err := provider.NewServer(version)()
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = tf6server.Serve(address, func() tfprotov6.ProviderServer { return srv }, opts...)
 	stopProfile()
 	if err != nil {
 		log.Fatal(err)

@@ -295,9 +295,14 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 		if ctx.Err() != nil {
 			return -1, false, fail(0, "", ctx.Err())
 		}
+		if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+			// The operation's deadline ended the attempt of a create or a
+			// trigger (see attemptContext) a moment before it ends ctx.
+			return -1, false, fail(0, "", context.DeadlineExceeded)
+		}
 		// A connection error: an idempotent request may go again; a POST only
 		// when it never reached the service.
-		return -1, r.idempotent() || !connected.Load(), fail(0, "", transportError(err))
+		return -1, r.idempotent() || !connected.Load(), fail(0, "", transportError(err, c.timeout))
 	}
 	defer drainClose(resp.Body)
 
@@ -399,14 +404,14 @@ func Sleep(ctx context.Context, d time.Duration) error {
 
 // transportError drops the URL that net/http wraps around a transport error:
 // the Error already names the operation and path.
-func transportError(err error) error {
+func transportError(err error, timeout time.Duration) error {
 	var uerr *url.Error
 	if errors.As(err, &uerr) {
 		err = uerr.Err
 	}
 	var nerr net.Error
 	if errors.As(err, &nerr) && nerr.Timeout() {
-		return fmt.Errorf("no answer within the request timeout: %w", err)
+		return fmt.Errorf("no answer within the request timeout (%v): %w", timeout, err)
 	}
 	return err
 }

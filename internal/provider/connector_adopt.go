@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -114,6 +115,48 @@ func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagn
 			lost, ws, sent.Name, existedBefore(ws, l.before)))
 	}
 	return nil
+}
+
+// nameFree tells whether workspace ws holds no customer-service connector
+// named name, so that a create never makes a second connector of a name: it
+// fails instead, naming the one there and the import block that adopts it.
+// An apply killed while it created connectors (SIGKILL, two Ctrl-C) leaves
+// connectors the state lost, which the next apply would otherwise create
+// again; and two connectors of one name make two jobs of that name, which
+// job_name cannot tell apart. It costs one list request per create. The
+// creates of one name in one workspace wait for each other (names), so that
+// two in the same apply cannot both find the name free; two applies at once
+// still can.
+func (r *connectorResource) nameFree(ctx context.Context, diags *diag.Diagnostics, ws, name string) bool {
+	found, err := connectorsByName(ctx, r.data.client, ws, name)
+	if err != nil {
+		addRequestError(diags, "Unable to Create Connector", ws, fmt.Errorf("looking for a connector of the same name first: %w", err))
+		return false
+	}
+	if len(found) == 0 {
+		return true
+	}
+	c := found[0]
+	diags.AddError("Connector Name Taken", fmt.Sprintf(
+		"Workspace %s already holds a connector named %q: %s, created at %s. No second one was created: "+
+			"two connectors of one name would make two jobs of that name. "+
+			"If it is the one this resource stands for (an apply killed while creating it leaves it out of the state), "+
+			"adopt it with an import block, then apply again:\n\n"+
+			"import {\n  to = <this resource's address>\n  id = \"%s/%s\"\n}\n\n"+
+			"Otherwise give this resource another name, or delete that connector.",
+		ws, name, c.ID, c.CreatedAt, ws, c.ID))
+	return false
+}
+
+// nameLocks makes the creates of one connector name in one workspace wait
+// for each other, within the provider's process (see nameFree).
+type nameLocks struct{ m sync.Map }
+
+func (l *nameLocks) lock(ws, name string) (unlock func()) {
+	v, _ := l.m.LoadOrStore(strings.ToLower(ws)+"/"+name, &sync.Mutex{})
+	mu, _ := v.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
 }
 
 // existedBefore names the connectors of the same name and configuration

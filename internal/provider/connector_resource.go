@@ -77,7 +77,7 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"name": schema.StringAttribute{
 				MarkdownDescription: connectorDescriptions["name"],
 				Required:            true,
-				Validators:          []validator.String{stringvalidator.UTF8LengthBetween(1, 255), nameValidator()},
+				Validators:          []validator.String{stringvalidator.UTF8LengthAtMost(255), nameValidator()},
 			},
 			"url": schema.StringAttribute{
 				MarkdownDescription: connectorDescriptions["url"],
@@ -165,8 +165,17 @@ func (r *connectorResource) ConfigValidators(context.Context) []resource.ConfigV
 
 // ValidateConfig suggests token_wo where the engine has write-only
 // attributes: Terraform says so in the request's client capabilities.
+//
+// The warning is on the resource, not on token: under a diagnostic on an
+// attribute, the engine prints the attribute's line, and with it a token
+// written literally (secretLines moves any that would be). And it is said
+// once per command: an engine validates each resource in its validate walk,
+// and again before each plan of it, in the plan and again in the apply.
+// Only the validate walk, which every plan and apply starts with, runs
+// before the provider is configured, so the warning comes only then
+// (r.data is nil).
 func (r *connectorResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	if !req.ClientCapabilities.WriteOnlyAttributesAllowed {
+	if !req.ClientCapabilities.WriteOnlyAttributesAllowed || r.data != nil {
 		return
 	}
 	var token types.String
@@ -174,7 +183,7 @@ func (r *connectorResource) ValidateConfig(ctx context.Context, req resource.Val
 	if token.IsNull() {
 		return
 	}
-	resp.Diagnostics.AddAttributeWarning(path.Root("token"), "Prefer token_wo",
+	resp.Diagnostics.AddWarning("Prefer token_wo",
 		"token is kept in the state and in saved plans. This engine supports write-only attributes: "+
 			"token_wo with token_wo_version keeps the token out of both. Replace token with token_wo, "+
 			"set token_wo_version to 1, and raise it whenever the token changes.")
@@ -275,6 +284,11 @@ func (r *connectorResource) Create(ctx context.Context, req resource.CreateReque
 		Token:      token,
 		AgentEmail: plan.AgentEmail.ValueString(),
 		Streams:    listStrings(plan.Streams),
+	}
+	unlock := r.data.names.lock(ws, spec.Name)
+	defer unlock()
+	if !r.nameFree(ctx, &resp.Diagnostics, ws, spec.Name) {
+		return
 	}
 	start := time.Now()
 	c, err := r.data.client.CreateConnector(ctx, ws, spec)

@@ -387,35 +387,47 @@ func TestAccConnector_writeOnlyNeedsNewEngine(t *testing.T) {
 }
 
 // TestAccConnector_preferWriteOnly: where the engine has write-only
-// attributes, a plan with token warns that token_wo keeps the token out of
-// the state and plan; elsewhere, and with token_wo, nothing is said.
+// attributes, a plan or an apply with token warns, once per resource, that
+// token_wo keeps the token out of the state and plan, pointing at the
+// resource and not at token's line, which would print the token; elsewhere,
+// and with token_wo, nothing is said.
 func TestAccConnector_preferWriteOnly(t *testing.T) {
 	eng := newEngine(t)
 	e := newTestEnv(t, sandbox.Config{Jobs: 0})
 	const warning = "Prefer token_wo"
-	withToken := configDir(t, newConnectorArgs(testName("prefer write-only")).hcl())
-	out, err := eng.try(withToken, e.serviceEnv(), "plan", "-input=false", "-no-color")
-	if err != nil {
-		t.Fatal(err)
+	first := newConnectorArgs(testName("prefer write-only")).hcl()
+	second := strings.Replace(newConnectorArgs(testName("prefer write-only 2")).with("token", `"platform-token-2"`).hcl(), `"test"`, `"second"`, 1)
+	withToken := configDir(t, first+second)
+	want := 0
+	if eng.info.has(capWriteOnly) {
+		want = 2
 	}
-	if got := strings.Contains(out, warning); got != eng.info.has(capWriteOnly) {
-		t.Errorf("%s (write-only: %v): the plan with token warns %q: %v\n%s", eng.info, eng.info.has(capWriteOnly), warning, got, out)
+	for _, args := range [][]string{{"plan", "-input=false", "-no-color"}, {"apply", "-input=false", "-no-color", "-auto-approve"}} {
+		out, err := eng.try(withToken, e.serviceEnv(), args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := countWarnings(out, warning); got != want {
+			t.Errorf("%s (write-only: %v): %s warns %q %d times, want %d\n%s", eng.info, eng.info.has(capWriteOnly), args[0], warning, got, want, out)
+		}
+		pointed := phrases(`on main.tf line 1, in resource "dataintegration_customer_service_connector" "test":`,
+			`1: resource "dataintegration_customer_service_connector" "test" {`, "token_wo with token_wo_version keeps the token out of both")
+		if want > 0 && !pointed.MatchString(out) {
+			t.Errorf("%s: the warning does not point at the resource or does not say what to do:\n%s", args[0], out)
+		}
 	}
-	if got := phrases(`on main.tf line`, `token = "platform-token-1"`, "token_wo with token_wo_version keeps the token out of both").MatchString(out); eng.info.has(capWriteOnly) && !got {
-		t.Errorf("the warning does not point at token or does not say what to do:\n%s", out)
-	}
+	eng.run(t, withToken, e.serviceEnv(), "destroy", "-input=false", "-no-color", "-auto-approve")
 	if !eng.info.has(capWriteOnly) {
 		return
 	}
 	withWriteOnly := configDir(t, newConnectorArgs(testName("prefer write-only")).with("token", "", "token_wo", `"wo-token"`, "token_wo_version", "1").hcl())
-	out, err = eng.try(withWriteOnly, e.serviceEnv(), "plan", "-input=false", "-no-color")
+	out, err := eng.try(withWriteOnly, e.serviceEnv(), "plan", "-input=false", "-no-color")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(out, warning) {
 		t.Errorf("a plan with token_wo warns:\n%s", out)
 	}
-	e.expectNoRequests(t)
 }
 
 func TestAccConnector_invalidConfigurations(t *testing.T) {
@@ -446,8 +458,8 @@ func TestAccConnector_invalidConfigurations(t *testing.T) {
 		{"unknown stream", base.with("streams", `["chats", "gossip"]`), []string{"streams", `"gossip" is not a stream`, "Allowed: the names chats, messages, events, contacts, tickets, ticket_interactions, ticket_tags, ticket_groups, ticket_forms, ticket_priorities, ticket_types, ticket_channels, ticket_status, organizations, survey_submissions"}},
 		{"repeated stream", base.with("streams", `["chats", "tickets", "chats"]`), []string{"streams", `"chats" is listed twice`}},
 		{"no stream", base.with("streams", `[]`), []string{"streams", "at least one stream is needed"}},
-		{"empty name", base.with("name", `""`), []string{"name", "UTF-8 character count must be between 1 and 255, got: 0"}},
-		{"long name", base.with("name", strconv.Quote(strings.Repeat("n", 256))), []string{"name", "UTF-8 character count must be between 1 and 255, got: 256"}},
+		{"empty name", base.with("name", `""`), []string{"name: the value is blank"}},
+		{"long name", base.with("name", strconv.Quote(strings.Repeat("n", 256))), []string{"name", "UTF-8 character count must be at most 255, got: 256"}},
 		{"empty token", base.with("token", `"  "`), []string{"token", "the token is empty"}},
 		{"both tokens", base.with("token_wo", `"wo-token-1"`), []string{"Invalid Attribute Combination", "These attributes cannot be configured together: [token,token_wo]"}},
 		{"neither token", base.with("token", ""), []string{"Missing Token", "A new connector needs the platform's token: set token, or token_wo with token_wo_version"}},

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -85,6 +86,9 @@ func parseEngineVersion(out string) (engineInfo, error) {
 // else terraform on PATH, as terraform-plugin-testing picks it.
 func enginePath(t testing.TB) string {
 	t.Helper()
+	if realEngine != "" {
+		return realEngine
+	}
 	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
 		return p
 	}
@@ -136,6 +140,14 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		fmt.Printf("Acceptance tests under %s (%s)\n", info, path)
+		done, err := recordCLIOutput(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "acceptance tests:", err)
+			os.Exit(1)
+		}
+		code := m.Run()
+		done()
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
@@ -172,6 +184,9 @@ type engine struct {
 	provider string // the provider binary the dev override points at
 	info     engineInfo
 	env      []string
+
+	mu     sync.Mutex
+	leaked []string // secrets a command printed (see cli_output_test.go)
 }
 
 func newEngine(t testing.TB) *engine {
@@ -200,10 +215,18 @@ func newEngine(t testing.TB) *engine {
 	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return &engine{path: path, provider: filepath.Join(bin, "terraform-provider-dataintegration"), info: engineUnderTest(t), env: []string{
+	eng := &engine{path: path, provider: filepath.Join(bin, "terraform-provider-dataintegration"), info: engineUnderTest(t), env: []string{
 		"TF_CLI_CONFIG_FILE=" + cfg, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
 		"TF_DATA_DIR=" + filepath.Join(t.TempDir(), "data"),
 	}}
+	t.Cleanup(func() {
+		eng.mu.Lock()
+		defer eng.mu.Unlock()
+		for _, leak := range eng.leaked {
+			t.Errorf("an engine command printed a secret: %s", leak)
+		}
+	})
+	return eng
 }
 
 // run runs the engine in dir with extra environment variables and returns
@@ -224,10 +247,50 @@ func (eng *engine) try(dir string, env []string, args ...string) (string, error)
 	cmd.Env = append(append(os.Environ(), eng.env...), env...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	err := cmd.Run()
+	if !jsonCommand(args) {
+		secrets := append(secretsInEnv(cmd.Env), configSecrets(dir)...)
+		if found := leaks(stdout.String()+stderr.String(), secrets); len(found) > 0 {
+			eng.mu.Lock()
+			eng.leaked = append(eng.leaked, found...)
+			eng.mu.Unlock()
+		}
+	}
+	if err != nil {
 		return stdout.String(), fmt.Errorf("%w\n%s%s", err, stdout.String(), stderr.String())
 	}
 	return stdout.String(), nil
+}
+
+// similarWarnings is how an engine sums up the warnings of one summary
+// after the first: "(and one more similar warning elsewhere)", "(and 19
+// more similar warnings elsewhere)".
+var similarWarnings = regexp.MustCompile(`^\(and (one|\d+) more similar warnings?(?: elsewhere)?\)$`)
+
+// countWarnings counts the warnings of a summary in an engine's output,
+// those it sums up included.
+func countWarnings(out, summary string) int {
+	n := 0
+	counting := false
+	for line := range strings.Lines(out) {
+		line = strings.TrimSpace(line)
+		switch m := similarWarnings.FindStringSubmatch(line); {
+		case strings.HasPrefix(line, "Warning: "):
+			counting = line == "Warning: "+summary
+			if counting {
+				n++
+			}
+		case strings.HasPrefix(line, "Error: "):
+			counting = false
+		case m != nil && counting:
+			more := 1
+			if m[1] != "one" {
+				more, _ = strconv.Atoi(m[1])
+			}
+			n += more
+		}
+	}
+	return n
 }
 
 // expectConverged runs a plan that must propose nothing.

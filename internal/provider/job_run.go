@@ -164,7 +164,7 @@ func addTriggerError(ctx context.Context, c *client.Client, diags *diag.Diagnost
 			diags.AddAttributeError(at, "Job Not Triggered", fmt.Sprintf(
 				"The service refused to run job %s (HTTP 409: %s). A job that is inactive or already running cannot be triggered.", job, serviceMessage(err)))
 		}
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case limitEnded(ctx):
 		// A trigger in flight when the timeout ended is triggerAnswerLost's.
 		diags.AddError("Timeout Triggering Job", fmt.Sprintf(
 			"The trigger of job %s did not complete within %s (%s): %v. "+
@@ -180,6 +180,14 @@ func addTriggerError(ctx context.Context, c *client.Client, diags *diag.Diagnost
 func addJobNotFound(diags *diag.Diagnostics, at path.Path, ws, job string, err error) {
 	diags.AddAttributeError(at, "Job Not Found", fmt.Sprintf(
 		"No job has the ID %s in workspace %s (HTTP 404: %s). Check job_id, for example with the dataintegration_jobs data source.", job, ws, serviceMessage(err)))
+}
+
+// limitEnded tells whether the deadline of ctx, the trigger's limit, has
+// passed: known at once, where ctx.Err() follows by a moment, so that a
+// request cut off by the limit is never blamed on anything else.
+func limitEnded(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
 
 // ended says what ended a wait: the limit, or an interruption.

@@ -309,8 +309,9 @@ func (r *jobTriggerResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	run.job = plan.JobID.ValueString()
 	seen, err := run.trigger(ctx, r.data.client)
-	if err != nil && !triggerAnswerLost(&resp.Diagnostics, run.job, err, triggerLostInState) {
-		addTriggerError(ctx, r.data.client, &resp.Diagnostics, at, run, seen, triggerLimit{d: timeout, setting: "timeouts.create"}, err)
+	limit := triggerLimit{d: timeout, setting: "timeouts.create"}
+	if err != nil && !triggerAnswerLost(ctx, &resp.Diagnostics, run.job, err, limit, triggerLostInState) {
+		addTriggerError(ctx, r.data.client, &resp.Diagnostics, at, run, seen, limit, err)
 		return
 	}
 	plan.ID = types.StringValue(uuid.NewString())

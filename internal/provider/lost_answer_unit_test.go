@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -45,6 +47,28 @@ func createConnector(t *testing.T, data *providerData) *resource.CreateResponse 
 	model := connectorState(data.workspaceID, "")
 	model.ID, model.ConnectorName, model.CreatedAt, model.UpdatedAt = types.StringUnknown(), types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	return create(t, configured(t, NewConnectorResource(), data), model)
+}
+
+// createPastNameCheck sends createConnector's create as Create does once
+// nameFree has found the name free, and settles its failure as Create does:
+// the race in which connectors of the name appear between the check and the
+// create. It returns the ID recorded, "" for none, and the diagnostics.
+func createPastNameCheck(t *testing.T, data *providerData) (string, diag.Diagnostics) {
+	t.Helper()
+	r, ok := configured(t, NewConnectorResource(), data).(*connectorResource)
+	if !ok {
+		t.Fatal("not a *connectorResource")
+	}
+	var diags diag.Diagnostics
+	spec, start := deskSpec("https://acme.example.com"), time.Now()
+	c, err := data.client.CreateConnector(t.Context(), data.workspaceID, spec)
+	if err != nil {
+		c = r.createOrAdopt(t.Context(), &diags, data.workspaceID, spec, start, err)
+	}
+	if c == nil {
+		return "", diags
+	}
+	return c.ID, diags
 }
 
 // deskSpec is what createConnector sends, with another URL if given.
@@ -112,12 +136,22 @@ func TestConnectorCreateWhoseAnswerIsLost(t *testing.T) {
 // meanwhile, is not taken for it.
 func TestConnectorCreateLostAndNotMade(t *testing.T) {
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
-	other := made(t, data, deskSpec("https://other.example.com"))
 	loseAnswers(t, srv, sandbox.FaultsBefore, "POST")
 	resp := createConnector(t, data)
 	onlyError(t, resp.Diagnostics, "Connector Not Created", "HTTP 502", "the service did not create it, and applying again is safe")
-	if strings.Contains(resp.Diagnostics[0].Detail(), other) || stateID(t, resp) != "" {
-		t.Errorf("the connector of another configuration was taken for the one sent: %v", resp.Diagnostics)
+	if stateID(t, resp) != "" {
+		t.Errorf("a connector was recorded: %v", resp.State.Raw)
+	}
+
+	if err := srv.SetFaults(sandbox.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	other := made(t, data, deskSpec("https://other.example.com"))
+	loseAnswers(t, srv, sandbox.FaultsBefore, "POST")
+	id, diags := createPastNameCheck(t, data)
+	onlyError(t, diags, "Connector Not Created", "HTTP 502", "the service did not create it, and applying again is safe")
+	if strings.Contains(diags[0].Detail(), other) || id != "" {
+		t.Errorf("the connector of another configuration was taken for the one sent: %v", diags)
 	}
 }
 
@@ -129,7 +163,7 @@ func TestConnectorCreateLostWithSeveralMade(t *testing.T) {
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	twin := made(t, data, deskSpec("https://acme.example.com"))
 	loseAnswers(t, srv, sandbox.FaultsAfter, "POST")
-	resp := createConnector(t, data)
+	id, diags := createPastNameCheck(t, data)
 
 	ids := srv.ConnectorIDs(data.workspaceID)
 	if len(ids) != 2 {
@@ -139,9 +173,9 @@ func TestConnectorCreateLostWithSeveralMade(t *testing.T) {
 	for _, id := range ids {
 		phrases = append(phrases, "terraform import <address> "+data.workspaceID+"/"+id)
 	}
-	onlyError(t, resp.Diagnostics, "Connector May Have Been Created", phrases...)
-	if stateID(t, resp) != "" || !strings.Contains(resp.Diagnostics[0].Detail(), twin) {
-		t.Errorf("state %v, diagnostics %v", resp.State.Raw, resp.Diagnostics)
+	onlyError(t, diags, "Connector May Have Been Created", phrases...)
+	if id != "" || !strings.Contains(diags[0].Detail(), twin) {
+		t.Errorf("recorded %q, diagnostics %v", id, diags)
 	}
 }
 
@@ -157,16 +191,15 @@ func TestConnectorCreateLostNeverAdoptsAnOlderOne(t *testing.T) {
 	offset.Store(0)
 
 	loseAnswers(t, srv, sandbox.FaultsBefore, "POST")
-	resp := createConnector(t, data)
-	onlyError(t, resp.Diagnostics, "Connector Not Created", "applying again is safe", "held 1 such connector(s) made before the request", old)
-	if stateID(t, resp) != "" {
+	id, diags := createPastNameCheck(t, data)
+	onlyError(t, diags, "Connector Not Created", "applying again is safe", "held 1 such connector(s) made before the request", old)
+	if id != "" {
 		t.Errorf("the older connector was adopted")
 	}
 
 	loseAnswers(t, srv, sandbox.FaultsAfter, "POST")
-	resp = createConnector(t, data)
-	if got := stateID(t, resp); got == "" || got == old {
-		t.Errorf("the state records %q, want the new connector, not %s: %v", got, old, resp.Diagnostics)
+	if got, diags := createPastNameCheck(t, data); got == "" || got == old {
+		t.Errorf("the state records %q, want the new connector, not %s: %v", got, old, diags)
 	}
 }
 
@@ -176,23 +209,24 @@ func TestConnectorCreateLostNeverAdoptsAnOlderOne(t *testing.T) {
 func TestConnectorCreateLostAndLookupFails(t *testing.T) {
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	loseAnswers(t, srv, sandbox.FaultsAfter, "POST", "GET")
-	resp := createConnector(t, data)
-	onlyError(t, resp.Diagnostics, "Connector May Have Been Created", "looking for it failed too", "list connectors: HTTP 502",
+	id, diags := createPastNameCheck(t, data)
+	onlyError(t, diags, "Connector May Have Been Created", "looking for it failed too", "list connectors: HTTP 502",
 		"terraform import <address> "+data.workspaceID+"/<id>")
-	if stateID(t, resp) != "" || len(srv.ConnectorIDs(data.workspaceID)) != 1 {
-		t.Errorf("state %v, connectors %v", resp.State.Raw, srv.ConnectorIDs(data.workspaceID))
+	if id != "" || len(srv.ConnectorIDs(data.workspaceID)) != 1 {
+		t.Errorf("recorded %q, connectors %v", id, srv.ConnectorIDs(data.workspaceID))
 	}
 }
 
 // TestConnectorCreateRefusedWarnsOfNothing: a refusal (here a 429 after the
-// retries) cannot have created anything: no warning, no extra request.
+// retries) cannot have created anything: no warning, no request beyond the
+// name check and the create.
 func TestConnectorCreateRefusedWarnsOfNothing(t *testing.T) {
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
-	if err := srv.SetFaults(sandbox.Faults{Rate: 1, Statuses: []int{429}}); err != nil {
+	if err := srv.SetFaults(sandbox.Faults{Rate: 1, Statuses: []int{429}, Methods: []string{"POST"}}); err != nil {
 		t.Fatal(err)
 	}
 	resp := createConnector(t, data)
-	if !resp.Diagnostics.HasError() || len(resp.Diagnostics.Warnings()) != 0 || srv.Stats().Requests != 1 {
+	if !resp.Diagnostics.HasError() || len(resp.Diagnostics.Warnings()) != 0 || srv.Stats().Requests != 2 {
 		t.Errorf("%d requests, diagnostics %v", srv.Stats().Requests, resp.Diagnostics)
 	}
 }
@@ -239,5 +273,81 @@ func TestJobTriggerRefusedIsNotRecorded(t *testing.T) {
 	onlyError(t, resp.Diagnostics, "Unable to Trigger Job", "HTTP 503")
 	if !resp.State.Raw.IsNull() || len(srv.Executions(data.workspaceID, job)) != 0 {
 		t.Errorf("state %v", resp.State.Raw)
+	}
+}
+
+// TestJobTriggerLostAtItsTimeout: a trigger still in flight when its own
+// time ends (timeouts.create, the action's timeout) is recorded as one whose
+// answer was lost, and the warning names that limit, not the request
+// timeout, which did not end.
+func TestJobTriggerLostAtItsTimeout(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{Jobs: 2}, sandbox.DefaultAPIKey)
+	job, other := srv.Jobs(data.workspaceID)[0].ID, srv.Jobs(data.workspaceID)[1].ID
+	if err := srv.SetFaults(sandbox.Faults{LatencyMS: 4000}); err != nil {
+		t.Fatal(err)
+	}
+	m := triggerState(data.workspaceID, job, false)
+	m.Timeouts = timeouts.Value{Object: types.ObjectValueMust(
+		map[string]attr.Type{"create": types.StringType, "delete": types.StringType},
+		map[string]attr.Value{"create": types.StringValue("1s"), "delete": types.StringNull()})}
+	resp := create(t, configured(t, NewJobTriggerResource(), data), m)
+	onlyWarning(t, resp.Diagnostics, "Job Triggered, Its Answer Lost", "to POST", "before timeouts.create (1s) ran out", job, "recorded in the state")
+	a := runJob(other, "")
+	a.Timeout = types.StringValue("1s")
+	got := invoke(t, NewRunJobAction(), data, a)
+	onlyWarning(t, got.diags, "Job Triggered, Its Answer Lost", "to POST", "before timeout (1s) ran out", other)
+	for _, d := range append(resp.Diagnostics, got.diags...) {
+		if strings.Contains(d.Detail(), "request timeout") {
+			t.Errorf("the warning blames the request timeout: %s", d.Detail())
+		}
+	}
+}
+
+// TestConnectorCreateNameTaken: a workspace that holds a connector of the
+// name (one an apply killed while creating it left out of the state) makes
+// the create fail before it sends anything, naming the connector and the
+// import block that adopts it: no second connector of the name.
+func TestConnectorCreateNameTaken(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
+	there := made(t, data, deskSpec("https://acme.example.com"))
+	before := srv.Stats().Requests
+	resp := createConnector(t, data)
+	onlyError(t, resp.Diagnostics, "Connector Name Taken", `already holds a connector named "desk": `+there,
+		"import {\n  to = <this resource's address>\n  id = \""+data.workspaceID+"/"+there+"\"\n}", "No second one was created")
+	if ids := srv.ConnectorIDs(data.workspaceID); len(ids) != 1 || stateID(t, resp) != "" {
+		t.Errorf("connectors %v, state %v", ids, resp.State.Raw)
+	}
+	if got := srv.Stats(); got.Requests-before != 1 || got.ByRoute["POST /developers/workspaces/{workspace_id}/connectors/"] != 1 {
+		t.Errorf("%d requests after the first create (%v), want the name check alone", got.Requests-before, got.ByRoute)
+	}
+}
+
+// TestConnectorCreatesOfOneNameWait: two creates of one name in one apply
+// (two resources, one name) wait for each other, so that the second finds
+// the first's connector: one is created, the other fails.
+func TestConnectorCreatesOfOneNameWait(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
+	// Slow answers: without the wait, both name checks would find none.
+	if err := srv.SetFaults(sandbox.Faults{LatencyMS: 100}); err != nil {
+		t.Fatal(err)
+	}
+	results := make(chan *resource.CreateResponse, 2)
+	for range 2 {
+		go func() { results <- createConnector(t, data) }()
+	}
+	var created, taken int
+	for range 2 {
+		resp := <-results
+		switch {
+		case !resp.Diagnostics.HasError():
+			created++
+		case resp.Diagnostics[0].Summary() == "Connector Name Taken":
+			taken++
+		default:
+			t.Errorf("diagnostics %v", resp.Diagnostics)
+		}
+	}
+	if ids := srv.ConnectorIDs(data.workspaceID); created != 1 || taken != 1 || len(ids) != 1 {
+		t.Errorf("%d created, %d refused, the sandbox holds %v; want one of each and one connector", created, taken, ids)
 	}
 }

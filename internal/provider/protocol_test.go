@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -34,7 +33,7 @@ func newProtoProvider(tb testing.TB, settings map[string]string) *protoProvider 
 // configurations as Terraform does before a plan.
 func serveProto(tb testing.TB) *protoProvider {
 	tb.Helper()
-	srv, err := providerserver.NewProtocol6WithError(New("test")())()
+	srv, err := NewServer("test")()
 	if err != nil {
 		tb.Fatal(err)
 	}

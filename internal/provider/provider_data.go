@@ -19,6 +19,8 @@ type providerData struct {
 	secrets []string
 	// jobs shares the walks over job lists between the lookups by ID.
 	jobs jobIndex
+	// names keeps two creates of one connector name apart (nameFree).
+	names nameLocks
 }
 
 // configuredData turns the ProviderData a resource or data source receives

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -201,4 +203,89 @@ func TestAccReliability_interrupt(t *testing.T) {
 	}
 	eng.expectConverged(t, dir, vars)
 	eng.run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
+}
+
+// TestAccReliability_hardKill kills an apply that creates 20 connectors
+// while answers are slow, with SIGKILL to Terraform and the provider (as a
+// cancelled CI job or two Ctrl-C do). The engine loses what it created; the
+// next apply creates the rest and refuses each name the service holds
+// already, with the import block that adopts it; with those blocks, the
+// apply after converges: 20 connectors in the service and the state, no
+// name twice.
+func TestAccReliability_hardKill(t *testing.T) {
+	eng := newEngine(t)
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	e.requireSandbox(t, "slow the service down and read its connectors' names")
+	const n = 20
+	dir := configDir(t, fleetHCL(n, "", false))
+	vars := e.serviceEnv()
+	if err := e.sandbox.SetFaults(sandbox.Faults{LatencyMS: 400}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(eng.path, "apply", "-auto-approve", "-input=false", "-no-color")
+	cmd.Dir = dir
+	cmd.Env = append(append(cmd.Environ(), eng.env...), vars...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the provider too
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(e.sandbox.ConnectorIDs(e.workspaceID)) < 5 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	time.Sleep(time.Second) // requests cut off end in the sandbox
+	if err := e.sandbox.SetFaults(sandbox.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	held, inState := e.sandbox.ConnectorIDs(e.workspaceID), eng.stateIDs(t, dir, "dataintegration_customer_service_connector")
+	t.Logf("killed: the service holds %d connectors, the state %d", len(held), len(inState))
+
+	out, err := eng.try(dir, vars, "apply", "-auto-approve", "-input=false", "-no-color")
+	lost := len(held) - len(inState)
+	if got := strings.Count(out+fmt.Sprint(err), "Error: Connector Name Taken"); got != lost || (lost > 0) != (err != nil) {
+		t.Fatalf("the apply after the kill refused %d names, want %d (held %d, in the state %d): %v\n%s", got, lost, len(held), len(inState), err, out)
+	}
+	byName := e.connectorsByName(t)
+	inState = eng.stateIDs(t, dir, "dataintegration_customer_service_connector")
+	t.Logf("next apply: %d names refused; the service holds %d connectors of %d names, the state %d", lost, len(e.sandbox.ConnectorIDs(e.workspaceID)), len(byName), len(inState))
+	if len(byName) != n || len(e.sandbox.ConnectorIDs(e.workspaceID)) != n {
+		t.Fatalf("the service holds %d connectors of %d names, want %d, none twice: %v", len(e.sandbox.ConnectorIDs(e.workspaceID)), len(byName), n, byName)
+	}
+
+	// Adopt what the state lost with the import blocks the errors give.
+	var imports strings.Builder
+	for i := range n {
+		id := byName[fmt.Sprintf("fleet %d", i)][0]
+		if _, ok := inState[id]; !ok {
+			fmt.Fprintf(&imports, "import {\n  to = dataintegration_customer_service_connector.c[%d]\n  id = %q\n}\n\n", i, e.workspaceID+"/"+id)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "imports.tf"), []byte(imports.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eng.run(t, dir, vars, "apply", "-auto-approve", "-input=false", "-no-color")
+	if c, _ := expectStateMatchesService(t, eng, dir, e, nil); c != n {
+		t.Errorf("after the imports: %d connectors in the state, want %d", c, n)
+	}
+	eng.expectConverged(t, dir, vars)
+	eng.run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
+}
+
+// connectorsByName are the IDs of the connectors of the test's workspace, by
+// name, as the sandbox holds them.
+func (e *testEnv) connectorsByName(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, id := range e.sandbox.ConnectorIDs(e.workspaceID) {
+		c, ok := e.sandbox.Connector(e.workspaceID, id)
+		if !ok {
+			t.Fatalf("connector %s is gone", id)
+		}
+		out[c.Name] = append(out[c.Name], id)
+	}
+	return out
 }

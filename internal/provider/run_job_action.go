@@ -97,7 +97,7 @@ func (a *runJobAction) Invoke(ctx context.Context, req action.InvokeRequest, res
 	switch {
 	case err == nil:
 		progress(resp, "job %s triggered", job)
-	case !triggerAnswerLost(&resp.Diagnostics, job, err, runLostThen):
+	case !triggerAnswerLost(ctx, &resp.Diagnostics, job, err, limit, runLostThen):
 		addTriggerError(ctx, a.data.client, &resp.Diagnostics, at, run, seen, limit, err)
 	}
 }

@@ -9,8 +9,8 @@ import (
 
 // TestAccScale_requestCounts holds an apply and a refresh to the API's
 // floor, as `make bench` does at 100 and 200: an apply of 20 connectors and
-// 20 triggers sends one create per connector and one trigger per job and
-// nothing else; a plan refreshing them sends one read per connector and
+// 20 triggers sends one name check and one create per connector and one
+// trigger per job and nothing else; a plan refreshing them sends one read per connector and
 // nothing else (a trigger's refresh sends nothing).
 func TestAccScale_requestCounts(t *testing.T) {
 	const n = 20
@@ -34,8 +34,8 @@ func TestAccScale_requestCounts(t *testing.T) {
 		return after.Requests - before.Requests, diff
 	}
 	total, byRoute := counts(func() { eng.run(t, dir, vars, "apply", "-auto-approve", "-input=false") })
-	if total != 2*n || byRoute["POST "+routeConnectors] != n || byRoute[routeRunJob] != n {
-		t.Errorf("the apply sent %d requests %v, want %d creates and %d triggers only", total, byRoute, n, n)
+	if total != 3*n || byRoute["GET "+routeConnectors] != n || byRoute["POST "+routeConnectors] != n || byRoute[routeRunJob] != n {
+		t.Errorf("the apply sent %d requests %v, want %d name checks, %d creates and %d triggers only", total, byRoute, n, n, n)
 	}
 	total, byRoute = counts(func() { eng.expectConverged(t, dir, vars) })
 	if total != n || byRoute["GET "+routeConnectors+"{_id}/"] != n {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -37,12 +36,13 @@ import (
 //     destroy from a stale state, an answer refused or lost.
 //
 // Variables are named after their harness: e for a *testEnv, eng for an
-// *engine, p for a *protoProvider.
+// *engine, p for a *protoProvider. Whichever the harness, an acceptance test
+// fails when its engine printed one of its secrets (cli_output_test.go).
 
 // testAccProtoV6ProviderFactories serves the provider in-process to the
 // Terraform CLI that the acceptance tests drive.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"dataintegration": providerserver.NewProtocol6WithError(New("test")()),
+	"dataintegration": NewServer("test"),
 }
 
 // testEnv is the service one acceptance test runs against: a sandbox of its
@@ -58,6 +58,7 @@ func newTestEnv(t testing.TB, cfg sandbox.Config) *testEnv {
 	t.Helper()
 	base, key, ws := os.Getenv(EnvBaseURL), os.Getenv(EnvAPIKey), os.Getenv(EnvWorkspaceID)
 	if base != "" && key != "" && ws != "" {
+		expectNoSecretPrinted(t, key)
 		return &testEnv{baseURL: base, apiKey: key, workspaceID: ws}
 	}
 	srv, err := sandbox.New(cfg)
@@ -70,6 +71,7 @@ func newTestEnv(t testing.TB, cfg sandbox.Config) *testEnv {
 	if len(cfg.Keys) > 0 {
 		key = cfg.Keys[0].APIKey
 	}
+	expectNoSecretPrinted(t, key)
 	return &testEnv{baseURL: ts.URL, apiKey: key, workspaceID: srv.Workspaces()[0], sandbox: srv}
 }
 
