@@ -73,17 +73,35 @@ func recordCLIOutput(engine string) (func(), error) {
 	return func() { _ = os.RemoveAll(dir) }, nil
 }
 
-// recorded is what the wrapper kept for test t: "" when nothing was.
+// recorded is what the wrapper kept for test t and its subtests (whose
+// names terraform-plugin-testing writes with "__" for "/"): "" when nothing
+// was.
 func recorded(t testing.TB, ext string) string {
 	t.Helper()
-	if cliRecordMask == "" {
+	before, after, ok := strings.Cut(cliRecordMask, "%s")
+	if !ok {
 		return ""
 	}
-	b, err := os.ReadFile(fmt.Sprintf(cliRecordMask, strings.ReplaceAll(t.Name(), "/", "__")) + ext)
-	if err != nil && !os.IsNotExist(err) {
-		t.Error(err)
+	prefix := before + strings.ReplaceAll(t.Name(), "/", "__")
+	files, err := os.ReadDir(filepath.Dir(prefix))
+	if err != nil {
+		return ""
 	}
-	return string(b)
+	var all strings.Builder
+	for _, f := range files {
+		p := filepath.Join(filepath.Dir(prefix), f.Name())
+		mid, isTest := strings.CutPrefix(p, prefix)
+		mid, isFile := strings.CutSuffix(mid, after+ext)
+		if !isTest || !isFile || (mid != "" && !strings.HasPrefix(mid, "__")) {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Error(err)
+		}
+		all.Write(b)
+	}
+	return all.String()
 }
 
 // expectNoSecretPrinted checks, when test t ends, that nothing the engine
@@ -265,11 +283,14 @@ func TestAccCLIOutput_recorded(t *testing.T) {
 		t.Fatal("TF_ACC_TERRAFORM_PATH is not set: the acceptance tests run the engine it names through a wrapper that records its output")
 	}
 	const shown = "tok-shown-on-purpose"
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf("locals {\n  token = %q\n}\n\noutput \"shown\" {\n  value = local.token\n}\n", shown),
-		}},
+	// In a subtest, as many tests run theirs: the test's check reads them.
+	t.Run("output", func(t *testing.T) {
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+			Steps: []resource.TestStep{{
+				Config: fmt.Sprintf("locals {\n  token = %q\n}\n\noutput \"shown\" {\n  value = local.token\n}\n", shown),
+			}},
+		})
 	})
 	config, printed := recorded(t, ".config"), recorded(t, ".cli")
 	if !slices.Contains(secretsIn(config), shown) {
