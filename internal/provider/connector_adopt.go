@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -88,8 +89,8 @@ func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagn
 	if lerr != nil {
 		diags.AddError("Connector May Have Been Created", fmt.Sprintf(
 			"%s. The service may have created connector %q all the same, and looking for it failed too (%v). Nothing was recorded in the state. "+
-				"Before applying again, which could create a second connector, look in workspace %s for a connector of that name created at %s: "+
-				"if there is one, import it: %s.",
+				"Look in workspace %s for a connector of that name created at %s: if there is one, import it (%s); "+
+				"while it is there, applying again fails with Connector Name Taken rather than create a second.",
 			lost, sent.Name, lerr, ws, start.UTC().Format(time.RFC3339), importCommand(ws, "<id>")))
 		return nil
 	}
@@ -106,7 +107,7 @@ func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagn
 		diags.AddError("Connector May Have Been Created", fmt.Sprintf(
 			"%s. Workspace %s holds %d connectors named %q with the configuration sent that the service made during the request or after it, "+
 				"so which one this apply made, if any, is unknown, and none was recorded in the state. "+
-				"Import the one to keep (and delete any other), instead of applying again, which would create another:\n%s",
+				"Import the one to keep and delete any other (applying again fails with Connector Name Taken while they are there):\n%s",
 			lost, ws, len(l.during)+len(l.unsure), sent.Name, importList(ws, append(l.during, l.unsure...))))
 	default:
 		diags.AddError("Connector Not Created", fmt.Sprintf(
@@ -118,25 +119,38 @@ func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagn
 }
 
 // nameFree tells whether workspace ws holds no customer-service connector
-// named name, so that a create never makes a second connector of a name: it
-// fails instead, naming the one there and the import block that adopts it.
-// An apply killed while it created connectors (SIGKILL, two Ctrl-C) leaves
-// connectors the state lost, which the next apply would otherwise create
-// again; and two connectors of one name make two jobs of that name, which
-// job_name cannot tell apart. It costs one list request per create. The
-// creates of one name in one workspace wait for each other (names), so that
-// two in the same apply cannot both find the name free; two applies at once
-// still can.
-func (r *connectorResource) nameFree(ctx context.Context, diags *diag.Diagnostics, ws, name string) bool {
-	found, err := connectorsByName(ctx, r.data.client, ws, name)
-	if err != nil {
-		addRequestError(diags, "Unable to Create Connector", ws, fmt.Errorf("looking for a connector of the same name first: %w", err))
+// of the name, so that a create never makes a second connector of a name:
+// it fails instead, naming the one there and the import block that adopts
+// it. An apply killed while it created connectors (SIGKILL, two Ctrl-C)
+// leaves connectors the state lost, which the next apply would otherwise
+// create again; and two connectors of one name make two jobs of that name,
+// which job_name cannot tell apart. It costs one list request per create.
+// The creates of one name in one workspace wait for each other (name is
+// locked), so that two in the same apply cannot both find the name free,
+// and the second is told that the first made it; two applies at once still
+// can.
+func (r *connectorResource) nameFree(ctx context.Context, diags *diag.Diagnostics, ws string, name *nameLock) bool {
+	found, err := connectorsByName(ctx, r.data.client, ws, name.name)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		diags.AddError("Connector Not Created", fmt.Sprintf(
+			"Terraform was interrupted while the provider looked for a connector named %q in workspace %s, before creating one: "+
+				"nothing was created, and the next apply creates it.", name.name, ws))
 		return false
-	}
-	if len(found) == 0 {
+	case err != nil:
+		addRequestError(diags, "Unable to Create Connector", ws, err)
+		return false
+	case len(found) == 0:
 		return true
 	}
 	c := found[0]
+	if slices.Contains(name.made, c.ID) {
+		diags.AddError("Connector Name Taken", fmt.Sprintf(
+			"Another resource of this apply has just created connector %s, named %q, in workspace %s: "+
+				"two resources give the same name, and one connector cannot be managed by both. Give each resource a name of its own.",
+			c.ID, name.name, ws))
+		return false
+	}
 	diags.AddError("Connector Name Taken", fmt.Sprintf(
 		"Workspace %s already holds a connector named %q: %s, created at %s. No second one was created: "+
 			"two connectors of one name would make two jobs of that name. "+
@@ -144,7 +158,7 @@ func (r *connectorResource) nameFree(ctx context.Context, diags *diag.Diagnostic
 			"adopt it with an import block, then apply again:\n\n"+
 			"import {\n  to = <this resource's address>\n  id = \"%s/%s\"\n}\n\n"+
 			"Otherwise give this resource another name, or delete that connector.",
-		ws, name, c.ID, c.CreatedAt, ws, c.ID))
+		ws, name.name, c.ID, c.CreatedAt, ws, c.ID))
 	return false
 }
 
@@ -152,11 +166,20 @@ func (r *connectorResource) nameFree(ctx context.Context, diags *diag.Diagnostic
 // for each other, within the provider's process (see nameFree).
 type nameLocks struct{ m sync.Map }
 
-func (l *nameLocks) lock(ws, name string) (unlock func()) {
-	v, _ := l.m.LoadOrStore(strings.ToLower(ws)+"/"+name, &sync.Mutex{})
-	mu, _ := v.(*sync.Mutex)
-	mu.Lock()
-	return mu.Unlock
+// nameLock is one name in one workspace: held by one create at a time, with
+// the connectors this process created under it.
+type nameLock struct {
+	mu   sync.Mutex
+	name string
+	made []string
+}
+
+// lock waits for the name in workspace ws, and returns it held.
+func (l *nameLocks) lock(ws, name string) *nameLock {
+	v, _ := l.m.LoadOrStore(strings.ToLower(ws)+"/"+name, &nameLock{name: name})
+	n, _ := v.(*nameLock)
+	n.mu.Lock()
+	return n
 }
 
 // existedBefore names the connectors of the same name and configuration

@@ -178,9 +178,11 @@ func (r *connectorResource) ValidateConfig(ctx context.Context, req resource.Val
 	if !req.ClientCapabilities.WriteOnlyAttributesAllowed || r.data != nil {
 		return
 	}
-	var token types.String
+	var token, wo types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("token"), &token)...)
-	if token.IsNull() {
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("token_wo"), &wo)...)
+	// Nothing to advise beside the errors of a blank token, or of both.
+	if token.IsNull() || !wo.IsNull() || (!token.IsUnknown() && validate.Token(token.ValueString()) != nil) {
 		return
 	}
 	resp.Diagnostics.AddWarning("Prefer token_wo",
@@ -285,9 +287,9 @@ func (r *connectorResource) Create(ctx context.Context, req resource.CreateReque
 		AgentEmail: plan.AgentEmail.ValueString(),
 		Streams:    listStrings(plan.Streams),
 	}
-	unlock := r.data.names.lock(ws, spec.Name)
-	defer unlock()
-	if !r.nameFree(ctx, &resp.Diagnostics, ws, spec.Name) {
+	name := r.data.names.lock(ws, spec.Name)
+	defer name.mu.Unlock()
+	if !r.nameFree(ctx, &resp.Diagnostics, ws, name) {
 		return
 	}
 	start := time.Now()
@@ -297,6 +299,7 @@ func (r *connectorResource) Create(ctx context.Context, req resource.CreateReque
 			return
 		}
 	}
+	name.made = append(name.made, c.ID)
 	plan.fill(c)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	setConnectorIdentity(ctx, nil, resp.Identity, plan.connectorModel, &resp.Diagnostics)

@@ -577,3 +577,46 @@ func TestAccConnector_workspaceChangeReplaces(t *testing.T) {
 		},
 	})
 }
+
+// TestAccConnector_nameTaken: a create of a name the workspace holds (a
+// connector made outside, or one a killed apply lost) fails before it sends
+// anything, with the import block that adopts it, which then works; two
+// resources of one name in one apply make one connector, and the second is
+// told that the first made it.
+func TestAccConnector_nameTaken(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	e.requireSandbox(t, "count the connectors of a name")
+	name := testName("taken")
+	there := e.makeConnector(t, name, "tickets")
+	args := newConnectorArgs(name).with("streams", `["tickets"]`, "url", `"https://acme.example-helpdesk.com"`)
+	twiceName := testName("twice")
+	once := e.providerConfig() + args.hcl() + strings.Replace(newConnectorArgs(twiceName).hcl(), `"test"`, `"once"`, 1)
+	twice := once + strings.Replace(newConnectorArgs(twiceName).hcl(), `"test"`, `"twice"`, 1)
+	oneEach := func(*terraform.State) error {
+		if held := e.connectorsByName(t); len(held[name]) != 1 || len(held[twiceName]) != 1 || len(held) != 2 {
+			return fmt.Errorf("the service holds %v, want one connector of each name", held)
+		}
+		return nil
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.providerConfig() + args.hcl(),
+				ExpectError: phrases("Connector Name Taken", fmt.Sprintf("already holds a connector named %q: %s", name, there.ID),
+					"import {", fmt.Sprintf(`id = "%s/%s"`, e.workspaceID, there.ID)),
+			},
+			{
+				Config: e.providerConfig() + args.hcl() + fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", connectorAddress, e.workspaceID+"/"+there.ID),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("id"), knownvalue.StringExact(there.ID)),
+				},
+			},
+			{
+				Config:      twice,
+				ExpectError: phrases("Connector Name Taken", "Another resource of this apply has just created connector", "Give each resource a name of its own"),
+			},
+			{Config: once, Check: oneEach},
+		},
+	})
+}

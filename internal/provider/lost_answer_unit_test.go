@@ -343,11 +343,37 @@ func TestConnectorCreatesOfOneNameWait(t *testing.T) {
 			created++
 		case resp.Diagnostics[0].Summary() == "Connector Name Taken":
 			taken++
+			// Importing the connector would make two resources manage it.
+			if d := resp.Diagnostics[0].Detail(); !strings.Contains(d, "Another resource of this apply has just created connector") || strings.Contains(d, "import") {
+				t.Errorf("the second create is not told that the first made the connector: %s", d)
+			}
 		default:
 			t.Errorf("diagnostics %v", resp.Diagnostics)
 		}
 	}
 	if ids := srv.ConnectorIDs(data.workspaceID); created != 1 || taken != 1 || len(ids) != 1 {
 		t.Errorf("%d created, %d refused, the sandbox holds %v; want one of each and one connector", created, taken, ids)
+	}
+}
+
+// TestConnectorCreateInterruptedDuringNameCheck: Terraform interrupted
+// while the name check is in flight: no create is sent, and the error says
+// so rather than report a failed request.
+func TestConnectorCreateInterruptedDuringNameCheck(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
+	if err := srv.SetFaults(sandbox.Faults{LatencyMS: 2000}); err != nil {
+		t.Fatal(err)
+	}
+	model := connectorState(data.workspaceID, "")
+	model.ID, model.ConnectorName, model.CreatedAt, model.UpdatedAt = types.StringUnknown(), types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
+	r := configured(t, NewConnectorResource(), data)
+	st := stateOf(t, r, model)
+	resp := &resource.CreateResponse{State: tfsdk.State{Schema: st.Schema, Raw: tftypes.NewValue(st.Raw.Type(), nil)}}
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	r.Create(ctx, resource.CreateRequest{Plan: tfsdk.Plan(st), Config: tfsdk.Config(st)}, resp)
+	onlyError(t, resp.Diagnostics, "Connector Not Created", "Terraform was interrupted", "nothing was created")
+	if n := srv.Stats().ByRoute["POST "+routeConnectors]; n != 0 || stateID(t, resp) != "" {
+		t.Errorf("%d creates sent, state %v", n, resp.State.Raw)
 	}
 }

@@ -84,6 +84,15 @@ func TestSecretLines(t *testing.T) {
 		})
 	}
 
+	// The warning advises only where nothing is wrong with the tokens.
+	for i, c := range cases[:2] {
+		for _, d := range c.diags {
+			if d.Summary == "Prefer token_wo" {
+				t.Errorf("case %d (%s) advises token_wo beside its error", i, c.name)
+			}
+		}
+	}
+
 	cfg := protoValue(t, p.schemas.Provider, map[string]string{"base_url": "https://api.example.com", "api_key": " key-literal"})
 	resp, err := p.srv.ValidateProviderConfig(context.Background(), &tfprotov6.ValidateProviderConfigRequest{Config: &cfg})
 	if err != nil {
