@@ -1,10 +1,12 @@
 package provider
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
@@ -74,5 +76,22 @@ func TestStreamsValueKeepsThePriorOrder(t *testing.T) {
 	}
 	if got := streamsValue([]string{"chats"}, types.ListNull(types.StringType)); !got.Equal(stringList([]string{"chats"})) {
 		t.Errorf("after import: %v", got)
+	}
+}
+
+// TestConnectorEmptyNameOneError: name = "" is one mistake, and gets one
+// error (the name is blank), not a second about its length.
+func TestConnectorEmptyNameOneError(t *testing.T) {
+	p := serveProto(t)
+	const connector = "dataintegration_customer_service_connector"
+	cfg := protoValue(t, p.schemas.ResourceSchemas[connector], map[string]string{
+		"name": "", "url": "https://acme.example.com", "agent_email": "agent@acme.com", "token": "platform-token-1",
+	})
+	resp, err := p.srv.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: connector, Config: &cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Diagnostics) != 1 || !strings.Contains(resp.Diagnostics[0].Detail, "name: the value is blank") {
+		t.Errorf("want one error, that the name is blank: %s", protoDiags(resp.Diagnostics))
 	}
 }
