@@ -470,3 +470,31 @@ func TestEngineCapabilities(t *testing.T) {
 		t.Error("an output that names no engine was read as a version")
 	}
 }
+
+func TestCountWarnings(t *testing.T) {
+	out := `
+Warning: Prefer token_wo
+
+  with a.b,
+  on main.tf line 1:
+   1: resource "a" "b" {
+
+token is kept in the state.
+
+(and 19 more similar warnings elsewhere)
+
+Warning: Other
+
+(and one more similar warning elsewhere)
+
+Warning: Prefer token_wo
+
+(and one more similar warning elsewhere)
+`
+	if got := countWarnings(out, "Prefer token_wo"); got != 22 {
+		t.Errorf("countWarnings = %d, want 22", got)
+	}
+	if got := countWarnings(out, "Other"); got != 2 {
+		t.Errorf("countWarnings(Other) = %d, want 2", got)
+	}
+}

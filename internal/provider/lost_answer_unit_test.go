@@ -32,9 +32,16 @@ func loseAnswers(t *testing.T, srv *sandbox.Server, when string, methods ...stri
 // create calls r's Create with a plan and configuration holding model.
 func create(t *testing.T, r resource.Resource, model any) *resource.CreateResponse {
 	t.Helper()
+	return createIn(context.Background(), t, r, model)
+}
+
+// createIn is create with the context Terraform would give, which it may
+// cancel.
+func createIn(ctx context.Context, t *testing.T, r resource.Resource, model any) *resource.CreateResponse {
+	t.Helper()
 	st := stateOf(t, r, model)
 	resp := &resource.CreateResponse{State: tfsdk.State{Schema: st.Schema, Raw: tftypes.NewValue(st.Raw.Type(), nil)}}
-	r.Create(context.Background(), resource.CreateRequest{
+	r.Create(ctx, resource.CreateRequest{
 		Plan:   tfsdk.Plan(st),
 		Config: tfsdk.Config(st),
 	}, resp)
@@ -44,9 +51,15 @@ func create(t *testing.T, r resource.Resource, model any) *resource.CreateRespon
 // createConnector plans connectorState's connector, "desk", and creates it.
 func createConnector(t *testing.T, data *providerData) *resource.CreateResponse {
 	t.Helper()
+	return createIn(context.Background(), t, configured(t, NewConnectorResource(), data), plannedConnector(data))
+}
+
+// plannedConnector is connectorState's connector, "desk", as planned for a
+// create: what the service sets is unknown.
+func plannedConnector(data *providerData) connectorResourceModel {
 	model := connectorState(data.workspaceID, "")
 	model.ID, model.ConnectorName, model.CreatedAt, model.UpdatedAt = types.StringUnknown(), types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
-	return create(t, configured(t, NewConnectorResource(), data), model)
+	return model
 }
 
 // createPastNameCheck sends createConnector's create as Create does once
@@ -364,14 +377,9 @@ func TestConnectorCreateInterruptedDuringNameCheck(t *testing.T) {
 	if err := srv.SetFaults(sandbox.Faults{LatencyMS: 2000}); err != nil {
 		t.Fatal(err)
 	}
-	model := connectorState(data.workspaceID, "")
-	model.ID, model.ConnectorName, model.CreatedAt, model.UpdatedAt = types.StringUnknown(), types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
-	r := configured(t, NewConnectorResource(), data)
-	st := stateOf(t, r, model)
-	resp := &resource.CreateResponse{State: tfsdk.State{Schema: st.Schema, Raw: tftypes.NewValue(st.Raw.Type(), nil)}}
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(200*time.Millisecond, cancel)
-	r.Create(ctx, resource.CreateRequest{Plan: tfsdk.Plan(st), Config: tfsdk.Config(st)}, resp)
+	resp := createIn(ctx, t, configured(t, NewConnectorResource(), data), plannedConnector(data))
 	onlyError(t, resp.Diagnostics, "Connector Not Created", "Terraform was interrupted", "nothing was created")
 	if n := srv.Stats().ByRoute["POST "+routeConnectors]; n != 0 || stateID(t, resp) != "" {
 		t.Errorf("%d creates sent, state %v", n, resp.State.Raw)
