@@ -180,8 +180,7 @@ type benchProvider struct {
 func devOverride(tb testing.TB, dir string) string {
 	tb.Helper()
 	cfg := filepath.Join(tb.TempDir(), "cli-config.tfrc")
-	text := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"dataintegration/dataintegration\" = %[1]q\n    \"hashicorp/dataintegration\" = %[1]q\n  }\n  direct {}\n}\n", dir)
-	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(devOverrides(dir)), 0o600); err != nil {
 		tb.Fatal(err)
 	}
 	return cfg

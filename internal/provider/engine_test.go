@@ -194,28 +194,43 @@ func newEngine(t testing.TB) *engine {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
 	}
-	path := enginePath(t)
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-dataintegration"), ".")
 	build.Dir = "../.."
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the provider: %v\n%s", err, out)
 	}
-	// A dev override for both addresses an example may use: the one in
-	// required_providers, and the default for a bare resource example.
-	cfg := filepath.Join(t.TempDir(), "cli-config.tfrc")
-	text := fmt.Sprintf(`provider_installation {
+	eng := engineWithCLIConfig(t, devOverrides(bin))
+	eng.provider = filepath.Join(bin, "terraform-provider-dataintegration")
+	return eng
+}
+
+// devOverrides is a CLI configuration that loads the provider from dir for
+// both addresses an example may use: the one in required_providers, and the
+// default for a bare resource example.
+func devOverrides(dir string) string {
+	return fmt.Sprintf(`provider_installation {
   dev_overrides {
     "dataintegration/dataintegration" = %[1]q
     "hashicorp/dataintegration"       = %[1]q
   }
   direct {}
 }
-`, bin)
+`, dir)
+}
+
+// engineWithCLIConfig is the engine under test with a CLI configuration of
+// the given text and a data folder of its own.
+func engineWithCLIConfig(t testing.TB, text string) *engine {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1 to run it")
+	}
+	cfg := filepath.Join(t.TempDir(), "cli-config.tfrc")
 	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	eng := &engine{path: path, provider: filepath.Join(bin, "terraform-provider-dataintegration"), info: engineUnderTest(t), env: []string{
+	eng := &engine{path: enginePath(t), info: engineUnderTest(t), env: []string{
 		"TF_CLI_CONFIG_FILE=" + cfg, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
 		"TF_DATA_DIR=" + filepath.Join(t.TempDir(), "data"),
 	}}
