@@ -1,7 +1,8 @@
 terraform {
   required_providers {
     dataintegration = {
-      source = "dataintegration/dataintegration"
+      source  = "dataintegration/dataintegration"
+      version = "~> 0.1"
     }
   }
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -24,6 +25,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
@@ -39,6 +41,7 @@ var (
 	_ resource.ResourceWithModifyPlan       = (*jobTriggerResource)(nil)
 	_ resource.ResourceWithConfigValidators = (*jobTriggerResource)(nil)
 	_ resource.ResourceWithImportState      = (*jobTriggerResource)(nil)
+	_ resource.ResourceWithUpgradeState     = (*jobTriggerResource)(nil)
 )
 
 // Default timeouts of a trigger and of a cancel: room for the client's
@@ -74,6 +77,8 @@ func (r *jobTriggerResource) Metadata(_ context.Context, req resource.MetadataRe
 
 func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		// Version 1 has if_running; UpgradeState says why it needed one.
+		Version: 1,
 		MarkdownDescription: "Triggers one execution of a job when it is created. A trigger is an event: " +
 			"refreshing it makes no request, and applying an unchanged configuration triggers nothing. " +
 			"Changing `job_id`, `job_name`, `force_full_refresh`, `workspace_id` or `triggers` replaces it, which triggers the job again. " +
@@ -206,6 +211,38 @@ func shortDuration(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// UpgradeState reads the states written before if_running existed (schema
+// version 0, up to commit a0b1d65). The framework applies an attribute's
+// Default to the plan, never to the state: such a state holds if_running as
+// null, and each trigger in it planned `+ if_running = "fail"`, an update
+// that changed nothing yet failed every pipeline that gates on an empty plan.
+// A default applied on read would not do: Read makes no request and changes
+// nothing, and `plan -refresh=false` does not read at all. The state is given
+// the value those triggers behaved as, since before if_running a running job
+// failed the trigger. Every other attribute is kept as it was; one the state
+// lacks (job_name, before it existed) is null.
+func (r *jobTriggerResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return map[int64]resource.StateUpgrader{
+		0: {StateUpgrader: func(_ context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+			var state map[string]json.RawMessage
+			if err := json.Unmarshal(req.RawState.JSON, &state); err != nil {
+				resp.Diagnostics.AddError("Cannot Read the Trigger's State",
+					"The state of this dataintegration_job_trigger, written by an earlier version of the provider, is not a JSON object: "+err.Error())
+				return
+			}
+			if v, ok := state["if_running"]; !ok || string(v) == "null" {
+				state["if_running"], _ = json.Marshal(validate.IfRunningFail)
+			}
+			upgraded, err := json.Marshal(state)
+			if err != nil {
+				resp.Diagnostics.AddError("Cannot Read the Trigger's State", err.Error())
+				return
+			}
+			resp.DynamicValue = &tfprotov6.DynamicValue{JSON: upgraded}
+		}},
+	}
 }
 
 func (r *jobTriggerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {

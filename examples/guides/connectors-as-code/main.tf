@@ -3,7 +3,8 @@
 terraform {
   required_providers {
     dataintegration = {
-      source = "dataintegration/dataintegration"
+      source  = "dataintegration/dataintegration"
+      version = "~> 0.1"
     }
   }
 }

@@ -1,0 +1,386 @@
+package provider
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"maps"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// The install test: the release scripts/release.sh leaves in dist/ (the
+// one `make testacc` builds for this platform, or the full one of `make
+// release-check`), installed by `terraform init` from a registry, as users
+// install it.
+
+// envReleaseDir names the folder of a release built by scripts/release.sh.
+const envReleaseDir = "PROVIDER_RELEASE_DIR"
+
+// registryHost is the made-up registry hostname the test's provider source
+// names; a `host` block in the CLI configuration sends it to the test's
+// server, as service discovery would.
+const registryHost = "registry.dataintegration.test"
+
+// release is a release as scripts/release.sh leaves it in a folder.
+type release struct {
+	dir, version string
+	sums         []byte            // the SHA256SUMS file
+	sig          []byte            // its detached signature
+	key          []byte            // the armoured public key that signed
+	keyID        string            // its ID, 16 hexadecimal digits
+	zips         map[string]string // "os_arch": file name
+}
+
+func (r *release) prefix() string { return "terraform-provider-dataintegration_" + r.version }
+
+// builtRelease reads the release that PROVIDER_RELEASE_DIR names.
+func builtRelease(t *testing.T) *release {
+	t.Helper()
+	dir := os.Getenv(envReleaseDir)
+	if dir == "" {
+		t.Skipf("no release to install: %s names none (make testacc and make release-check build one into dist/ and set it)", envReleaseDir)
+	}
+	sums, _ := filepath.Glob(filepath.Join(dir, "terraform-provider-dataintegration_*_SHA256SUMS"))
+	if len(sums) != 1 {
+		t.Fatalf("%s=%s holds %d SHA256SUMS files, want one: build the release with `make release-check`", envReleaseDir, dir, len(sums))
+	}
+	r := &release{dir: dir, zips: map[string]string{}}
+	r.version = strings.TrimSuffix(strings.TrimPrefix(filepath.Base(sums[0]), "terraform-provider-dataintegration_"), "_SHA256SUMS")
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	r.sums, r.sig, r.key = read(r.prefix()+"_SHA256SUMS"), read(r.prefix()+"_SHA256SUMS.sig"), read(r.prefix()+"_signing-key.asc")
+	keys, err := openpgp.ReadArmoredKeyRing(bytes.NewReader(r.key))
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("reading the release's signing key: %v (%d keys)", err, len(keys))
+	}
+	r.keyID = keys[0].PrimaryKey.KeyIdString()
+	zips, _ := filepath.Glob(filepath.Join(dir, r.prefix()+"_*.zip"))
+	for _, z := range zips {
+		r.zips[strings.TrimSuffix(strings.TrimPrefix(filepath.Base(z), r.prefix()+"_"), ".zip")] = filepath.Base(z)
+	}
+	if r.zips[runtime.GOOS+"_"+runtime.GOARCH] == "" {
+		t.Fatalf("the release in %s has no zip for %s_%s", dir, runtime.GOOS, runtime.GOARCH)
+	}
+	return r
+}
+
+// sum is the SHA-256 that the release's SHA256SUMS gives a file; "" when
+// it lists none.
+func (r *release) sum(name string) string {
+	for line := range strings.Lines(string(r.sums)) {
+		if sum, file, ok := strings.Cut(strings.TrimSpace(line), "  "); ok && file == name {
+			return sum
+		}
+	}
+	return ""
+}
+
+// registry serves a release through the provider registry protocol: the
+// versions list, the download answer of each platform, and the files it
+// names. Swap replaces a file's contents, to serve a tampered release.
+type registry struct {
+	r   *release
+	url string
+
+	mu        sync.Mutex
+	swap      map[string][]byte
+	requested []string
+}
+
+func serveRegistry(t *testing.T, r *release) (*registry, *x509.Certificate) {
+	t.Helper()
+	reg := &registry{r: r, swap: map[string][]byte{}}
+	ca, leaf := testCertificates(t)
+	srv := httptest.NewUnstartedServer(reg)
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{leaf}, MinVersion: tls.VersionTLS12}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	reg.url = srv.URL
+	return reg, ca
+}
+
+func (reg *registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	reg.mu.Lock()
+	reg.requested = append(reg.requested, req.URL.Path)
+	reg.mu.Unlock()
+	r := reg.r
+	base := "/v1/providers/dataintegration/dataintegration/"
+	switch rest, ok := strings.CutPrefix(req.URL.Path, base); {
+	case ok && rest == "versions":
+		var platforms []map[string]string
+		for _, p := range slices.Sorted(maps.Keys(r.zips)) {
+			goos, goarch, _ := strings.Cut(p, "_")
+			platforms = append(platforms, map[string]string{"os": goos, "arch": goarch})
+		}
+		writeJSON(w, map[string]any{"versions": []any{map[string]any{"version": r.version, "protocols": []string{"6.0"}, "platforms": platforms}}})
+	case ok && strings.HasPrefix(rest, r.version+"/download/"):
+		platform := strings.ReplaceAll(strings.TrimPrefix(rest, r.version+"/download/"), "/", "_")
+		zip := r.zips[platform]
+		if zip == "" {
+			http.NotFound(w, req)
+			return
+		}
+		goos, goarch, _ := strings.Cut(platform, "_")
+		files := reg.url + "/files/"
+		writeJSON(w, map[string]any{
+			"protocols": []string{"6.0"}, "os": goos, "arch": goarch, "filename": zip,
+			"download_url":          files + zip,
+			"shasums_url":           files + r.prefix() + "_SHA256SUMS",
+			"shasums_signature_url": files + r.prefix() + "_SHA256SUMS.sig",
+			"shasum":                r.sum(zip),
+			"signing_keys":          map[string]any{"gpg_public_keys": []any{map[string]string{"key_id": strings.ToUpper(r.keyID), "ascii_armor": string(r.key)}}},
+		})
+	default:
+		name, ok := strings.CutPrefix(req.URL.Path, "/files/")
+		if !ok || strings.Contains(name, "/") {
+			http.NotFound(w, req)
+			return
+		}
+		reg.mu.Lock()
+		body, swapped := reg.swap[name]
+		reg.mu.Unlock()
+		if !swapped {
+			var err error
+			if body, err = os.ReadFile(filepath.Join(r.dir, name)); err != nil {
+				http.NotFound(w, req)
+				return
+			}
+		}
+		_, _ = w.Write(body)
+	}
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// testCertificates makes a certificate authority and, signed by it, a
+// server certificate for the loopback address.
+func testCertificates(t *testing.T) (*x509.Certificate, tls.Certificate) {
+	t.Helper()
+	newKey := func() *ecdsa.PrivateKey {
+		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	caKey, leafKey := newKey(), newKey()
+	now := time.Now()
+	caTemplate := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "dataintegration install test CA"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTemplate, caTemplate, caKey.Public(), caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leafTemplate := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(time.Hour),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leafTemplate, ca, leafKey.Public(), caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ca, tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: leafKey}
+}
+
+// installEngine is the engine under test with a CLI configuration that
+// sends registryHost to reg, trusting the test's CA alone.
+func installEngine(t *testing.T, reg *registry, ca *x509.Certificate) *engine {
+	t.Helper()
+	eng := engineWithCLIConfig(t, fmt.Sprintf(`host %q {
+  services = {
+    "providers.v1" = %q
+  }
+}
+`, registryHost, reg.url+"/v1/providers/"))
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Go, which both engines are written in, reads the trusted roots from
+	// SSL_CERT_FILE on Linux and the BSDs.
+	eng.env = append(eng.env, "SSL_CERT_FILE="+caFile, "SSL_CERT_DIR="+filepath.Dir(caFile))
+	return eng
+}
+
+// installConfig requires the release's version from the test registry.
+func installConfig(version, body string) string {
+	return fmt.Sprintf(`terraform {
+  required_providers {
+    dataintegration = {
+      source  = "%s/dataintegration/dataintegration"
+      version = "%s"
+    }
+  }
+}
+
+%s`, registryHost, version, body)
+}
+
+// TestAccRelease_install: the release in PROVIDER_RELEASE_DIR, served by a
+// registry over HTTPS, is installed by `init` (its signature checked, its
+// hashes locked) and applies against the service; a zip whose sum differs,
+// or a SHA256SUMS signed by another key, makes `init` fail.
+func TestAccRelease_install(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1 to run it")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("the engines read a test CA from SSL_CERT_FILE on Linux and the BSDs, not on Windows")
+	}
+	r := builtRelease(t)
+	reg, ca := serveRegistry(t, r)
+	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	zip := r.zips[runtime.GOOS+"_"+runtime.GOARCH]
+
+	t.Run("installed and applied", func(t *testing.T) {
+		eng := installEngine(t, reg, ca)
+		dir := configDir(t, installConfig(r.version, newConnectorArgs(testName("installed")).hcl()))
+		out := eng.run(t, dir, e.serviceEnv(), "init", "-input=false", "-no-color")
+		t.Logf("%s init:\n%s", eng.info, out)
+		installed := regexp.MustCompile(`Installed ` + regexp.QuoteMeta(registryHost+"/dataintegration/dataintegration v"+r.version) + ` \([^)]*key ID ` + r.keyID + `\)`)
+		if !installed.MatchString(out) {
+			t.Errorf("init does not say it installed %s signed by key %s:\n%s", r.version, r.keyID, out)
+		}
+		lock, err := os.ReadFile(filepath.Join(dir, ".terraform.lock.hcl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// zh: every sum SHA256SUMS signs (each platform's zip, and the
+		// manifest); h1: at least the one of the package installed.
+		var want []string
+		for line := range strings.Lines(string(r.sums)) {
+			sum, _, _ := strings.Cut(line, "  ")
+			want = append(want, "zh:"+sum)
+		}
+		for _, z := range r.zips {
+			if r.sum(z) == "" {
+				t.Fatalf("SHA256SUMS does not list %s", z)
+			}
+		}
+		got := regexp.MustCompile(`"(zh:[0-9a-f]{64})"`).FindAllStringSubmatch(string(lock), -1)
+		var zh []string
+		for _, m := range got {
+			zh = append(zh, m[1])
+		}
+		slices.Sort(want)
+		slices.Sort(zh)
+		if !slices.Equal(zh, want) {
+			t.Errorf("the lock file's zh: hashes are %v, want the release's %v\n%s", zh, want, lock)
+		}
+		if !regexp.MustCompile(`"h1:[A-Za-z0-9+/]{43}="`).Match(lock) || !strings.Contains(string(lock), `version     = "`+r.version+`"`) {
+			t.Errorf("the lock file has no h1: hash or not version %s:\n%s", r.version, lock)
+		}
+		for _, path := range []string{"/versions", "/download/", "/files/" + zip, "/files/" + r.prefix() + "_SHA256SUMS", "/files/" + r.prefix() + "_SHA256SUMS.sig"} {
+			if !slices.ContainsFunc(reg.requestedPaths(), func(p string) bool { return strings.Contains(p, path) }) {
+				t.Errorf("init never asked the registry for %s (asked: %v)", path, reg.requestedPaths())
+			}
+		}
+		eng.run(t, dir, e.serviceEnv(), "apply", "-input=false", "-no-color", "-auto-approve")
+		if ids := eng.stateIDs(t, dir, "dataintegration_customer_service_connector"); len(ids) != 1 {
+			t.Errorf("the apply left %d connectors in the state, want 1", len(ids))
+		}
+		eng.expectConverged(t, dir, e.serviceEnv())
+		eng.run(t, dir, e.serviceEnv(), "destroy", "-input=false", "-no-color", "-auto-approve")
+	})
+
+	refused := func(t *testing.T, why *regexp.Regexp) {
+		t.Helper()
+		eng := installEngine(t, reg, ca)
+		dir := configDir(t, installConfig(r.version, "data \"dataintegration_jobs\" \"all\" {}\n"))
+		out, err := eng.try(dir, e.serviceEnv(), "init", "-input=false", "-no-color")
+		if err == nil {
+			t.Fatalf("init installed a tampered release:\n%s", out)
+		}
+		if !why.MatchString(err.Error()) {
+			t.Errorf("init failed without saying why it refused the release:\n%v", err)
+		}
+		t.Logf("%s init refuses it:\n%v", eng.info, err)
+		if _, err := os.Stat(filepath.Join(dir, ".terraform.lock.hcl")); err == nil {
+			t.Error("init wrote a lock file for a release it refused")
+		}
+	}
+	t.Run("zip whose sum differs", func(t *testing.T) {
+		body, err := os.ReadFile(filepath.Join(r.dir, zip))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg.replace(t, zip, append(slices.Clone(body), 0))
+		refused(t, regexp.MustCompile(`(?i)checksum|hash`))
+	})
+	t.Run("signed by another key", func(t *testing.T) {
+		reg.replace(t, r.prefix()+"_SHA256SUMS.sig", signWithNewKey(t, r.sums))
+		refused(t, regexp.MustCompile(`(?i)signature`))
+	})
+}
+
+func (reg *registry) replace(t *testing.T, name string, body []byte) {
+	reg.mu.Lock()
+	reg.swap[name] = body
+	reg.mu.Unlock()
+	t.Cleanup(func() {
+		reg.mu.Lock()
+		delete(reg.swap, name)
+		reg.mu.Unlock()
+	})
+}
+
+func (reg *registry) requestedPaths() []string {
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	return slices.Clone(reg.requested)
+}
+
+// signWithNewKey is a detached signature of data by a key made for it.
+func signWithNewKey(t *testing.T, data []byte) []byte {
+	t.Helper()
+	key, err := openpgp.NewEntity("someone else", "", "someone@invalid", &packet.Config{RSABits: 2048})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sig bytes.Buffer
+	if err := openpgp.DetachSign(&sig, key, bytes.NewReader(data), nil); err != nil {
+		t.Fatal(err)
+	}
+	return sig.Bytes()
+}
