@@ -160,7 +160,7 @@ func triggerJobAttributes() map[string]schema.Attribute {
 				"no job or more than one job of that name fails the apply. Planning needs no lookup, so a trigger that names " +
 				"the job of a connector in the same configuration stays unchanged while the connector changes. " +
 				"Changing it triggers again. Moving from `job_id` to `job_name` looks the name up while planning: " +
-				"the same job changes nothing, another job triggers again. A `job_name` not known until apply, " +
+				"the same job is an update in place that records the name and triggers nothing, another job triggers again. A `job_name` not known until apply, " +
 				"such as an attribute of a resource being created, can be neither looked up nor compared while planning: " +
 				"it replaces the trigger, which triggers the job again, even when it names the same job (from `job_id` too).",
 			Optional:   true,
@@ -214,15 +214,18 @@ func shortDuration(d time.Duration) string {
 }
 
 // UpgradeState reads the states written before if_running existed (schema
-// version 0, up to commit a0b1d65). The framework applies an attribute's
-// Default to the plan, never to the state: such a state holds if_running as
-// null, and each trigger in it planned `+ if_running = "fail"`, an update
-// that changed nothing yet failed every pipeline that gates on an empty plan.
-// A default applied on read would not do: Read makes no request and changes
-// nothing, and `plan -refresh=false` does not read at all. The state is given
-// the value those triggers behaved as, since before if_running a running job
-// failed the trigger. Every other attribute is kept as it was; one the state
-// lacks (job_name, before it existed) is null.
+// version 0, up to commit a0b1d65), so that they plan nothing. The framework
+// applies an attribute's Default to the plan, never to the state: such a
+// state holds if_running as null, and each trigger in it planned
+// `+ if_running = "fail"`, an update that changed nothing yet failed every
+// pipeline that gates on an empty plan. A default applied on read would not
+// do: Read makes no request and changes nothing, and `plan -refresh=false`
+// does not read at all. The state is given the value those triggers behaved
+// as, since before if_running a running job failed the trigger. Likewise the
+// null triggers that commits before e3c7296 (1addb2e among them) wrote for a
+// trigger without triggers becomes the empty map written since, so that
+// `triggers = {}` plans nothing. Every other attribute is kept as it was;
+// one the state lacks (job_name, before it existed) is null.
 func (r *jobTriggerResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
 	return map[int64]resource.StateUpgrader{
 		0: {StateUpgrader: func(_ context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
@@ -234,6 +237,9 @@ func (r *jobTriggerResource) UpgradeState(context.Context) map[int64]resource.St
 			}
 			if v, ok := state["if_running"]; !ok || string(v) == "null" {
 				state["if_running"], _ = json.Marshal(validate.IfRunningFail)
+			}
+			if v, ok := state["triggers"]; !ok || string(v) == "null" {
+				state["triggers"] = json.RawMessage(`{}`)
 			}
 			upgraded, err := json.Marshal(state)
 			if err != nil {

@@ -24,7 +24,10 @@ const upgradeBaselines = "testdata/upgrade-baselines.txt"
 // upgradeCase is one resource or data source that a baseline applies.
 type upgradeCase struct {
 	name string
-	hcl  func(u upgradeJobs) string
+	// hcl is the case's configuration; with rewritten, written another way
+	// that means the same (another letter case, order or form), which must
+	// plan nothing either once upgraded.
+	hcl func(u upgradeJobs, rewritten bool) string
 	// needs is the engine capability the case needs, if any.
 	needs *capability
 }
@@ -37,13 +40,17 @@ type upgradeJobs struct {
 // upgradeCases covers each resource, in each way of configuring it that
 // keeps something different in the state, and each data source.
 var upgradeCases = []upgradeCase{
-	{name: "connector_token", hcl: func(upgradeJobs) string {
+	{name: "connector_token", hcl: func(_ upgradeJobs, rewritten bool) string {
+		streams := `["tickets", "chats"]`
+		if rewritten {
+			streams = `["chats", "tickets"]`
+		}
 		return `resource "dataintegration_customer_service_connector" "token" {
   name        = "upgrade with token"
   url         = "https://acme.example-helpdesk.com"
   agent_email = "agent@acme.com"
   token       = var.connector_token
-  streams     = ["tickets", "chats"]
+  streams     = ` + streams + `
 }
 
 variable "connector_token" {
@@ -52,7 +59,7 @@ variable "connector_token" {
 }
 `
 	}},
-	{name: "connector_token_wo", needs: &capWriteOnly, hcl: func(upgradeJobs) string {
+	{name: "connector_token_wo", needs: &capWriteOnly, hcl: func(upgradeJobs, bool) string {
 		return `resource "dataintegration_customer_service_connector" "token_wo" {
   name             = "upgrade with token_wo"
   url              = "https://acme.example-helpdesk.com"
@@ -68,25 +75,36 @@ variable "connector_token_wo" {
 }
 `
 	}},
-	{name: "trigger_job_id", hcl: func(u upgradeJobs) string {
+	{name: "trigger_job_id", hcl: func(u upgradeJobs, rewritten bool) string {
+		if rewritten {
+			return fmt.Sprintf(`resource "dataintegration_job_trigger" "job_id" {
+  job_id             = %q
+  force_full_refresh = true
+  triggers           = {}
+  timeouts {
+    create = "120s"
+  }
+}
+`, strings.ToUpper(u.byID))
+		}
 		return fmt.Sprintf(`resource "dataintegration_job_trigger" "job_id" {
   job_id             = %q
   force_full_refresh = true
-  triggers           = { commit = "abc123" }
   timeouts {
     create = "2m"
   }
 }
 `, u.byID)
 	}},
-	{name: "trigger_job_name", hcl: func(u upgradeJobs) string {
+	{name: "trigger_job_name", hcl: func(u upgradeJobs, _ bool) string {
 		return fmt.Sprintf(`resource "dataintegration_job_trigger" "job_name" {
   job_name          = %q
+  triggers          = { commit = "abc123" }
   cancel_on_destroy = true
 }
 `, u.name)
 	}},
-	{name: "data_jobs", hcl: func(upgradeJobs) string {
+	{name: "data_jobs", hcl: func(upgradeJobs, bool) string {
 		// After the connector, whose job it counts: the count is then the
 		// same at the apply and at the plan after it.
 		return `data "dataintegration_jobs" "active" {
@@ -99,7 +117,11 @@ output "active_jobs" {
 }
 `
 	}},
-	{name: "data_job", hcl: func(u upgradeJobs) string {
+	{name: "data_job", hcl: func(u upgradeJobs, rewritten bool) string {
+		id := u.byID
+		if rewritten {
+			id = strings.ToUpper(id)
+		}
 		return fmt.Sprintf(`data "dataintegration_job" "by_id" {
   id = %q
 }
@@ -111,9 +133,9 @@ data "dataintegration_job" "by_name" {
 output "job_names" {
   value = [data.dataintegration_job.by_id.name, data.dataintegration_job.by_name.id]
 }
-`, u.byID, u.name)
+`, id, u.name)
 	}},
-	{name: "data_connector", hcl: func(upgradeJobs) string {
+	{name: "data_connector", hcl: func(upgradeJobs, bool) string {
 		return `data "dataintegration_customer_service_connector" "by_name" {
   name = dataintegration_customer_service_connector.token.name
 }
@@ -182,8 +204,9 @@ func providerAt(t *testing.T, rev string) string {
 // TestAccUpgrade_fromBaselines: for each baseline, a state written by the
 // provider built there, of every resource and data source, is planned by the
 // provider built from the tree: the plan is empty (exit code 0 under
-// -detailed-exitcode, with and without a refresh), and it sends no write
-// request and runs no job.
+// -detailed-exitcode, with and without a refresh, and with the configuration
+// written another way that means the same), and it sends no write request
+// and runs no job.
 func TestAccUpgrade_fromBaselines(t *testing.T) {
 	current := newEngine(t)
 	for _, b := range readBaselines(t) {
@@ -197,7 +220,7 @@ func TestAccUpgrade_fromBaselines(t *testing.T) {
 					jobs.name = j.Name
 				}
 			}
-			var hcl strings.Builder
+			var hcl, rewritten strings.Builder
 			var written []string
 			for _, c := range upgradeCases {
 				switch {
@@ -206,7 +229,8 @@ func TestAccUpgrade_fromBaselines(t *testing.T) {
 				case c.needs != nil && !current.info.has(*c.needs):
 					t.Logf("%s: %s has no %s (%s)", c.name, current.info, c.needs.name, c.needs.where())
 				default:
-					hcl.WriteString(c.hcl(jobs) + "\n")
+					hcl.WriteString(c.hcl(jobs, false) + "\n")
+					rewritten.WriteString(c.hcl(jobs, true) + "\n")
 					written = append(written, c.name)
 				}
 			}
@@ -225,6 +249,16 @@ func TestAccUpgrade_fromBaselines(t *testing.T) {
 				} else {
 					t.Logf("after an upgrade from %s, plan %s of %v:\n%s", b.rev, refresh, written, out)
 				}
+			}
+			// The same configuration written another way plans nothing
+			// either: the upgraded state holds what a new one would.
+			if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(rewritten.String()), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := current.try(dir, env, "plan", "-input=false", "-no-color", "-detailed-exitcode"); err != nil {
+				t.Errorf("after an upgrade from %s, the configuration written another way (upper-case IDs, streams in another order, triggers = {}, 120s for 2m) plans:\n%v", b.rev, err)
+			} else {
+				t.Logf("the configuration written another way:\n%s", out)
 			}
 			after := e.sandbox.Stats()
 			for route, n := range after.ByRoute {
@@ -264,6 +298,7 @@ func TestJobTriggerStateUpgrade(t *testing.T) {
 		name, state, ifRunning, jobName string
 	}{
 		{"before job_name and if_running (1addb2e)", `{` + before + `}`, "fail", ""},
+		{"no triggers (1addb2e)", `{` + strings.Replace(before, `{"commit":"abc"}`, "null", 1) + `}`, "fail", ""},
 		{"before if_running (a0b1d65)", `{` + before + `,"job_name":null}`, "fail", ""},
 		{"if_running null", `{` + before + `,"job_name":"Nightly","if_running":null}`, "fail", "Nightly"},
 		{"if_running wait", `{` + before + `,"job_name":null,"if_running":"wait"}`, "wait", ""},
@@ -305,8 +340,12 @@ func TestJobTriggerStateUpgrade(t *testing.T) {
 				t.Errorf("job_id = %q, not kept as written", got)
 			}
 			var triggers map[string]tftypes.Value
-			if err := attrs["triggers"].As(&triggers); err != nil || len(triggers) != 1 {
-				t.Errorf("triggers = %v (%v), not kept", attrs["triggers"], err)
+			want := 1
+			if strings.Contains(c.state, `"triggers":null`) {
+				want = 0 // and known: the empty map written since
+			}
+			if err := attrs["triggers"].As(&triggers); err != nil || attrs["triggers"].IsNull() || len(triggers) != want {
+				t.Errorf("triggers = %v (%v), want %d elements", attrs["triggers"], err, want)
 			}
 		})
 	}
