@@ -193,15 +193,7 @@ func baselineProvider(tb testing.TB, rev string) *benchProvider {
 	if rev == "" {
 		return nil
 	}
-	src, bin := tb.TempDir(), tb.TempDir()
-	if out, err := exec.Command("sh", "-c", `git -C ../.. archive "$0" | tar -x -C "$1"`, rev, src).CombinedOutput(); err != nil {
-		tb.Fatalf("extracting %s: %v\n%s", rev, err, out)
-	}
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-dataintegration"), ".")
-	build.Dir = src
-	if out, err := build.CombinedOutput(); err != nil {
-		tb.Fatalf("building the provider at %s: %v\n%s", rev, err, out)
-	}
+	bin := providerAt(tb, rev)
 	return &benchProvider{name: "before (" + rev + ")", binary: filepath.Join(bin, "terraform-provider-dataintegration"), env: []string{"TF_CLI_CONFIG_FILE=" + devOverride(tb, bin)}}
 }
 

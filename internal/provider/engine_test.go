@@ -194,15 +194,38 @@ func newEngine(t testing.TB) *engine {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
 	}
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-dataintegration"), ".")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the provider: %v\n%s", err, out)
-	}
+	bin := buildProvider(t, "../..", "the tree")
 	eng := engineWithCLIConfig(t, devOverrides(bin))
 	eng.provider = filepath.Join(bin, "terraform-provider-dataintegration")
 	return eng
+}
+
+// buildProvider builds the provider of the module in src into a folder of
+// its own, which it returns; what names it in a failure.
+func buildProvider(tb testing.TB, src, what string) string {
+	tb.Helper()
+	bin := tb.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-dataintegration"), ".")
+	build.Dir = src
+	if out, err := build.CombinedOutput(); err != nil {
+		tb.Fatalf("building the provider at %s: %v\n%s", what, err, out)
+	}
+	return bin
+}
+
+// providerAt builds the provider at a git revision of this clone, for a
+// figure before a change (make bench) or a state written by an earlier
+// version (the upgrade test).
+func providerAt(tb testing.TB, rev string) string {
+	tb.Helper()
+	if out, err := exec.Command("git", "-C", "../..", "cat-file", "-e", rev+"^{commit}").CombinedOutput(); err != nil {
+		tb.Fatalf("%s is not in this clone's history (%v: %s): building the provider at an earlier revision needs a clone with full history (git fetch --unshallow)", rev, err, out)
+	}
+	src := tb.TempDir()
+	if out, err := exec.Command("sh", "-c", `git -C ../.. archive "$0" | tar -x -C "$1"`, rev, src).CombinedOutput(); err != nil {
+		tb.Fatalf("extracting %s: %v\n%s", rev, err, out)
+	}
+	return buildProvider(tb, src, rev)
 }
 
 // devOverrides is a CLI configuration that loads the provider from dir for

@@ -49,7 +49,6 @@ const registryHost = "registry.dataintegration.test"
 type release struct {
 	dir, version string
 	sums         []byte            // the SHA256SUMS file
-	sig          []byte            // its detached signature
 	key          []byte            // the armoured public key that signed
 	keyID        string            // its ID, 16 hexadecimal digits
 	zips         map[string]string // "os_arch": file name
@@ -77,7 +76,7 @@ func builtRelease(t *testing.T) *release {
 		}
 		return b
 	}
-	r.sums, r.sig, r.key = read(r.prefix()+"_SHA256SUMS"), read(r.prefix()+"_SHA256SUMS.sig"), read(r.prefix()+"_signing-key.asc")
+	r.sums, r.key = read(r.prefix()+"_SHA256SUMS"), read(r.prefix()+"_signing-key.asc")
 	keys, err := openpgp.ReadArmoredKeyRing(bytes.NewReader(r.key))
 	if err != nil || len(keys) != 1 {
 		t.Fatalf("reading the release's signing key: %v (%d keys)", err, len(keys))
