@@ -591,7 +591,13 @@ func TestAccConnector_nameTaken(t *testing.T) {
 	args := newConnectorArgs(name).with("streams", `["tickets"]`, "url", `"https://acme.example-helpdesk.com"`)
 	twiceName := testName("twice")
 	once := e.providerConfig() + args.hcl() + strings.Replace(newConnectorArgs(twiceName).hcl(), `"test"`, `"once"`, 1)
-	twice := once + strings.Replace(newConnectorArgs(twiceName).hcl(), `"test"`, `"twice"`, 1)
+	// "twice" after "once", so that the state keeps "once", which the last
+	// step keeps: were "twice" the one created, that step would destroy it
+	// while creating "once", whose name check could still find it. That
+	// two creates of one name wait for each other, whichever comes first,
+	// is TestConnectorCreatesOfOneNameWait's.
+	twice := once + strings.Replace(strings.Replace(newConnectorArgs(twiceName).hcl(), `"test"`, `"twice"`, 1),
+		"\n}\n", "\n  depends_on = [dataintegration_customer_service_connector.once]\n}\n", 1)
 	oneEach := func(*terraform.State) error {
 		if held := e.connectorsByName(t); len(held[name]) != 1 || len(held[twiceName]) != 1 || len(held) != 2 {
 			return fmt.Errorf("the service holds %v, want one connector of each name", held)
