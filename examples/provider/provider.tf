@@ -18,7 +18,8 @@ provider "dataintegration" {
   api_key      = var.dataintegration_api_key
   workspace_id = "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f"
 
-  # Both optional; these are the defaults.
-  max_retries     = 4
-  request_timeout = "30s"
+  # All optional; these are the defaults.
+  max_retries             = 4
+  request_timeout         = "30s"
+  max_concurrent_requests = 8
 }

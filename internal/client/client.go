@@ -22,11 +22,14 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultMaxRetries     = 4
-	DefaultRequestTimeout = 30 * time.Second
-	defaultMinBackoff     = 500 * time.Millisecond
-	defaultMaxBackoff     = 15 * time.Second
-	defaultMaxRetryAfter  = 30 * time.Second
+	DefaultMaxRetries = 4
+	// DefaultMaxConcurrentRequests is how many requests a Client has in
+	// flight at most, all lists and operations together.
+	DefaultMaxConcurrentRequests = 8
+	DefaultRequestTimeout        = 30 * time.Second
+	defaultMinBackoff            = 500 * time.Millisecond
+	defaultMaxBackoff            = 15 * time.Second
+	defaultMaxRetryAfter         = 30 * time.Second
 
 	// maxBodyBytes bounds what is read of a successful answer; maxErrorBytes
 	// what is read of a failed one; maxMessageRunes what of it is shown.
@@ -46,6 +49,11 @@ type Config struct {
 	// MaxRetries is how many times a retryable request is retried; negative
 	// means none.
 	MaxRetries int
+	// MaxConcurrentRequests bounds the requests in flight at once, every
+	// attempt of every call counted; zero means
+	// DefaultMaxConcurrentRequests, and 1 reads a list one page after
+	// another.
+	MaxConcurrentRequests int
 	// RequestTimeout bounds each attempt; zero means DefaultRequestTimeout.
 	RequestTimeout time.Duration
 	// HTTPClient, if set, is used instead of the client's own.
@@ -68,6 +76,13 @@ type Client struct {
 	timeout    time.Duration
 	http       *http.Client
 	log        func(ctx context.Context, msg string, fields map[string]any)
+	// bound is MaxConcurrentRequests; slots holds a token for each attempt
+	// in flight.
+	bound int
+	slots chan struct{}
+	// pausedUntil is when requests may be sent again after a 429 or a 503
+	// with Retry-After (Unix nanoseconds; 0 when not paused).
+	pausedUntil atomic.Int64
 
 	minBackoff, maxBackoff, maxRetryAfter time.Duration
 }
@@ -82,7 +97,13 @@ func New(cfg Config) (*Client, error) {
 		base.Path += "/"
 	}
 	base.RawPath = ""
+	bound := orDefault(cfg.MaxConcurrentRequests, DefaultMaxConcurrentRequests)
+	if bound < 1 {
+		return nil, fmt.Errorf("at most %d requests at once: want at least 1", bound)
+	}
 	c := &Client{
+		bound:         bound,
+		slots:         make(chan struct{}, bound),
 		base:          base,
 		apiKey:        cfg.APIKey,
 		userAgent:     "terraform-provider-dataintegration/" + orDefault(cfg.Version, "dev"),
@@ -99,9 +120,8 @@ func New(cfg Config) (*Client, error) {
 		if dt, ok := http.DefaultTransport.(*http.Transport); ok {
 			t = dt.Clone()
 		}
-		// Terraform walks the graph ten at a time by default; keep that many
-		// connections to the one host alive.
-		t.MaxIdleConnsPerHost = 16
+		// Keep a connection alive for each request that may be in flight.
+		t.MaxIdleConnsPerHost = max(bound, 2)
 		c.http = &http.Client{Transport: t}
 	}
 	return c, nil
@@ -266,6 +286,10 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	fail := func(status int, msg string, err error) *Error {
 		return c.failure(r, status, msg, err, connected.Load())
 	}
+	if err := c.acquire(ctx); err != nil {
+		return -1, false, fail(0, "", err)
+	}
+	defer func() { <-c.slots }()
 	actx, cancel := c.attemptContext(ctx, r)
 	defer cancel()
 
@@ -309,7 +333,11 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	if resp.StatusCode != r.want {
 		msg := cut(c.redact(readMessage(resp.Body), r.secrets))
 		c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start))
-		return retryAfter(resp.Header, time.Now()), c.retryableStatus(r, resp.StatusCode), fail(resp.StatusCode, msg, nil)
+		ra := retryAfter(resp.Header, time.Now())
+		if ra >= 0 && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+			c.pause(ctx, resp.StatusCode, min(ra, c.maxRetryAfter))
+		}
+		return ra, c.retryableStatus(r, resp.StatusCode), fail(resp.StatusCode, msg, nil)
 	}
 	if r.read != nil {
 		err = r.read(resp.Body)
@@ -326,6 +354,52 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 		return -1, r.idempotent(), fail(resp.StatusCode, "", fmt.Errorf("the answer did not arrive within the request timeout (%v)", c.timeout))
 	default:
 		return -1, false, fail(resp.StatusCode, "", err)
+	}
+}
+
+// acquire waits until no pause holds and fewer than the bound of requests
+// are in flight, and takes a slot; the caller gives it back once the
+// answer is read. It fails only when ctx ends first.
+func (c *Client) acquire(ctx context.Context) error {
+	for {
+		for {
+			d := time.Until(time.Unix(0, c.pausedUntil.Load()))
+			if d <= 0 {
+				break
+			}
+			if err := Sleep(ctx, d); err != nil {
+				return err
+			}
+		}
+		select {
+		case c.slots <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		// A pause that began while this request waited for its slot holds
+		// it too.
+		if time.Now().UnixNano() >= c.pausedUntil.Load() {
+			return nil
+		}
+		<-c.slots
+	}
+}
+
+// pause holds back every request of the client for d, the Retry-After of
+// a 429 or a 503: the service asked for a pause, not this request alone.
+func (c *Client) pause(ctx context.Context, status int, d time.Duration) {
+	until := time.Now().Add(d).UnixNano()
+	for {
+		cur := c.pausedUntil.Load()
+		if cur >= until {
+			return
+		}
+		if c.pausedUntil.CompareAndSwap(cur, until) {
+			break
+		}
+	}
+	if c.log != nil {
+		c.log(ctx, "API requests paused", map[string]any{"status": status, "pause_ms": d.Milliseconds()})
 	}
 }
 

@@ -71,12 +71,9 @@ func writePage(w http.ResponseWriter, next any, ids ...string) {
 // ListJobs returns every job of the workspace that f selects, in the order
 // the service gives them: the tests' way to walk every page.
 func (c *Client) ListJobs(ctx context.Context, workspaceID string, f JobFilter) ([]Job, error) {
-	var all []Job
-	err := c.EachJobPage(ctx, workspaceID, f, func(jobs []Job) bool {
-		all = append(all, jobs...)
-		return true
-	})
-	return all, err
+	v, all := Collect[Job](nil, 0)
+	err := c.EachJobPage(ctx, workspaceID, f, v)
+	return *all, err
 }
 
 func TestHeadersAndBaseURL(t *testing.T) {
@@ -225,7 +222,7 @@ func TestListStopsWhenNextPageDoesNotMoveForward(t *testing.T) {
 func TestEachJobPageStopsEarly(t *testing.T) {
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) { writePage(w, 2, "a") })
-	err := newTestClient(t, ts.URL).EachJobPage(context.Background(), testWS, JobFilter{}, func([]Job) bool { return false })
+	err := newTestClient(t, ts.URL).EachJobPage(context.Background(), testWS, JobFilter{}, Visitor[Job]{Page: func([]Job) int { return 0 }})
 	if err != nil || rec.count() != 1 {
 		t.Errorf("err %v, %d requests", err, rec.count())
 	}
@@ -235,7 +232,7 @@ func TestEachConnectorPageStopsEarly(t *testing.T) {
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) { writePage(w, 2, "a") })
 	n := "desk"
-	err := newTestClient(t, ts.URL).EachConnectorPage(context.Background(), testWS, ConnectorFilter{Name: &n}, func([]Connector) bool { return false })
+	err := newTestClient(t, ts.URL).EachConnectorPage(context.Background(), testWS, ConnectorFilter{Name: &n}, Visitor[Connector]{Page: func([]Connector) int { return 0 }})
 	if err != nil || rec.count() != 1 {
 		t.Errorf("err %v, %d requests", err, rec.count())
 	}

@@ -111,19 +111,15 @@ func (c *Client) DeleteConnector(ctx context.Context, workspaceID, id string) er
 
 // ListConnectors returns every connector of the workspace that f selects.
 func (c *Client) ListConnectors(ctx context.Context, workspaceID string, f ConnectorFilter) ([]Connector, error) {
-	var all []Connector
-	err := c.EachConnectorPage(ctx, workspaceID, f, func(cs []Connector) bool {
-		all = append(all, cs...)
-		return true
-	})
-	return all, err
+	v, all := Collect[Connector](nil, 0)
+	err := c.EachConnectorPage(ctx, workspaceID, f, v)
+	return *all, err
 }
 
-// EachConnectorPage calls fn with each page of the workspace's connectors
-// that f selects, in order, following next_page until it is null, and stops
-// early when fn returns false.
-func (c *Client) EachConnectorPage(ctx context.Context, workspaceID string, f ConnectorFilter, fn func([]Connector) bool) error {
+// EachConnectorPage gives v the pages of the workspace's connectors that f
+// selects, in order (see walk).
+func (c *Client) EachConnectorPage(ctx context.Context, workspaceID string, f ConnectorFilter, v Visitor[Connector]) error {
 	q := url.Values{}
 	setConnectorFilter(q, f)
-	return eachPage(ctx, c, "list connectors", fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)), q, fn)
+	return walk(ctx, c, listing{op: "list connectors", path: fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)), query: q}, v)
 }

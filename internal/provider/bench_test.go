@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,35 +38,13 @@ func requestsSince(s *sandbox.Server, before sandbox.Stats) (total int64, byRout
 }
 
 // bareRead is the floor the provider is held to: net/http and
-// encoding/json fetching and decoding every page of jobs, nothing else.
+// encoding/json fetching and decoding every page of jobs, one after
+// another, nothing else.
 func bareRead(base string) (int, error) {
 	hc := &http.Client{}
 	n := 0
 	for page := 1; page != 0; {
-		req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/developers/workspaces/%s/jobs/?page=%d&page_size=100", base, sandbox.DefaultWorkspaceID, page), nil)
-		if err != nil {
-			return 0, err
-		}
-		req.Header.Set("Authorization", sandbox.DefaultAPIKey)
-		resp, err := hc.Do(req)
-		if err != nil {
-			return 0, err
-		}
-		var p struct {
-			NextPage *int `json:"next_page"`
-			Results  []struct {
-				ID            string `json:"_id"`
-				CreatedAt     string `json:"_created_at"`
-				UpdatedAt     string `json:"_updated_at"`
-				DataSource    string `json:"data_source"`
-				ConnectorName string `json:"connector_name"`
-				SchemaName    string `json:"schema_name"`
-				Name          string `json:"name"`
-				IsActive      bool   `json:"is_active"`
-			} `json:"results"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&p)
-		resp.Body.Close()
+		p, err := barePage(hc, base, page)
 		if err != nil {
 			return 0, err
 		}
@@ -76,6 +55,74 @@ func bareRead(base string) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// bareBoundedRead is bareRead with the first page alone, then the others
+// by bound workers at once: the floor of a read with that bound.
+func bareBoundedRead(base string, bound int) (int, error) {
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: bound}}
+	first, err := barePage(hc, base, 1)
+	if err != nil {
+		return 0, err
+	}
+	var (
+		n    atomic.Int64
+		next atomic.Int64
+		errs = make(chan error, bound)
+		wg   sync.WaitGroup
+	)
+	n.Add(int64(len(first.Results)))
+	next.Store(1)
+	for range bound {
+		wg.Go(func() {
+			for page := int(next.Add(1)); page <= first.TotalPages; page = int(next.Add(1)) {
+				p, err := barePage(hc, base, page)
+				if err != nil {
+					errs <- err
+					return
+				}
+				n.Add(int64(len(p.Results)))
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return int(n.Load()), <-errs
+}
+
+// barePageOf is a page of jobs as the bare loops decode it.
+type barePageOf struct {
+	NextPage   *int `json:"next_page"`
+	TotalPages int  `json:"total_pages"`
+	Results    []struct {
+		ID            string `json:"_id"`
+		CreatedAt     string `json:"_created_at"`
+		UpdatedAt     string `json:"_updated_at"`
+		DataSource    string `json:"data_source"`
+		ConnectorName string `json:"connector_name"`
+		SchemaName    string `json:"schema_name"`
+		Name          string `json:"name"`
+		IsActive      bool   `json:"is_active"`
+	} `json:"results"`
+}
+
+// barePage fetches and decodes one page of 100 jobs.
+func barePage(hc *http.Client, base string, page int) (*barePageOf, error) {
+	req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/developers/workspaces/%s/jobs/?page=%d&page_size=100", base, sandbox.DefaultWorkspaceID, page), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", sandbox.DefaultAPIKey)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var p barePageOf
+	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
+		return nil, err
+	}
+	return &p, nil
 }
 
 // best is the shortest of n runs of fn.
@@ -413,6 +460,18 @@ func BenchmarkScale(b *testing.B) {
 		target: "at most 100 MiB", met: now.peak > 0 && now.peak <= 100<<20,
 	})
 
+	// 2b. The same plan over a link with latency, beside bare loops, now and
+	// before the pages were read side by side.
+	paging := []*benchProvider{current}
+	if p := baselineProvider(b, os.Getenv("BENCH_PAGING_BASELINE")); p != nil {
+		paging = append(paging, p)
+	}
+	latency, latencySide := latencyRows(b, eng, jobs, paging, rounds)
+	for _, r := range latency {
+		add(r)
+	}
+	side = append(side, latencySide...)
+
 	// 3. 50 lookups by ID in one plan over 1,000 jobs.
 	lookups := newTestEnv(b, sandbox.Config{Jobs: 1000})
 	all := lookups.sandbox.Jobs(lookups.workspaceID)
@@ -568,11 +627,11 @@ func printBenchTable(eng *engine, rows []benchRow, side []sideRow, rounds int) {
 }
 
 // clientAndConversion returns a read of every job as the data source does
-// it: the provider's client, and the conversion of each page into the
-// state's values.
+// it: the provider's client, and the encoding of each page into the state
+// Terraform receives, the state itself included.
 func clientAndConversion(tb testing.TB, p *protoProvider, base string) func() {
 	tb.Helper()
-	typ, ok := p.schemas.DataSourceSchemas["dataintegration_jobs"].ValueType().(tftypes.Object)
+	typ, ok := p.schemas.DataSourceSchemas[jobsTypeName].ValueType().(tftypes.Object)
 	if !ok {
 		tb.Fatal("the data source's type is not an object")
 	}
@@ -580,13 +639,20 @@ func clientAndConversion(tb testing.TB, p *protoProvider, base string) func() {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	attrs := map[string]tftypes.Value{}
+	for name, t := range typ.AttributeTypes {
+		attrs[name] = tftypes.NewValue(t, nil)
+	}
 	return func() {
-		v, ok := newJobValues(typ)
-		if !ok {
-			tb.Fatal("no list of jobs in the data source's type")
+		sink, err := newPackedJobs(typ)
+		if err != nil {
+			tb.Fatal(err)
 		}
-		if err := c.EachJobPage(context.Background(), sandbox.DefaultWorkspaceID, client.JobFilter{}, v.add); err != nil || len(v.jobs) != 10000 {
-			tb.Fatalf("%d jobs, %v", len(v.jobs), err)
+		if err := c.EachJobPage(context.Background(), sandbox.DefaultWorkspaceID, client.JobFilter{}, client.Visitor[client.Job]{Page: sink.add, Reset: sink.reset}); err != nil || sink.n != 10000 {
+			tb.Fatalf("%d jobs, %v", sink.n, err)
+		}
+		if _, err := sink.state(attrs); err != nil {
+			tb.Fatal(err)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"math"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
@@ -60,8 +61,8 @@ func (r *connectorListResource) Configure(_ context.Context, req resource.Config
 	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
-// List walks the workspace's connectors page by page, and stops at the
-// query's limit: no page is read beyond it.
+// List reads the workspace's connectors, and stops at the query's limit:
+// no page is asked that the limit cannot need.
 func (r *connectorListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg connectorListModel
 	diags := req.Config.Get(ctx, &cfg)
@@ -76,28 +77,19 @@ func (r *connectorListResource) List(ctx context.Context, req list.ListRequest, 
 	}
 	f, match := connectorFilter(cfg.Name.ValueStringPointer())
 	stream.Results = func(push func(list.ListResult) bool) {
-		var sent int64
-		stopped := false
-		err := r.data.client.EachConnectorPage(ctx, ws, f, func(page []client.Connector) bool {
-			for i := range page {
-				if !match(page[i]) {
-					continue
-				}
-				sent++
-				if !push(connectorListResult(ctx, req, ws, &page[i])) {
-					stopped = true
-					return false
-				}
-				if req.Limit > 0 && sent >= req.Limit {
-					return false
-				}
-			}
-			return true
-		})
-		if err != nil && !stopped {
+		// Collected before any is pushed: a list that changes while it is
+		// read is read again, and what was pushed could not be taken back.
+		v, found := client.Collect(match, int(min(max(req.Limit, 0), math.MaxInt32)))
+		if err := r.data.client.EachConnectorPage(ctx, ws, f, v); err != nil {
 			var d diag.Diagnostics
 			addRequestError(&d, "Unable to List Connectors", ws, err)
 			push(list.ListResult{Diagnostics: d})
+			return
+		}
+		for i := range *found {
+			if !push(connectorListResult(ctx, req, ws, &(*found)[i])) {
+				return
+			}
 		}
 	}
 }

@@ -150,7 +150,8 @@ func TestAccConnectorList_refused(t *testing.T) {
 
 // TestConnectorList_pagesUpToLimit lists 250 connectors, 100 a page, over
 // protocol 6 as Terraform asks for them: every page is read when the limit
-// allows it, and no page beyond the one that reaches the limit.
+// allows it, no page beyond the one that reaches the limit, and a list by
+// name sends one request.
 func TestConnectorList_pagesUpToLimit(t *testing.T) {
 	const n = 250
 	e := newTestEnv(t, sandbox.Config{Jobs: 0})
@@ -195,8 +196,16 @@ func TestConnectorList_pagesUpToLimit(t *testing.T) {
 			}
 		}
 	}
+	before := e.sandbox.Stats().ByRoute["GET "+routeConnectors]
 	if got := p.listConnectors(t, map[string]string{"name": "desk 201"}, 100, false); len(got) != 1 || got[0].DisplayName != "desk 201" {
 		t.Errorf("the list by name gave %d results (%v), want desk 201", len(got), got)
+	}
+	// A name check and a lookup by name send one request too.
+	if found, err := connectorsByName(context.Background(), c, e.workspaceID, "desk 117"); err != nil || len(found) != 1 {
+		t.Errorf("connectorsByName: %v, %v", found, err)
+	}
+	if got := e.sandbox.Stats().ByRoute["GET "+routeConnectors] - before; got != 2 {
+		t.Errorf("two lists by name: %d requests, want 2", got)
 	}
 }
 

@@ -57,16 +57,9 @@ func (m *connectorModel) fill(c *client.Connector) {
 // name, with the service's filters.
 func connectorsByName(ctx context.Context, c *client.Client, ws, name string) ([]client.Connector, error) {
 	f, match := connectorFilter(&name)
-	var found []client.Connector
-	err := c.EachConnectorPage(ctx, ws, f, func(page []client.Connector) bool {
-		for _, x := range page {
-			if match(x) {
-				found = append(found, x)
-			}
-		}
-		return true
-	})
-	return found, err
+	v, found := client.Collect(match, 0)
+	err := c.EachConnectorPage(ctx, ws, f, v)
+	return *found, err
 }
 
 // connectorFilter selects the customer-service connectors, named exactly

@@ -12,25 +12,28 @@ import (
 // jobIndex lets the dataintegration_job lookups by ID of one provider
 // instance (one plan, one apply) share their passes over a workspace's job
 // list, which the API offers only page by page: 50 lookups over 10 pages
-// cost 10 requests, not 50 walks. A pass reads a page only when a lookup
-// waits for an ID not yet seen, so a lone lookup still stops at the page
-// that holds its job.
+// cost 10 requests, not 50 walks. A pass reads pages only while a lookup
+// waits for an ID not yet seen, so a lone lookup stops at the page that
+// holds its job (with the pages already asked beside it), and a later one
+// reads on from there.
 type jobIndex struct {
 	mu     sync.Mutex
 	passes map[string]*jobPass // by workspace
 }
 
-// jobPass is one walk over a workspace's job list.
+// jobPass is one walk over a workspace's job list, read by a goroutine of
+// its own so that no lookup's end cuts it off for the others.
 type jobPass struct {
 	started time.Time
 	byID    map[string]client.Job
-	next    int   // the page to read next
-	ended   bool  // the last page has been read
-	reading bool  // a lookup is reading the next page
-	err     error // why a page could not be read: the pass is over
-	// progress is closed, and replaced, whenever a page is read or a
-	// reader gives up, to wake the lookups that wait.
-	progress chan struct{}
+	// wanted counts the lookups waiting, by ID.
+	wanted map[string]int
+	ended  bool  // the walk is over: every page read, or err
+	err    error // why the walk failed
+	// progress is closed, and replaced, whenever a page is read or the
+	// walk ends, to wake the lookups that wait; resume wakes the walk when
+	// it waits for a lookup to want more.
+	progress, resume chan struct{}
 }
 
 // find returns the job with the ID, or nil when the workspace has none. A
@@ -39,83 +42,97 @@ type jobPass struct {
 func (x *jobIndex) find(ctx context.Context, c *client.Client, ws, id string) (*client.Job, error) {
 	id = strings.ToLower(id)
 	asked := time.Now()
-	p := x.pass(ws, time.Time{})
-	for {
-		j, err := x.walk(ctx, c, ws, p, id)
-		if j != nil || err != nil || !p.started.Before(asked) {
-			return j, err
-		}
-		p = x.pass(ws, asked)
-	}
-}
-
-// pass returns the workspace's current pass, or a new one when there is
-// none or the current one began before notBefore.
-func (x *jobIndex) pass(ws string, notBefore time.Time) *jobPass {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.passes == nil {
-		x.passes = map[string]*jobPass{}
-	}
-	p := x.passes[ws]
-	if p == nil || p.started.Before(notBefore) {
-		p = &jobPass{started: time.Now(), byID: map[string]client.Job{}, next: 1, progress: make(chan struct{})}
-		x.passes[ws] = p
-	}
-	return p
-}
-
-// walk waits until the pass has seen the ID or read every page, reading
-// pages itself when no other lookup does.
-func (x *jobIndex) walk(ctx context.Context, c *client.Client, ws string, p *jobPass, id string) (*client.Job, error) {
 	for {
-		x.mu.Lock()
-		if j, ok := p.byID[id]; ok {
-			x.mu.Unlock()
-			return &j, nil
+		p := x.passes[ws]
+		if p == nil || p.ended && p.started.Before(asked) {
+			p = x.start(ctx, c, ws)
 		}
-		if p.ended || p.err != nil {
-			x.mu.Unlock()
-			return nil, p.err
-		}
-		if p.reading {
+		p.wanted[id]++
+		for {
+			if j, ok := p.byID[id]; ok {
+				p.wanted[id]--
+				return &j, nil
+			}
+			if p.ended {
+				break
+			}
+			p.wake(&p.resume)
 			wait := p.progress
 			x.mu.Unlock()
 			select {
 			case <-wait:
-				continue
+				x.mu.Lock()
 			case <-ctx.Done():
+				x.mu.Lock()
+				p.wanted[id]--
 				return nil, ctx.Err()
 			}
 		}
-		p.reading = true
-		page := p.next
-		x.mu.Unlock()
+		p.wanted[id]--
+		if p.err != nil || !p.started.Before(asked) {
+			return nil, p.err
+		}
+	}
+}
 
-		jobs, next, err := c.JobsPageAt(ctx, ws, client.JobFilter{}, page)
-
-		x.mu.Lock()
-		p.reading = false
-		switch {
-		case err == nil:
+// start begins a new pass over the workspace's jobs; x.mu is held.
+func (x *jobIndex) start(ctx context.Context, c *client.Client, ws string) *jobPass {
+	if x.passes == nil {
+		x.passes = map[string]*jobPass{}
+	}
+	p := &jobPass{
+		started: time.Now(), byID: map[string]client.Job{}, wanted: map[string]int{},
+		progress: make(chan struct{}), resume: make(chan struct{}),
+	}
+	x.passes[ws] = p
+	// The walk's requests are not cut off when the lookup that started it
+	// ends: other lookups may be waiting on them.
+	ctx = context.WithoutCancel(ctx)
+	go func() {
+		err := c.EachJobPage(ctx, ws, client.JobFilter{}, client.Visitor[client.Job]{Page: func(jobs []client.Job) int {
+			x.mu.Lock()
+			defer x.mu.Unlock()
 			for _, j := range jobs {
 				p.byID[strings.ToLower(j.ID)] = j
 			}
-			p.next, p.ended = next, next == 0
-		case ctx.Err() == nil:
-			// The service failed, after the client's retries: every lookup
-			// of this pass gets the error, and later ones make a new pass.
-			p.err = err
-			if x.passes[ws] == p {
-				delete(x.passes, ws)
+			p.wake(&p.progress)
+			// Read on only while a lookup waits for an ID not seen yet.
+			for !p.waitsForUnseen() {
+				resume := p.resume
+				x.mu.Unlock()
+				<-resume
+				x.mu.Lock()
 			}
+			return client.All
+		}})
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		p.ended, p.err = true, err
+		if err != nil && x.passes[ws] == p {
+			// Every lookup of this pass gets the error; later ones make a
+			// new pass.
+			delete(x.passes, ws)
 		}
-		// Else this lookup was cancelled: another waiting one reads the page.
-		close(p.progress)
-		p.progress = make(chan struct{})
-		x.mu.Unlock()
-		if err != nil {
-			return nil, err
+		p.wake(&p.progress)
+	}()
+	return p
+}
+
+// waitsForUnseen tells whether a lookup waits for an ID the pass has not
+// seen; x.mu is held.
+func (p *jobPass) waitsForUnseen() bool {
+	for id, n := range p.wanted {
+		if _, seen := p.byID[id]; n > 0 && !seen {
+			return true
 		}
 	}
+	return false
+}
+
+// wake closes and replaces ch, waking whoever waits on it; x.mu is held.
+func (p *jobPass) wake(ch *chan struct{}) {
+	close(*ch)
+	*ch = make(chan struct{})
 }

@@ -11,31 +11,22 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
-// findJob reads the workspace's jobs page by page until the one with the ID
-// appears (the API has no single-job endpoint); nil when none has it.
+// findJob reads the workspace's jobs until the one with the ID appears (the
+// API has no single-job endpoint); nil when none has it.
 func findJob(ctx context.Context, c *client.Client, ws, id string) (*client.Job, error) {
-	var found *client.Job
-	err := c.EachJobPage(ctx, ws, client.JobFilter{}, func(jobs []client.Job) bool {
-		for _, j := range jobs {
-			if sameID(j.ID, id) {
-				found = &j
-				return false
-			}
-		}
-		return true
-	})
-	return found, err
+	v, found := client.Collect(func(j client.Job) bool { return sameID(j.ID, id) }, 1)
+	if err := c.EachJobPage(ctx, ws, client.JobFilter{}, v); err != nil || len(*found) == 0 {
+		return nil, err
+	}
+	return &(*found)[0], nil
 }
 
 // jobsByName lists the jobs named exactly name, with the service's name
 // filter, every page.
 func jobsByName(ctx context.Context, c *client.Client, ws, name string) ([]client.Job, error) {
-	var found []client.Job
-	err := c.EachJobPage(ctx, ws, client.JobFilter{Name: &name}, func(jobs []client.Job) bool {
-		found = append(found, jobsNamed(jobs, name)...)
-		return true
-	})
-	return found, err
+	v, listed := client.Collect[client.Job](nil, 0)
+	err := c.EachJobPage(ctx, ws, client.JobFilter{Name: &name}, v)
+	return jobsNamed(*listed, name), err
 }
 
 // jobByName finds the one job named exactly name; nil, after an error on

@@ -9,7 +9,8 @@ import (
 
 // jobModel is a job as the dataintegration_job data source shows it.
 // dataintegration_jobs has the same attributes (jobAttributes), but builds
-// its state as Terraform values, for speed: see jobValues.
+// its state without the framework's reflection, for speed: see jobFields,
+// packedJobs and jobValues.
 type jobModel struct {
 	ID            types.String `tfsdk:"id"`
 	Name          types.String `tfsdk:"name"`

@@ -63,14 +63,21 @@ func protoValue[V any](tb testing.TB, s *tfprotov6.Schema, set map[string]V) tfp
 // returns the state as Terraform would receive it (msgpack).
 func (p *protoProvider) readJobs(tb testing.TB) *tfprotov6.DynamicValue {
 	tb.Helper()
+	resp := p.readJobsResponse(tb)
+	failOnProto(tb, resp.Diagnostics)
+	return resp.State
+}
+
+// readJobsResponse is readJobs's answer, its diagnostics included.
+func (p *protoProvider) readJobsResponse(tb testing.TB) *tfprotov6.ReadDataSourceResponse {
+	tb.Helper()
 	const name = "dataintegration_jobs"
 	cfg := protoValue[string](tb, p.schemas.DataSourceSchemas[name], nil)
 	resp, err := p.srv.ReadDataSource(context.Background(), &tfprotov6.ReadDataSourceRequest{TypeName: name, Config: &cfg})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	failOnProto(tb, resp.Diagnostics)
-	return resp.State
+	return resp
 }
 
 func failOnProto(tb testing.TB, diags []*tfprotov6.Diagnostic) {
@@ -85,6 +92,12 @@ func failOnProto(tb testing.TB, diags []*tfprotov6.Diagnostic) {
 // jobsInState counts the jobs of a dataintegration_jobs state.
 func (p *protoProvider) jobsInState(tb testing.TB, state *tfprotov6.DynamicValue) int {
 	tb.Helper()
+	return len(p.idsInState(tb, state))
+}
+
+// idsInState are the ids of a dataintegration_jobs state, in order.
+func (p *protoProvider) idsInState(tb testing.TB, state *tfprotov6.DynamicValue) []string {
+	tb.Helper()
 	v, err := state.Unmarshal(p.schemas.DataSourceSchemas["dataintegration_jobs"].ValueType())
 	if err != nil {
 		tb.Fatal(err)
@@ -93,9 +106,15 @@ func (p *protoProvider) jobsInState(tb testing.TB, state *tfprotov6.DynamicValue
 	if err := v.As(&attrs); err != nil {
 		tb.Fatal(err)
 	}
-	var jobs []tftypes.Value
-	if err := attrs["jobs"].As(&jobs); err != nil {
+	var vals []tftypes.Value
+	if err := attrs["ids"].As(&vals); err != nil {
 		tb.Fatal(err)
 	}
-	return len(jobs)
+	ids := make([]string, len(vals))
+	for i, v := range vals {
+		if err := v.As(&ids[i]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return ids
 }

@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
@@ -42,13 +44,18 @@ var (
 const allowedAPIKey = "a key that a header can carry as it is: no control character, no space at either end"
 
 // maxRetriesRule says how many retries the provider accepts.
-var maxRetriesRule = wholeNumberValidator{lo: 0, hi: 10}
+var (
+	maxRetriesRule            = wholeNumberValidator{lo: 0, hi: 10}
+	maxConcurrentRequestsRule = wholeNumberValidator{lo: 1, hi: 64}
+)
 
 // allowedTimeout says which request timeouts the provider accepts.
 const allowedTimeout = "a positive duration such as \"30s\""
 
 type dataIntegrationProvider struct {
 	version string
+	// configured is what Configure made, for fastJobs.
+	configured atomic.Pointer[providerData]
 }
 
 // New returns a constructor of the provider at the given version.
@@ -64,6 +71,7 @@ type providerModel struct {
 	WorkspaceID    types.String `tfsdk:"workspace_id"`
 	MaxRetries     types.Number `tfsdk:"max_retries"`
 	RequestTimeout types.String `tfsdk:"request_timeout"`
+	MaxConcurrent  types.Number `tfsdk:"max_concurrent_requests"`
 }
 
 func (p *dataIntegrationProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -104,6 +112,13 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 				Optional:   true,
 				Validators: []validator.Number{maxRetriesRule},
 			},
+			"max_concurrent_requests": schema.NumberAttribute{
+				MarkdownDescription: "How many requests the provider has in flight at most, all resources, data sources, list resources and actions of this provider configuration together. " +
+					"A list longer than a page (100 items) is read by asking its first page, then the others side by side, up to this many at once, in page order. " +
+					"`1` reads one page after another and sends one request at a time. A whole number from 1 to 64; defaults to `" + strconv.Itoa(client.DefaultMaxConcurrentRequests) + "`.",
+				Optional:   true,
+				Validators: []validator.Number{maxConcurrentRequestsRule},
+			},
 			"request_timeout": schema.StringAttribute{
 				MarkdownDescription: "How long one request may take, as a duration such as `\"30s\"` or `\"2m\"`. Defaults to `\"" + client.DefaultRequestTimeout.String() + "\"`.",
 				Optional:            true,
@@ -123,8 +138,10 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 		BaseURL:        baseURLSetting(cfg.BaseURL, &resp.Diagnostics),
 		APIKey:         apiKeySetting(cfg.APIKey, &resp.Diagnostics),
 		Version:        p.version,
-		MaxRetries:     maxRetriesSetting(cfg.MaxRetries, &resp.Diagnostics),
+		MaxRetries:     wholeNumberSetting(cfg.MaxRetries, "max_retries", maxRetriesRule, client.DefaultMaxRetries, &resp.Diagnostics),
 		RequestTimeout: requestTimeoutSetting(cfg.RequestTimeout, &resp.Diagnostics),
+		MaxConcurrentRequests: wholeNumberSetting(cfg.MaxConcurrent, "max_concurrent_requests", maxConcurrentRequestsRule,
+			client.DefaultMaxConcurrentRequests, &resp.Diagnostics),
 	}
 	workspaceID := workspaceSetting(cfg.WorkspaceID, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
@@ -141,6 +158,7 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 		return
 	}
 	data.client = c
+	p.configured.Store(data)
 	resp.DataSourceData = data
 	resp.ResourceData = data
 	resp.ListResourceData = data
@@ -186,15 +204,16 @@ func workspaceSetting(v types.String, diags *diag.Diagnostics) string {
 	return s
 }
 
-// maxRetriesSetting is max_retries, or else the client's default.
-func maxRetriesSetting(v types.Number, diags *diag.Diagnostics) int {
-	at, rule := path.Root("max_retries"), maxRetriesRule
+// wholeNumberSetting is the whole number of attribute attr, which rule
+// allows, or else def.
+func wholeNumberSetting(v types.Number, attr string, rule wholeNumberValidator, def int, diags *diag.Diagnostics) int {
+	at := path.Root(attr)
 	switch {
 	case v.IsUnknown():
 		addUnknownSetting(diags, at)
 		return 0
 	case v.IsNull():
-		return client.DefaultMaxRetries
+		return def
 	}
 	if err := validate.WholeNumber(v.ValueBigFloat(), rule.lo, rule.hi); err != nil {
 		diags.AddAttributeError(at, "Invalid Provider Setting", fmt.Sprintf("%s: %s. Allowed: %s.", at, err, rule.allowed()))

@@ -35,6 +35,9 @@ func TestAccProvider_badSettings(t *testing.T) {
 		{"too many retries", `max_retries = 11`, []string{"max_retries", "between 0 and 10"}},
 		{"retries not whole", `max_retries = 1.5`, []string{"Invalid Attribute Value", "max_retries: 1.5 is not a whole number", "Allowed: a whole number from 0 to 10"}},
 		{"negative retries", `max_retries = -1`, []string{"max_retries", "between 0 and 10"}},
+		{"no request at a time", `max_concurrent_requests = 0`, []string{"max_concurrent_requests", "between 1 and 64", "Allowed: a whole number from 1 to 64"}},
+		{"too many at a time", `max_concurrent_requests = 65`, []string{"max_concurrent_requests", "between 1 and 64"}},
+		{"requests at a time not whole", `max_concurrent_requests = 2.5`, []string{"max_concurrent_requests: 2.5 is not a whole number"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

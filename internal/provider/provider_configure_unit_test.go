@@ -12,10 +12,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// An unknown or bad max_retries or request_timeout is an error on that
-// attribute, so that Terraform points at the line that sets it. (Terraform
-// checks a bad value with the schema's validators before Configure; Configure
-// checks it again, as it does the values of the environment.)
+// An unknown or bad max_retries, max_concurrent_requests or request_timeout
+// is an error on that attribute, so that Terraform points at the line that
+// sets it. (Terraform checks a bad value with the schema's validators before
+// Configure; Configure checks it again, as it does the values of the
+// environment.)
 func TestConfigurePutsASettingsErrorOnItsAttribute(t *testing.T) {
 	t.Setenv(EnvWorkspaceID, "")
 	for _, c := range []struct {
@@ -26,6 +27,9 @@ func TestConfigurePutsASettingsErrorOnItsAttribute(t *testing.T) {
 		{"unknown request_timeout", "request_timeout", "Unknown Provider Setting", tftypes.UnknownValue},
 		{"too many retries", "max_retries", "Invalid Provider Setting", big.NewFloat(11)},
 		{"retries not whole", "max_retries", "Invalid Provider Setting", big.NewFloat(1.5)},
+		{"unknown max_concurrent_requests", "max_concurrent_requests", "Unknown Provider Setting", tftypes.UnknownValue},
+		{"no request at a time", "max_concurrent_requests", "Invalid Provider Setting", big.NewFloat(0)},
+		{"requests at a time not whole", "max_concurrent_requests", "Invalid Provider Setting", big.NewFloat(2.5)},
 		{"timeout not a duration", "request_timeout", "Invalid Provider Setting", "soon"},
 		{"timeout not positive", "request_timeout", "Invalid Provider Setting", "0s"},
 	} {

@@ -12,10 +12,12 @@ import (
 )
 
 // NewServer is the provider served over protocol 6, as main.go serves it
-// and as the tests load it: the framework's server behind secretLines.
+// and as the tests load it: the framework's server, with fastJobs, behind
+// secretLines.
 func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
-		inner, err := providerserver.NewProtocol6WithError(New(version)())()
+		p := &dataIntegrationProvider{version: version}
+		inner, err := providerserver.NewProtocol6WithError(p)()
 		if err != nil {
 			return nil, err
 		}
@@ -25,7 +27,7 @@ func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 			// lacks the list resources' or actions' RPCs is refused.
 			return nil, fmt.Errorf("the framework's server %T does not answer every RPC the provider needs", inner)
 		}
-		return &secretLines{fullServer: full}, nil
+		return &secretLines{fullServer: &fastJobs{fullServer: full, p: p}}, nil
 	}
 }
 

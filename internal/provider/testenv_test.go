@@ -188,15 +188,11 @@ func (e *testEnv) client(t testing.TB) *client.Client {
 // allJobs lists every job of the test's workspace through the client.
 func (e *testEnv) allJobs(t testing.TB) []client.Job {
 	t.Helper()
-	var jobs []client.Job
-	err := e.client(t).EachJobPage(context.Background(), e.workspaceID, client.JobFilter{}, func(page []client.Job) bool {
-		jobs = append(jobs, page...)
-		return true
-	})
-	if err != nil {
+	v, jobs := client.Collect[client.Job](nil, 0)
+	if err := e.client(t).EachJobPage(context.Background(), e.workspaceID, client.JobFilter{}, v); err != nil {
 		t.Fatal(err)
 	}
-	return jobs
+	return *jobs
 }
 
 // activeJobs are the IDs of the sandbox's first n active jobs, and inactive

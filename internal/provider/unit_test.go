@@ -38,7 +38,7 @@ func unitSandbox(t *testing.T, cfg sandbox.Config, apiKey string) (*sandbox.Serv
 
 // unitSandboxAt is unitSandbox with a path after the sandbox's address in
 // the client's base URL.
-func unitSandboxAt(t *testing.T, cfg sandbox.Config, apiKey, basePath string) (*sandbox.Server, *providerData) {
+func unitSandboxAt(t *testing.T, cfg sandbox.Config, apiKey, basePath string, edit ...func(*client.Config)) (*sandbox.Server, *providerData) {
 	t.Helper()
 	srv, err := sandbox.New(cfg)
 	if err != nil {
@@ -46,7 +46,11 @@ func unitSandboxAt(t *testing.T, cfg sandbox.Config, apiKey, basePath string) (*
 	}
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	c, err := client.New(client.Config{BaseURL: ts.URL + basePath, APIKey: apiKey, MaxRetries: 0})
+	conf := client.Config{BaseURL: ts.URL + basePath, APIKey: apiKey, MaxRetries: 0}
+	for _, e := range edit {
+		e(&conf)
+	}
+	c, err := client.New(conf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"sync"
 	"testing"
 )
 
@@ -72,4 +73,20 @@ func TestFaultsRefused(t *testing.T) {
 	}
 	// 429 and 503 stay valid before the request.
 	h.expect("PUT", "/_sandbox/faults", map[string]any{"rate": 1, "statuses": []int{429, 503}, "when": "before", "methods": []string{"POST"}}, 200, "")
+}
+
+// TestMaxInFlight: the stats keep the most requests of the API held at
+// once; the side door is not counted.
+func TestMaxInFlight(t *testing.T) {
+	h := newHarness(t, Config{Jobs: 1})
+	h.expect("PUT", "/_sandbox/faults", map[string]any{"latency_ms": 100}, 200, "")
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() { h.expect("GET", jobsPath(""), nil, 200, "") })
+	}
+	wg.Wait()
+	h.expect("GET", jobsPath(""), nil, 200, "")
+	if got := h.srv.Stats().MaxInFlight; got != 3 {
+		t.Errorf("max_in_flight %d, want 3", got)
+	}
 }

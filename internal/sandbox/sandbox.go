@@ -80,6 +80,8 @@ type Stats struct {
 	ByRoute  map[string]int64 `json:"by_route"`
 	// Faults counts the requests answered by fault injection.
 	Faults int64 `json:"faults"`
+	// MaxInFlight is the most requests of the API it held at once.
+	MaxInFlight int64 `json:"max_in_flight"`
 }
 
 // Server is the sandbox service, an http.Handler.
@@ -91,6 +93,7 @@ type Server struct {
 	mu         sync.Mutex
 	workspaces map[string]*workspace
 	stats      Stats
+	inFlight   int64
 	faults     Faults
 	rng        *rand.Rand
 }
@@ -191,6 +194,8 @@ func (s *Server) handle(pattern string, fn handlerFunc) {
 		s.count(route)
 		fault := 0
 		if isAPI {
+			s.hold(1)
+			defer s.hold(-1)
 			var answered bool
 			if fault, answered = s.injectFault(w, r); answered {
 				return
@@ -259,6 +264,14 @@ func (s *Server) count(route string) {
 	if route != "" {
 		s.stats.ByRoute[route]++
 	}
+}
+
+// hold counts a request of the API in (1) or out (-1).
+func (s *Server) hold(d int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inFlight += d
+	s.stats.MaxInFlight = max(s.stats.MaxInFlight, s.inFlight)
 }
 
 // Stats returns a copy of the request counts.

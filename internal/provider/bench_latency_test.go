@@ -1,0 +1,118 @@
+package provider
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// benchLatencies are the delays, in milliseconds, the sandbox adds to each
+// request for the rows of reads over a link.
+var benchLatencies = []int{0, 20, 50}
+
+// benchEmptyHCL is a plan of nothing: Terraform's own start alone.
+const benchEmptyHCL = `
+output "nothing" {
+  value = 0
+}
+`
+
+// latencyRows measures the plan of 10,000 jobs of jobs's sandbox at each of
+// benchLatencies, for the provider now and before, less the empty plan,
+// beside two bare loops: one page after another, and the first page then
+// client.DefaultMaxConcurrentRequests at once (the floor for that bound).
+// The empty plan is the same plan over a workspace without jobs, at the
+// same latency: what does not depend on the list (Terraform's start, the
+// provider's three, one request, the output). A plan of nothing,
+// Terraform's start alone, is measured too, for the side-by-side table.
+func latencyRows(b *testing.B, eng *engine, jobs *testEnv, providers []*benchProvider, rounds int) ([]benchRow, []sideRow) {
+	b.Helper()
+	dir, nothing := configDir(b, benchJobsHCL), configDir(b, benchEmptyHCL)
+	none := newTestEnv(b, sandbox.Config{Jobs: 0})
+	vars := jobs.serviceEnv(noLogVars...)
+	noJobs := none.serviceEnv()
+	cases := []benchCase{{p: providers[0], label: "nothing", dir: nothing}}
+	for _, p := range providers {
+		cases = append(cases, benchCase{p: p, label: "10,000 jobs"}, benchCase{p: p, label: "no jobs", env: noJobs})
+	}
+	bound := client.DefaultMaxConcurrentRequests
+	var rows []benchRow
+	var side []sideRow
+	for _, ms := range benchLatencies {
+		for _, e := range []*testEnv{jobs, none} {
+			if err := e.sandbox.SetFaults(sandbox.Faults{LatencyMS: ms}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		read := func(fn func() (int, error)) func() {
+			return func() {
+				if n, err := fn(); err != nil || n != 10000 {
+					b.Fatalf("bare loop: %d jobs, %v", n, err)
+				}
+			}
+		}
+		seq := best(3, read(func() (int, error) { return bareRead(jobs.baseURL) }))
+		bounded := best(3, read(func() (int, error) { return bareBoundedRead(jobs.baseURL, bound) }))
+		// The list requests of each plan of the provider now.
+		var counts []int64
+		stats := jobs.sandbox.Stats()
+		plans := medians(b, eng, dir, vars, cases, rounds, func(c benchCase) {
+			_, byRoute := requestsSince(jobs.sandbox, stats)
+			stats = jobs.sandbox.Stats()
+			if c.p == providers[0] && c.label == "10,000 jobs" {
+				counts = append(counts, byRoute[routeListJobs])
+			}
+		})
+		net := func(p *benchProvider) time.Duration {
+			return plans[benchCase{p: p, label: "10,000 jobs"}.name()].wall - plans[benchCase{p: p, label: "no jobs"}.name()].wall
+		}
+		plan := fmt.Sprintf("10,000 jobs at %d ms", ms)
+		side = append(side,
+			sideRow{plan: plan, provider: "bare loop", env: "one page after another", u: usage{wall: seq}, vs: "1.00× one after another"},
+			sideRow{plan: plan, provider: "bare loop", env: fmt.Sprintf("first page, then %d at once", bound), u: usage{wall: bounded}, vs: fmt.Sprintf("%.2f× one after another", float64(bounded)/float64(seq))},
+			sideRow{plan: "nothing at " + strconv.Itoa(ms) + " ms", provider: "Terraform alone", env: "no configuration", u: plans[cases[0].name()], vs: "the start of any plan"})
+		var parts []string
+		for _, p := range providers {
+			d := net(p)
+			u := plans[benchCase{p: p, label: "10,000 jobs"}.name()]
+			empty := plans[benchCase{p: p, label: "no jobs"}.name()]
+			vs := fmt.Sprintf("less the empty plan (%v): %v, %.2f× one after another, %.2f× %d at once", empty.wall.Round(time.Millisecond), d.Round(time.Millisecond), float64(d)/float64(seq), float64(d)/float64(bounded), bound)
+			side = append(side, sideRow{plan: plan, provider: p.name, env: "default", u: u, vs: vs},
+				sideRow{plan: "no jobs at " + strconv.Itoa(ms) + " ms", provider: p.name, env: "default", u: empty, vs: "the empty plan"})
+			parts = append(parts, fmt.Sprintf("%s %v: %.2f× and %.2f×", p.name, d.Round(time.Millisecond), float64(d)/float64(seq), float64(d)/float64(bounded)))
+		}
+		now := net(providers[0])
+		row := benchRow{
+			figure: fmt.Sprintf("`terraform plan` of 10,000 jobs at %d ms a request, less the empty plan (no jobs): against a bare loop one page after another (%v), and one with %d at once (%v)", ms, seq.Round(time.Millisecond), bound, bounded.Round(time.Millisecond)),
+			value:  strings.Join(parts, "; "),
+			target: "report", report: true,
+		}
+		switch ms {
+		case 50:
+			r1, r2 := float64(now)/float64(seq), float64(now)/float64(bounded)
+			row.target, row.report, row.met = "after: at most 0.3× and 1.5×", false, r1 <= 0.3 && r2 <= 1.5
+		case 0:
+			if len(providers) > 1 {
+				then := net(providers[1])
+				row.value += fmt.Sprintf("; after against before: %.2f×", float64(now)/float64(then))
+				row.target, row.report, row.met = "after: no slower than before (at most 1.1×, the noise of one run)", false, float64(now) <= 1.1*float64(then)
+			}
+		}
+		rows = append(rows, row)
+		rows = append(rows, benchRow{
+			figure: fmt.Sprintf("same plan at %d ms: list requests, each run of the provider now", ms),
+			value:  fmt.Sprint(counts),
+			target: "100 each", met: !slices.ContainsFunc(counts, func(n int64) bool { return n != 100 }),
+		})
+	}
+	if err := jobs.sandbox.SetFaults(sandbox.Faults{}); err != nil {
+		b.Fatal(err)
+	}
+	return rows, side
+}

@@ -1,0 +1,181 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// oneByOne lists the test's jobs one page after another, as f asks: the
+// oracle of a list read side by side.
+func (e *testEnv) oneByOne(t *testing.T, f client.JobFilter) []string {
+	t.Helper()
+	c, err := client.New(client.Config{BaseURL: e.baseURL, APIKey: e.apiKey, Version: "test", MaxConcurrentRequests: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, jobs := client.Collect[client.Job](nil, 0)
+	if err := c.EachJobPage(context.Background(), e.workspaceID, f, v); err != nil {
+		t.Fatal(err)
+	}
+	return jobIDs(*jobs)
+}
+
+// expectHeldAtMost checks that the sandbox never held more than bound
+// requests at once, and, when atLeast, that it held more than one: the
+// pages were read side by side.
+func (e *testEnv) expectHeldAtMost(bound int64, atLeast bool) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		held := e.sandbox.Stats().MaxInFlight
+		if held > bound || atLeast && held < 2 {
+			return fmt.Errorf("the sandbox held %d requests at once, want 2 to %d", held, bound)
+		}
+		return nil
+	}
+}
+
+const pagingHCL = `
+data "dataintegration_jobs" "test" {}
+
+data "dataintegration_jobs" "by_name" {
+  ordering = "-name"
+}
+`
+
+// TestAccPaging_sideBySide: over a link with latency, two lists of 1,000
+// jobs (ten pages each) are read side by side, never more requests at once
+// than max_concurrent_requests, each page once, and give exactly what one
+// page after another gives, in the service's order and in another.
+func TestAccPaging_sideBySide(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 1000})
+	e.requireSandbox(t, "add latency and count the requests held at once")
+	all, byName := e.oneByOne(t, client.JobFilter{}), e.oneByOne(t, client.JobFilter{Ordering: "-name"})
+	if slices.Equal(all, byName) {
+		t.Fatal("the two orders are the same: the test could not tell them apart")
+	}
+	if err := e.sandbox.SetFaults(sandbox.Faults{LatencyMS: 30}); err != nil {
+		t.Fatal(err)
+	}
+	before := e.sandbox.Stats().ByRoute[routeListJobs]
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: e.providerConfig("max_concurrent_requests = 3") + pagingHCL,
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectIDs(all),
+				statecheck.ExpectKnownValue("data.dataintegration_jobs.by_name", tfjsonpath.New("ids"), stringsExact(byName...)),
+			},
+			Check: resource.ComposeTestCheckFunc(
+				e.expectRouteCount(routeListJobs, before+20),
+				e.expectHeldAtMost(3, true),
+			),
+		}},
+	})
+}
+
+// TestAccPaging_oneAtATime: max_concurrent_requests = 1 reads one page after
+// another: the sandbox never holds two requests.
+func TestAccPaging_oneAtATime(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 300})
+	e.requireSandbox(t, "add latency and count the requests held at once")
+	all, byName := e.oneByOne(t, client.JobFilter{}), e.oneByOne(t, client.JobFilter{Ordering: "-name"})
+	if err := e.sandbox.SetFaults(sandbox.Faults{LatencyMS: 20}); err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: e.providerConfig("max_concurrent_requests = 1") + pagingHCL,
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectIDs(all),
+				statecheck.ExpectKnownValue("data.dataintegration_jobs.by_name", tfjsonpath.New("ids"), stringsExact(byName...)),
+			},
+			Check: e.expectHeldAtMost(1, false),
+		}},
+	})
+}
+
+// TestAccPaging_faults: with 30% of the requests answered 429 or 503 (each
+// with Retry-After, which pauses every request), the jobs are the same, in
+// the same order, and the bound holds.
+func TestAccPaging_faults(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: 1000})
+	e.requireSandbox(t, "inject faults and count the requests held at once")
+	all := e.oneByOne(t, client.JobFilter{})
+	if err := e.sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{429, 503}, Seed: 7, LatencyMS: 10}); err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:            e.providerConfig("max_retries = 10", "max_concurrent_requests = 4") + `data "dataintegration_jobs" "test" {}`,
+			ConfigStateChecks: []statecheck.StateCheck{expectIDs(all)},
+			Check: resource.ComposeTestCheckFunc(
+				e.expectHeldAtMost(4, false),
+				func(*terraform.State) error {
+					if e.sandbox.Stats().Faults == 0 {
+						return fmt.Errorf("no fault was injected: the test proved nothing")
+					}
+					return nil
+				},
+			),
+		}},
+	})
+}
+
+// TestJobsDataSourceReadsAChangedListAgain: a job created while the data
+// source reads the list (between its pages) makes it read the list again
+// from the start, once, and the state holds every job once; a list that
+// keeps changing fails the read with a clear error.
+func TestJobsDataSourceReadsAChangedListAgain(t *testing.T) {
+	for _, changes := range []int64{1, 2} {
+		srv, err := sandbox.New(sandbox.Config{Jobs: 450})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var left atomic.Int64
+		left.Store(changes)
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Query().Get("page") == "3" && left.Add(-1) >= 0 {
+				if err := srv.AddJobs(sandbox.DefaultWorkspaceID, sandbox.Job{ID: fmt.Sprintf("00000000-0000-4000-8000-%012d", left.Load()), Name: "new"}); err != nil {
+					t.Error(err)
+				}
+			}
+			srv.ServeHTTP(w, r)
+		}))
+		p := newProtoProvider(t, map[string]string{"base_url": ts.URL, "api_key": sandbox.DefaultAPIKey, "workspace_id": sandbox.DefaultWorkspaceID})
+		resp := p.readJobsResponse(t)
+		switch changes {
+		case 1:
+			var want []string
+			for _, j := range srv.Jobs(sandbox.DefaultWorkspaceID) {
+				want = append(want, j.ID)
+			}
+			if got := p.idsInState(t, resp.State); len(want) != 451 || !slices.Equal(got, want) {
+				t.Errorf("one change: %d jobs in the state, want the sandbox's %d in its order", len(got), len(want))
+			}
+			// Page 1 to 5 asked, then the list again: 5 pages.
+			if got := srv.Stats().ByRoute[routeListJobs]; got < 6 || got > 10 {
+				t.Errorf("one change: %d list requests, want 6 to 10", got)
+			}
+		case 2:
+			if len(resp.Diagnostics) == 0 || !strings.Contains(resp.Diagnostics[0].Detail, "changed while it was read") {
+				t.Errorf("two changes: %v", resp.Diagnostics)
+			}
+		}
+		ts.Close()
+	}
+}
