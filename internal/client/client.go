@@ -376,11 +376,16 @@ func (c *Client) acquire(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		// A pause that began while this request waited for its slot holds
-		// it too.
-		if time.Now().UnixNano() >= c.pausedUntil.Load() {
+		switch {
+		case ctx.Err() != nil:
+			// Both were ready, and select took the slot.
+			<-c.slots
+			return ctx.Err()
+		case time.Now().UnixNano() >= c.pausedUntil.Load():
 			return nil
 		}
+		// A pause began while this request waited for its slot: it holds
+		// this one too.
 		<-c.slots
 	}
 }

@@ -240,14 +240,15 @@ func TestRetryAfterPausesEveryRequest(t *testing.T) {
 		limited time.Time // when the 429 was answered
 		during  []int     // the pages asked within the pause
 	)
-	// Pages 2 to 9 are asked at once; page 9 is answered 429 at once, the
-	// others 20 ms later: then pages 10 to 16 would be asked, but must wait.
-	s := &pagedServer{items: 2000, envelope: fullEnvelope, delay: 20 * time.Millisecond}
-	s.hook = func(_ *pagedServer, n, page int, w http.ResponseWriter, r *http.Request) bool {
+	// Page 9 is answered 429 at once, the other pages after 150 ms. A page
+	// sent before the client read the 429 arrives within moments of it;
+	// one that arrives from 50 ms after it to the end of the pause was
+	// sent during the pause.
+	s := &pagedServer{items: 2000, envelope: fullEnvelope, delay: 150 * time.Millisecond}
+	s.hook = func(_ *pagedServer, _, page int, w http.ResponseWriter, _ *http.Request) bool {
 		mu.Lock()
 		defer mu.Unlock()
-		// Pages 2 to 8 may arrive a moment after page 9.
-		if page > 9 && !limited.IsZero() && time.Since(limited) < 950*time.Millisecond {
+		if since := time.Since(limited); !limited.IsZero() && since > 50*time.Millisecond && since < 950*time.Millisecond {
 			during = append(during, page)
 		}
 		if page == 9 && limited.IsZero() {
