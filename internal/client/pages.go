@@ -60,8 +60,9 @@ type listing struct {
 	query    url.Values
 }
 
-// errChanged is a walk that found the list changed while it was read.
-var errChanged = errors.New("the list changed while it was read")
+// ErrListChanged is a list that changed while it was read, twice in a
+// row: a read that gives up, rather than return items missing or doubled.
+var ErrListChanged = errors.New("the list changed while it was read")
 
 // walk reads a list and gives v its pages in order. The first page comes
 // alone; when its envelope tells how many pages there are, the rest are
@@ -74,12 +75,12 @@ var errChanged = errors.New("the list changed while it was read")
 func walk[T any](ctx context.Context, c *Client, l listing, v Visitor[T]) error {
 	for try := 0; ; try++ {
 		err := walkOnce(ctx, c, l, v)
-		if !errors.Is(err, errChanged) {
+		if !errors.Is(err, ErrListChanged) {
 			return err
 		}
 		if try == 1 {
 			return c.failure(&request{op: l.op, method: http.MethodGet, path: l.path}, http.StatusOK, "",
-				errors.New("the list changed while it was read, twice in a row (items were created or deleted meanwhile); try again"), true)
+				fmt.Errorf("%w, twice in a row (items were created or deleted meanwhile)", ErrListChanged), true)
 		}
 		if v.Reset != nil {
 			v.Reset()
@@ -87,7 +88,7 @@ func walk[T any](ctx context.Context, c *Client, l listing, v Visitor[T]) error 
 	}
 }
 
-// walkOnce reads the list once; errChanged when it changed meanwhile.
+// walkOnce reads the list once; ErrListChanged when it changed meanwhile.
 func walkOnce[T any](ctx context.Context, c *Client, l listing, v Visitor[T]) error {
 	first, err := fetchPage[T](ctx, c, l, 1)
 	if err != nil {
@@ -117,7 +118,7 @@ func oneByOne[T any](ctx context.Context, c *Client, l listing, v Visitor[T], fi
 			return changedIfGone(err)
 		}
 		if !sameSet(first, p) {
-			return errChanged
+			return ErrListChanged
 		}
 		more = v.Page(p.Results)
 		if p.NextPage == nil {
@@ -172,10 +173,10 @@ func sideBySide[T any](ctx context.Context, c *Client, l listing, v Visitor[T], 
 		case got.err != nil:
 			return 0, 0, changedIfGone(got.err)
 		case !sameSet(first, got.page):
-			return 0, 0, errChanged
+			return 0, 0, ErrListChanged
 		case page < n && (got.page.NextPage == nil || len(got.page.Results) == 0):
 			// The list ended before the page its first page promised.
-			return 0, 0, errChanged
+			return 0, 0, ErrListChanged
 		}
 		if more = v.Page(got.page.Results); more == 0 {
 			return 0, 0, nil
@@ -222,7 +223,7 @@ func sameSet[T any](first, p *Page[T]) bool {
 // (404) means that the list has shrunk since its first page was read.
 func changedIfGone(err error) error {
 	if IsNotFound(err) {
-		return fmt.Errorf("%w: %w", errChanged, err)
+		return fmt.Errorf("%w: %w", ErrListChanged, err)
 	}
 	return err
 }

@@ -370,7 +370,7 @@ func TestListChangedWhileRead(t *testing.T) {
 					t.Errorf("bound %d, one change: %d jobs, %d resets, %v", bound, len(*jobs), resets, err)
 				}
 			case 2:
-				if err == nil || !strings.Contains(err.Error(), "changed while it was read") || resets != 1 {
+				if !errors.Is(err, ErrListChanged) || !strings.Contains(err.Error(), "twice in a row") || resets != 1 {
 					t.Errorf("bound %d, two changes: %d resets, %v", bound, resets, err)
 				}
 			}

@@ -19,6 +19,12 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 		diags.AddError(summary, err.Error())
 		return
 	}
+	if errors.Is(err, client.ErrListChanged) {
+		diags.AddError(summary, fmt.Sprintf(
+			"The list of %s %s changed while it was read, twice in a row: items were created or deleted meanwhile, so the pages read could miss some or hold some twice. "+
+				"Nothing was kept of it; run the command again.", e.Method, e.Path))
+		return
+	}
 	msg := serviceMessage(e)
 	switch e.StatusCode {
 	case 0:

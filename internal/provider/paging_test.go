@@ -172,7 +172,8 @@ func TestJobsDataSourceReadsAChangedListAgain(t *testing.T) {
 				t.Errorf("one change: %d list requests, want 6 to 10", got)
 			}
 		case 2:
-			if len(resp.Diagnostics) == 0 || !strings.Contains(resp.Diagnostics[0].Detail, "changed while it was read") {
+			if len(resp.Diagnostics) == 0 || !strings.Contains(resp.Diagnostics[0].Detail, "changed while it was read, twice in a row") ||
+				strings.Contains(resp.Diagnostics[0].Detail, "could not be read") {
 				t.Errorf("two changes: %v", resp.Diagnostics)
 			}
 		}
