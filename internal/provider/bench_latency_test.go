@@ -1,12 +1,16 @@
 package provider
 
 import (
+	"context"
 	"fmt"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
@@ -114,5 +118,35 @@ func latencyRows(b *testing.B, eng *engine, jobs *testEnv, providers []*benchPro
 	if err := jobs.sandbox.SetFaults(sandbox.Faults{}); err != nil {
 		b.Fatal(err)
 	}
-	return rows, side
+	return append(rows, faultsRow(b)), side
+}
+
+// faultsRow reads 10,000 jobs through the provider, as a plan would, while
+// 30% of the requests are answered 429 or 503, each with Retry-After (1 s,
+// which pauses every request): the jobs must be those, in the order, of one
+// page after another without faults, with never more requests at once than
+// the bound.
+func faultsRow(b *testing.B) benchRow {
+	b.Helper()
+	e := newTestEnv(b, sandbox.Config{Jobs: 10000})
+	want := e.oneByOne(b, client.JobFilter{})
+	if err := e.sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{429, 503}, Seed: 26}); err != nil {
+		b.Fatal(err)
+	}
+	p := serveProto(b)
+	cfg := protoValue(b, p.schemas.Provider, map[string]any{"base_url": e.baseURL, "api_key": e.apiKey, "workspace_id": e.workspaceID, "max_retries": big.NewFloat(10)})
+	if resp, err := p.srv.ConfigureProvider(context.Background(), &tfprotov6.ConfigureProviderRequest{Config: &cfg}); err != nil || len(resp.Diagnostics) != 0 {
+		b.Fatal(err, resp.Diagnostics)
+	}
+	start := time.Now()
+	got := p.idsInState(b, p.readJobs(b))
+	took := time.Since(start)
+	st := e.sandbox.Stats()
+	same := slices.Equal(got, want)
+	return benchRow{
+		figure: "10,000 jobs read while 30% of the requests are answered 429 or 503 (Retry-After: 1 s): the jobs and their order against one page after another without faults; requests held at once",
+		value:  fmt.Sprintf("same jobs, same order: %t; at most %d at once; %d requests, %d faults (%v)", same, st.MaxInFlight, st.ByRoute[routeListJobs]-100, st.Faults, took.Round(time.Millisecond)),
+		target: fmt.Sprintf("the same, at most %d at once", client.DefaultMaxConcurrentRequests),
+		met:    same && st.MaxInFlight <= int64(client.DefaultMaxConcurrentRequests),
+	}
 }

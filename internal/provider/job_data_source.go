@@ -43,7 +43,7 @@ func (d *jobDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 	attrs["id"] = schema.StringAttribute{
 		MarkdownDescription: "The job's ID (a UUID). Exactly one of `id` and `name` is required. " +
 			"A UUID in any letter case finds the job, and `id` keeps the form written. " +
-			"The API has no single-job endpoint: the job is found by reading the list page by page until it appears. " +
+			"The API has no single-job endpoint: the job is found by reading the list, its pages side by side after the first, until it appears. " +
 			"The lookups by `id` of one plan or apply share one pass over the pages.",
 		Optional:   true,
 		Computed:   true,

@@ -21,7 +21,7 @@ import (
 
 // oneByOne lists the test's jobs one page after another, as f asks: the
 // oracle of a list read side by side.
-func (e *testEnv) oneByOne(t *testing.T, f client.JobFilter) []string {
+func (e *testEnv) oneByOne(t testing.TB, f client.JobFilter) []string {
 	t.Helper()
 	c, err := client.New(client.Config{BaseURL: e.baseURL, APIKey: e.apiKey, Version: "test", MaxConcurrentRequests: 1})
 	if err != nil {

@@ -115,7 +115,7 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 			"max_concurrent_requests": schema.NumberAttribute{
 				MarkdownDescription: "How many requests the provider has in flight at most, all resources, data sources, list resources and actions of this provider configuration together. " +
 					"A list longer than a page (100 items) is read by asking its first page, then the others side by side, up to this many at once, in page order. " +
-					"`1` reads one page after another and sends one request at a time. A whole number from 1 to 64; defaults to `" + strconv.Itoa(client.DefaultMaxConcurrentRequests) + "`.",
+					"`1` reads one page after another and sends one request at a time. A whole number from 1 to 64, known when the plan is made (not computed during apply); defaults to `" + strconv.Itoa(client.DefaultMaxConcurrentRequests) + "`.",
 				Optional:   true,
 				Validators: []validator.Number{maxConcurrentRequestsRule},
 			},

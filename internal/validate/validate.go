@@ -285,7 +285,7 @@ func WholeNumber(f *big.Float, lo, hi int64) error {
 	case f == nil || f.IsInf():
 		return errors.New("the value is not a number")
 	case !f.IsInt():
-		return fmt.Errorf("%s is not a whole number", f.Text('g', 10))
+		return fmt.Errorf("%s is not a whole number", f.Text('g', -1))
 	case f.Cmp(new(big.Float).SetInt64(lo)) < 0 || f.Cmp(new(big.Float).SetInt64(hi)) > 0:
 		return fmt.Errorf("%s is not between %d and %d", f.Text('g', 20), lo, hi)
 	}

@@ -280,6 +280,8 @@ func TestWholeNumber(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"1.5", "1.5 is not a whole number"},
 		{"0.000001", "is not a whole number"},
+		// Printed as written, not rounded to a whole number.
+		{"8.0000000000000001", "8.0000000000000001 is not a whole number"},
 		{"-1", "-1 is not between 0 and 10"},
 		{"11", "11 is not between 0 and 10"},
 		{"1e30", "is not between 0 and 10"},
