@@ -60,6 +60,12 @@ type listing struct {
 	query    url.Values
 }
 
+// unreadable is the Error of a list whose pages were answered (HTTP 200) but
+// cannot be read as one list, for the reason err.
+func (l listing) unreadable(c *Client, err error) *Error {
+	return c.failure(&request{op: l.op, method: http.MethodGet, path: l.path}, http.StatusOK, "", err, true)
+}
+
 // ErrListChanged is a list that changed while it was read, twice in a
 // row: a read that gives up, rather than return items missing or doubled.
 var ErrListChanged = errors.New("the list changed while it was read")
@@ -79,8 +85,7 @@ func walk[T any](ctx context.Context, c *Client, l listing, v Visitor[T]) error 
 			return err
 		}
 		if try == 1 {
-			return c.failure(&request{op: l.op, method: http.MethodGet, path: l.path}, http.StatusOK, "",
-				fmt.Errorf("%w, twice in a row (items were created or deleted meanwhile)", ErrListChanged), true)
+			return l.unreadable(c, fmt.Errorf("%w, twice in a row (items were created or deleted meanwhile)", ErrListChanged))
 		}
 		if v.Reset != nil {
 			v.Reset()
@@ -242,7 +247,7 @@ func forward[T any](c *Client, l listing, p *Page[T], page int) (int, error) {
 	default:
 		return int(min(next, 1<<30)), nil
 	}
-	return 0, c.failure(&request{op: l.op, method: http.MethodGet, path: l.path}, http.StatusOK, "", err, true)
+	return 0, l.unreadable(c, err)
 }
 
 // fetchPage asks for one page of PageSize items.

@@ -90,20 +90,12 @@ func bareBoundedRead(base string, bound int) (int, error) {
 	return int(n.Load()), <-errs
 }
 
-// barePageOf is a page of jobs as the bare loops decode it.
+// barePageOf is a page of jobs as the bare loops decode it, with
+// encoding/json alone.
 type barePageOf struct {
-	NextPage   *int `json:"next_page"`
-	TotalPages int  `json:"total_pages"`
-	Results    []struct {
-		ID            string `json:"_id"`
-		CreatedAt     string `json:"_created_at"`
-		UpdatedAt     string `json:"_updated_at"`
-		DataSource    string `json:"data_source"`
-		ConnectorName string `json:"connector_name"`
-		SchemaName    string `json:"schema_name"`
-		Name          string `json:"name"`
-		IsActive      bool   `json:"is_active"`
-	} `json:"results"`
+	NextPage   *int         `json:"next_page"`
+	TotalPages int          `json:"total_pages"`
+	Results    []client.Job `json:"results"`
 }
 
 // barePage fetches and decodes one page of 100 jobs.

@@ -26,7 +26,8 @@ type jobIndex struct {
 type jobPass struct {
 	started time.Time
 	byID    map[string]client.Job
-	// wanted counts the lookups waiting, by ID.
+	// wanted counts the lookups waiting, by ID; an ID no lookup waits for
+	// is not in it.
 	wanted map[string]int
 	ended  bool  // the walk is over: every page read, or err
 	err    error // why the walk failed
@@ -52,7 +53,7 @@ func (x *jobIndex) find(ctx context.Context, c *client.Client, ws, id string) (*
 		p.wanted[id]++
 		for {
 			if j, ok := p.byID[id]; ok {
-				p.wanted[id]--
+				p.unwant(id)
 				return &j, nil
 			}
 			if p.ended {
@@ -66,11 +67,11 @@ func (x *jobIndex) find(ctx context.Context, c *client.Client, ws, id string) (*
 				x.mu.Lock()
 			case <-ctx.Done():
 				x.mu.Lock()
-				p.wanted[id]--
+				p.unwant(id)
 				return nil, ctx.Err()
 			}
 		}
-		p.wanted[id]--
+		p.unwant(id)
 		if p.err != nil || !p.started.Before(asked) {
 			return nil, p.err
 		}
@@ -120,11 +121,18 @@ func (x *jobIndex) start(ctx context.Context, c *client.Client, ws string) *jobP
 	return p
 }
 
+// unwant counts out a lookup of id that waits no more; x.mu is held.
+func (p *jobPass) unwant(id string) {
+	if p.wanted[id]--; p.wanted[id] <= 0 {
+		delete(p.wanted, id)
+	}
+}
+
 // waitsForUnseen tells whether a lookup waits for an ID the pass has not
 // seen; x.mu is held.
 func (p *jobPass) waitsForUnseen() bool {
-	for id, n := range p.wanted {
-		if _, seen := p.byID[id]; n > 0 && !seen {
+	for id := range p.wanted {
+		if _, seen := p.byID[id]; !seen {
 			return true
 		}
 	}

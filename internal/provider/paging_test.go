@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -19,19 +18,10 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// oneByOne lists the test's jobs one page after another, as f asks: the
-// oracle of a list read side by side.
+// oneByOne are the IDs of jobsOneByOne.
 func (e *testEnv) oneByOne(t testing.TB, f client.JobFilter) []string {
 	t.Helper()
-	c, err := client.New(client.Config{BaseURL: e.baseURL, APIKey: e.apiKey, Version: "test", MaxConcurrentRequests: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, jobs := client.Collect[client.Job](nil, 0)
-	if err := c.EachJobPage(context.Background(), e.workspaceID, f, v); err != nil {
-		t.Fatal(err)
-	}
-	return jobIDs(*jobs)
+	return jobIDs(e.jobsOneByOne(t, f))
 }
 
 // expectHeldAtMost checks that the sandbox never held more than bound
@@ -60,50 +50,42 @@ data "dataintegration_jobs" "by_name" {
 // than max_concurrent_requests, each page once, and give exactly what one
 // page after another gives, in the service's order and in another.
 func TestAccPaging_sideBySide(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 1000})
+	testPaging(t, 1000, 3, 30)
+}
+
+// TestAccPaging_oneAtATime: max_concurrent_requests = 1 reads one page after
+// another: the sandbox never holds two requests.
+func TestAccPaging_oneAtATime(t *testing.T) {
+	testPaging(t, 300, 1, 20)
+}
+
+// testPaging reads pagingHCL over a sandbox of jobs jobs, with
+// max_concurrent_requests = bound, each request latencyMS late: both lists
+// are those of one page after another, each page is read once, and the
+// sandbox held at most bound requests at once (at least 2 when bound is).
+func testPaging(t *testing.T, jobs, bound, latencyMS int) {
+	e := newTestEnv(t, sandbox.Config{Jobs: jobs})
 	e.requireSandbox(t, "add latency and count the requests held at once")
 	all, byName := e.oneByOne(t, client.JobFilter{}), e.oneByOne(t, client.JobFilter{Ordering: "-name"})
 	if slices.Equal(all, byName) {
 		t.Fatal("the two orders are the same: the test could not tell them apart")
 	}
-	if err := e.sandbox.SetFaults(sandbox.Faults{LatencyMS: 30}); err != nil {
+	if err := e.sandbox.SetFaults(sandbox.Faults{LatencyMS: latencyMS}); err != nil {
 		t.Fatal(err)
 	}
 	before := e.sandbox.Stats().ByRoute[routeListJobs]
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: e.providerConfig("max_concurrent_requests = 3") + pagingHCL,
+			Config: e.providerConfig(fmt.Sprintf("max_concurrent_requests = %d", bound)) + pagingHCL,
 			ConfigStateChecks: []statecheck.StateCheck{
 				expectIDs(all),
 				statecheck.ExpectKnownValue("data.dataintegration_jobs.by_name", tfjsonpath.New("ids"), stringsExact(byName...)),
 			},
 			Check: resource.ComposeTestCheckFunc(
-				e.expectRouteCount(routeListJobs, before+20),
-				e.expectHeldAtMost(3, true),
+				e.expectRouteCount(routeListJobs, before+int64(2*jobs/client.PageSize)),
+				e.expectHeldAtMost(int64(bound), bound > 1),
 			),
-		}},
-	})
-}
-
-// TestAccPaging_oneAtATime: max_concurrent_requests = 1 reads one page after
-// another: the sandbox never holds two requests.
-func TestAccPaging_oneAtATime(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 300})
-	e.requireSandbox(t, "add latency and count the requests held at once")
-	all, byName := e.oneByOne(t, client.JobFilter{}), e.oneByOne(t, client.JobFilter{Ordering: "-name"})
-	if err := e.sandbox.SetFaults(sandbox.Faults{LatencyMS: 20}); err != nil {
-		t.Fatal(err)
-	}
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: e.providerConfig("max_concurrent_requests = 1") + pagingHCL,
-			ConfigStateChecks: []statecheck.StateCheck{
-				expectIDs(all),
-				statecheck.ExpectKnownValue("data.dataintegration_jobs.by_name", tfjsonpath.New("ids"), stringsExact(byName...)),
-			},
-			Check: e.expectHeldAtMost(1, false),
 		}},
 	})
 }

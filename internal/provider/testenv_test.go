@@ -175,10 +175,15 @@ func (e *testEnv) serviceEnv(extra ...string) []string {
 
 // The service seen directly, as someone outside Terraform sees it.
 
-// client is an API client of the same service, for a test's own look at it.
-func (e *testEnv) client(t testing.TB) *client.Client {
+// client is an API client of the same service, for a test's own look at it,
+// its configuration changed by edit.
+func (e *testEnv) client(t testing.TB, edit ...func(*client.Config)) *client.Client {
 	t.Helper()
-	c, err := client.New(client.Config{BaseURL: e.baseURL, APIKey: e.apiKey, Version: "test"})
+	conf := client.Config{BaseURL: e.baseURL, APIKey: e.apiKey, Version: "test"}
+	for _, ed := range edit {
+		ed(&conf)
+	}
+	c, err := client.New(conf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,8 +193,16 @@ func (e *testEnv) client(t testing.TB) *client.Client {
 // allJobs lists every job of the test's workspace through the client.
 func (e *testEnv) allJobs(t testing.TB) []client.Job {
 	t.Helper()
+	return e.jobsOneByOne(t, client.JobFilter{})
+}
+
+// jobsOneByOne lists the test's jobs that f selects, one page after another
+// (max_concurrent_requests = 1): the oracle of a list read side by side.
+func (e *testEnv) jobsOneByOne(t testing.TB, f client.JobFilter) []client.Job {
+	t.Helper()
+	c := e.client(t, func(c *client.Config) { c.MaxConcurrentRequests = 1 })
 	v, jobs := client.Collect[client.Job](nil, 0)
-	if err := e.client(t).EachJobPage(context.Background(), e.workspaceID, client.JobFilter{}, v); err != nil {
+	if err := c.EachJobPage(context.Background(), e.workspaceID, f, v); err != nil {
 		t.Fatal(err)
 	}
 	return *jobs
