@@ -33,6 +33,12 @@ var (
 	// `query` (its issue 3787) in any release.
 	capActions       = capability{name: "actions", terraform: "1.14.0"}
 	capListResources = capability{name: "list resources and `terraform query`", terraform: "1.14.0"}
+	// Terraform 1.16 added on_failure to action_trigger, its before_destroy
+	// and after_destroy events with caller, and import blocks in modules.
+	// Terraform 1.14 and 1.15 refuse the first two, and ignore an import
+	// block in a module without a word.
+	capActionTriggers = capability{name: "`on_failure` and destroy-time events on `action_trigger`", terraform: "1.16.0"}
+	capModuleImports  = capability{name: "`import` blocks inside modules", terraform: "1.16.0"}
 )
 
 // where says which versions have a capability, for skip messages.
@@ -482,17 +488,20 @@ func TestEngineCapabilities(t *testing.T) {
 		{"Terraform v1.12.0-rc1", []capability{capImportBlocks, capWriteOnly, capIdentity}},
 		{"Terraform v1.13.3", []capability{capImportBlocks, capWriteOnly, capIdentity}},
 		{"Terraform v1.14.0", []capability{capImportBlocks, capWriteOnly, capIdentity, capActions, capListResources}},
-		{"Terraform v1.16.4\non linux_amd64", []capability{capImportBlocks, capWriteOnly, capIdentity, capActions, capListResources}},
+		{"Terraform v1.15.6", []capability{capImportBlocks, capWriteOnly, capIdentity, capActions, capListResources}},
+		{"Terraform v1.16.0-beta1", []capability{capImportBlocks, capWriteOnly, capIdentity, capActions, capListResources, capActionTriggers, capModuleImports}},
+		{"Terraform v1.16.4\non linux_amd64", []capability{capImportBlocks, capWriteOnly, capIdentity, capActions, capListResources, capActionTriggers, capModuleImports}},
 		{"OpenTofu v1.6.0", []capability{capImportBlocks}},
 		{"OpenTofu v1.10.6", []capability{capImportBlocks}},
 		{"OpenTofu v1.11.0", []capability{capImportBlocks, capWriteOnly}},
 		{"OpenTofu v1.12.6", []capability{capImportBlocks, capWriteOnly, capIdentity}},
 		{"OpenTofu v1.14.0", []capability{capImportBlocks, capWriteOnly, capIdentity}},
+		{"OpenTofu v1.16.0", []capability{capImportBlocks, capWriteOnly, capIdentity}},
 		{"OpenTofu v2.0.0", []capability{capImportBlocks, capWriteOnly, capIdentity}},
 		// OpenTofu writes a warning about a missing CLI configuration first.
 		{"\nWarning: Unable to open CLI configuration file\n\nOpenTofu v1.12.6\non linux_amd64", []capability{capImportBlocks, capWriteOnly, capIdentity}},
 	}
-	all := []capability{capImportBlocks, capWriteOnly, capIdentity, capActions, capListResources}
+	all := []capability{capImportBlocks, capWriteOnly, capIdentity, capActions, capListResources, capActionTriggers, capModuleImports}
 	for _, c := range cases {
 		info, err := parseEngineVersion(c.version)
 		if err != nil {

@@ -31,7 +31,10 @@ var exampleNeeds = map[string]capability{
 	// Query files alone: nothing before Terraform 1.14 reads them.
 	"list-resources/dataintegration_customer_service_connector":                  capListResources,
 	"resources/dataintegration_customer_service_connector/import-by-identity.tf": capIdentity,
-	"guides/jobs-from-ci-action":                                                 capActions,
+	"guides/jobs-from-ci-action":                                                 capActionTriggers,
+	"guides/cancel-before-destroy":                                               capActionTriggers,
+	"guides/adopting-connectors-module":                                          capModuleImports,
+	"guides/adopting-connectors-module/modules/connector":                        capModuleImports,
 	"actions/dataintegration_run_job":                                            capActions,
 	"actions/dataintegration_cancel_job":                                         capActions,
 }
@@ -87,6 +90,16 @@ func TestAccExamples_valid(t *testing.T) {
 	}
 	validate := func(t *testing.T, at string) {
 		t.Helper()
+		// A configuration that calls a module of its own is validated in a
+		// copy, once `init` has installed the module.
+		if _, err := os.Stat(filepath.Join(at, "modules")); err == nil {
+			dst := t.TempDir()
+			if err := os.CopyFS(dst, os.DirFS(at)); err != nil {
+				t.Fatal(err)
+			}
+			at = dst
+			eng.run(t, at, nil, "init", "-backend=false", "-input=false", "-no-color")
+		}
 		args := []string{"validate", "-no-color"}
 		if queries, _ := filepath.Glob(filepath.Join(at, "*"+queryFileSuffix)); len(queries) > 0 && eng.info.has(capListResources) {
 			args = append(args, "-query")
@@ -384,26 +397,11 @@ func TestAccGuide_adoptingConnectors(t *testing.T) {
 	requireCapability(t, capListResources)
 	e := newTestEnv(t, sandbox.Config{})
 	e.requireSandbox(t, "have a workspace of the test's own: the guide adopts every connector in it")
-	guide, err := os.ReadFile("../../templates/guides/adopting-existing-connectors.md.tmpl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(guide), adoptTokenEdit) {
-		t.Fatalf("the guide no longer gives the command %s: update this test with the guide", adoptTokenEdit)
-	}
+	expectGuideSays(t, "adopting-existing-connectors", adoptTokenEdit)
 	dir := workdir(t, "guides/adopting-connectors")
 	token := testName("token")
 	vars := e.serviceEnv("TF_VAR_platform_token=" + token)
-	bash := func(script string) {
-		t.Helper()
-		cmd := exec.Command("bash", "-c", script)
-		cmd.Dir, cmd.Env = dir, append(os.Environ(), vars...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", script, err, out)
-		}
-	}
-
-	bash("./make-connectors.sh")
+	runScript(t, dir, vars, "./make-connectors.sh")
 	made, err := e.client(t).ListConnectors(context.Background(), e.workspaceID, client.ConnectorFilter{})
 	if err != nil || len(made) != 3 {
 		t.Fatalf("make-connectors.sh made %+v (%v), want three connectors", made, err)
@@ -418,7 +416,7 @@ func TestAccGuide_adoptingConnectors(t *testing.T) {
 	}
 
 	eng.run(t, dir, vars, "query", "-no-color", "-generate-config-out=generated.tf")
-	bash(adoptTokenEdit)
+	runScript(t, dir, vars, adoptTokenEdit)
 	actions, imports := eng.plan(t, dir, vars)
 	if len(actions) != 3 || len(imports) != 3 {
 		t.Errorf("the plan has actions %v and imports %v, want three imports", actions, imports)
@@ -447,23 +445,39 @@ func TestAccGuide_adoptingConnectors(t *testing.T) {
 	}
 }
 
+// createJobByHand is the side-door request of "Running jobs from CI" that
+// makes the job a failed run did not find.
+const createJobByHand = `curl -fsS -X POST -H "Authorization: $DATAINTEGRATION_API_KEY" \
+  -H "Content-Type: application/json" \
+  -d '{"name": "nightly load", "data_source": "warehouse", "connector_name": "customer_service", "schema_name": "nightly"}' \
+  "$DATAINTEGRATION_BASE_URL/_sandbox/workspaces/$DATAINTEGRATION_WORKSPACE_ID/jobs/"`
+
 // TestAccGuide_jobsFromCIAction follows the action form of "Running jobs
 // from CI": a new commit runs the job, the same commit runs nothing, a
 // commit whose job is still running waits for it, and -invoke runs it on
-// demand.
+// demand; a run that failed (its job did not exist yet) taints the
+// terraform_data, so the next apply of the same commit runs it, once.
 func TestAccGuide_jobsFromCIAction(t *testing.T) {
-	requireCapability(t, capActions) // before building the provider
+	requireCapability(t, capActionTriggers) // before building the provider
 	eng := newEngine(t)
 	// Executions that outlast the next apply or two, so that the next commit
 	// finds the job running.
 	e := newTestEnv(t, sandbox.Config{Jobs: 4, RunDuration: 6 * time.Second})
-	e.requireSandbox(t, "count the job's executions and read their times")
+	e.requireSandbox(t, "count the job's executions, read their times, and make a job")
+	expectGuideSays(t, "running-jobs-from-ci", createJobByHand)
 	job := e.allJobs(t)[0] // the first generated job is active
 	dir := workdir(t, "guides/jobs-from-ci-action")
+	try := func(name, commit string, extra ...string) (string, error) {
+		return eng.try(dir, e.serviceEnv(), append([]string{"apply", "-input=false", "-auto-approve", "-no-color",
+			"-var", "job_name=" + name, "-var", "commit=" + commit}, extra...)...)
+	}
 	apply := func(commit string, extra ...string) string {
 		t.Helper()
-		return eng.run(t, dir, e.serviceEnv(), append([]string{"apply", "-input=false", "-auto-approve", "-no-color",
-			"-var", "job_name=" + job.Name, "-var", "commit=" + commit}, extra...)...)
+		out, err := try(job.Name, commit, extra...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
 	}
 	apply("a1b2c3")
 	if n := len(e.sandbox.Executions(e.workspaceID, job.ID)); n != 1 {
@@ -488,4 +502,66 @@ func TestAccGuide_jobsFromCIAction(t *testing.T) {
 	if len(ex) == 3 && (ex[1].ForceFullRefresh || !ex[2].ForceFullRefresh) {
 		t.Errorf("executions %+v, want the invoked one alone a full refresh", ex)
 	}
+
+	// A run that failed: the job does not exist yet.
+	if _, err := try("nightly load", "0a1b2c"); err == nil || !strings.Contains(err.Error(), "Job Not Found") {
+		t.Fatalf("the run of a job not made yet did not fail with Job Not Found: %v", err)
+	}
+	if show := eng.run(t, dir, nil, "show", "-no-color"); !strings.Contains(show, "terraform_data.commit: (tainted)") {
+		t.Errorf("the failed run left the terraform_data untainted:\n%s", show)
+	}
+	runScript(t, dir, e.serviceEnv(), createJobByHand)
+	nightly := jobNamed(t, e, "nightly load")
+	if out, err := try("nightly load", "0a1b2c"); err != nil || !strings.Contains(out, "job "+nightly+" triggered") {
+		t.Fatalf("the next apply of the same commit did not run the job: %v\n%s", err, out)
+	}
+	before = e.sandbox.Stats().Requests
+	if _, err := try("nightly load", "0a1b2c"); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.sandbox.Stats().Requests - before; n != 0 {
+		t.Errorf("the apply after the run that worked sent %d requests, want none", n)
+	}
+	if n := len(e.sandbox.Executions(e.workspaceID, nightly)); n != 1 {
+		t.Errorf("the job made by hand ran %d times, want once", n)
+	}
+}
+
+// expectGuideSays fails the test unless the guide's template holds text,
+// which the test runs as the guide's reader would.
+func expectGuideSays(t *testing.T, guide, text string) {
+	t.Helper()
+	b, err := os.ReadFile("../../templates/guides/" + guide + ".md.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), text) {
+		t.Fatalf("the guide %s no longer says\n%s\nupdate this test with the guide", guide, text)
+	}
+}
+
+// runScript runs a shell script of a guide in dir, with extra environment
+// variables; a failure fails the test.
+func runScript(t *testing.T, dir string, env []string, script string) {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+}
+
+// jobNamed is the ID of the one job of the given name.
+func jobNamed(t *testing.T, e *testEnv, name string) string {
+	t.Helper()
+	var ids []string
+	for _, j := range e.allJobs(t) {
+		if j.Name == name {
+			ids = append(ids, j.ID)
+		}
+	}
+	if len(ids) != 1 {
+		t.Fatalf("the workspace has %d jobs named %q, want one", len(ids), name)
+	}
+	return ids[0]
 }

@@ -1,8 +1,9 @@
-# Running a job from CI with an action (Terraform 1.14 and later): the job
-# runs once per new commit, and on demand with
+# Running a job from CI with an action (Terraform 1.16 and later): the job
+# runs once per new commit, a run that failed runs again on the next apply
+# of the same commit, and it runs on demand with
 #   terraform apply -invoke=action.dataintegration_run_job.this
 terraform {
-  required_version = ">= 1.14"
+  required_version = ">= 1.16"
 
   required_providers {
     dataintegration = {
@@ -30,14 +31,18 @@ variable "full_refresh" {
   default     = false
 }
 
-# The state keeps the last commit applied, and nothing of the job's runs.
+# A new commit replaces this resource, and its creation runs the job. The
+# state keeps the last commit applied, and nothing of the job's runs. When
+# the run fails, on_failure = taint marks the resource to be replaced, so
+# the next apply of the same commit runs the job again.
 resource "terraform_data" "commit" {
-  input = var.commit
+  triggers_replace = var.commit
 
   lifecycle {
     action_trigger {
-      events  = [after_create, after_update]
-      actions = [action.dataintegration_run_job.this]
+      events     = [after_create]
+      actions    = [action.dataintegration_run_job.this]
+      on_failure = taint
     }
   }
 }
