@@ -291,3 +291,62 @@ resource "terraform_data" "untouched" {
 		t.Errorf("%d triggers sent, want 2", got)
 	}
 }
+
+// TestAccRunJobAction_taintedAfterTimeout: with on_failure = taint, a
+// wait that outlasts its timeout fails the apply and taints the
+// terraform_data; the next apply of the same commit waits again and runs
+// the job, once; the one after runs nothing (Terraform 1.16+).
+func TestAccRunJobAction_taintedAfterTimeout(t *testing.T) {
+	requireCapability(t, capActionTriggers)
+	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 8 * time.Second})
+	e.requireSandbox(t, "start an execution of a few seconds and count the job's executions")
+	jobs, _ := activeJobs(t, e, 1)
+	job := jobs[0]
+	cfg := func(timeout string) string {
+		return e.providerConfig() + fmt.Sprintf(`
+action "dataintegration_run_job" "this" {
+  config {
+    job_id     = %q
+    if_running = "wait"
+    timeout    = %q
+  }
+}
+
+resource "terraform_data" "commit" {
+  triggers_replace = "a1b2c3"
+
+  lifecycle {
+    action_trigger {
+      events     = [after_create]
+      actions    = [action.dataintegration_run_job.this]
+      on_failure = taint
+    }
+  }
+}
+`, job, timeout)
+	}
+	executions := func(n int) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			expectSequential(t, e.sandbox.Executions(e.workspaceID, job), n)
+			return nil
+		}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					if err := e.client(t).TriggerJob(context.Background(), e.workspaceID, job, false); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      cfg("2s"),
+				ExpectError: phrases("Job Still Running"),
+			},
+			// A raised timeout changes nothing planned: the taint alone
+			// replaces the terraform_data.
+			{Config: cfg("1m"), Check: executions(2)},
+			{Config: cfg("1m"), Check: executions(2)},
+		},
+	})
+}
