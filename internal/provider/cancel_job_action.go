@@ -40,7 +40,7 @@ func (a *cancelJobAction) Schema(_ context.Context, _ action.SchemaRequest, resp
 func (a *cancelJobAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
 	var t jobActionTarget
 	resp.Diagnostics.Append(req.Config.Get(ctx, &t)...)
-	checkAtInvoke(ctx, a, req.Config, &resp.Diagnostics)
+	checkValues(ctx, a, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

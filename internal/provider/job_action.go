@@ -66,9 +66,15 @@ func (a *jobAction) ConfigValidators(context.Context) []action.ConfigValidator {
 	}
 }
 
-// ModifyPlan checks, while planning and before any request, that the action
-// has a workspace: its own or the provider's.
+// ModifyPlan checks, while planning and before any request, the values
+// known by then, and that the action has a workspace: its own or the
+// provider's. Terraform validates an action's configuration before input
+// variables have values: a value from a variable is checked here.
 func (a *jobAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
+	checkValues(ctx, a, req.Config, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	var ws types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("workspace_id"), &ws)...)
 	if resp.Diagnostics.HasError() || a.data == nil || !ws.IsNull() {
@@ -77,15 +83,18 @@ func (a *jobAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest
 	a.data.workspace(ws, &resp.Diagnostics)
 }
 
-// checkAtInvoke runs, when action a is invoked, the checks Terraform asked
-// for when it validated the configuration: the attributes' validators (only
-// string attributes have any) and a's configuration validators. A value
-// known only during the apply, such as one taken from a resource the same
-// apply makes, was unknown then, and validators let unknown values pass.
-// Terraform validates a resource's configuration again once its values are
-// known, but not an action's: without this, such a value would reach a
-// request unchecked.
-func checkAtInvoke(ctx context.Context, a action.ActionWithConfigValidators, config tfsdk.Config, diags *diag.Diagnostics) {
+// checkValues runs, when action a is planned and again when it is invoked,
+// the checks Terraform asked for when it validated the configuration: the
+// attributes' validators (only string attributes have any) and a's
+// configuration validators. A value from an input variable was unknown when
+// Terraform validated, and one known only during the apply, such as one
+// taken from a resource the same apply makes, is unknown until the action
+// is invoked; validators let unknown values pass. Terraform validates a
+// resource's configuration again once its values are known, but not an
+// action's: without this, such a value would reach a request unchecked.
+func checkValues(ctx context.Context, a interface {
+	ConfigValidators(context.Context) []action.ConfigValidator
+}, config tfsdk.Config, diags *diag.Diagnostics) {
 	attrs := config.Schema.GetAttributes()
 	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		attr, ok := attrs[name].(schema.StringAttribute)

@@ -99,6 +99,31 @@ func TestAccRunJobAction_refusals(t *testing.T) {
 		resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 		e.expectNoRequests(t)
 	})
+	t.Run("from variables", func(t *testing.T) {
+		// Terraform validates an action before variables have values: the
+		// plan checks them, before anything is applied.
+		e := newTestEnv(t, sandbox.Config{Jobs: 1})
+		var steps []resource.TestStep
+		for i, c := range []struct{ values, want string }{
+			{`{ job_id = "42" }`, `job_id: "42" is not a UUID`},
+			{`{ job_name = " " }`, `job_name: `},
+			{fmt.Sprintf(`{ job_id = %q, if_running = "Wait" }`, job), `Allowed: "fail" or "wait"`},
+			{fmt.Sprintf(`{ job_id = %q, timeout = "0s" }`, job), `timeout: the duration must be positive`},
+		} {
+			values := fmt.Sprintf("variable \"v\" {\n  default = %s\n}\n", c.values)
+			body := "    job_id     = try(var.v.job_id, null)\n" +
+				"    job_name   = try(var.v.job_name, null)\n" +
+				"    if_running = try(var.v.if_running, null)\n" +
+				"    timeout    = try(var.v.timeout, null)"
+			steps = append(steps, resource.TestStep{
+				Config:      e.providerConfig() + values + runJobHCL("vars", fmt.Sprint("commit ", i), body),
+				PlanOnly:    true,
+				ExpectError: phrases(c.want),
+			})
+		}
+		resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+		e.expectNoRequests(t)
+	})
 	t.Run("known only at apply", func(t *testing.T) {
 		// Values from a resource the same apply makes are unknown when
 		// Terraform validates the action, and it does not validate the

@@ -67,10 +67,12 @@ type jobRun struct {
 
 // How to run the job once more: the trigger resource, whose create failed,
 // by applying again; the run action by invoking it, since an apply of the
-// same configuration does not run it again.
+// same configuration runs it again only where its action_trigger taints
+// the resource on failure.
 const (
 	againApply  = "apply again"
-	againInvoke = "invoke the action again with `terraform apply -invoke=action.dataintegration_run_job.<name>` and the apply's variables (applying the same configuration again does not run it)"
+	againInvoke = "invoke the action again with `terraform apply -invoke=action.dataintegration_run_job.<name>` and the apply's variables; " +
+		"applying the same configuration again runs it only where the action_trigger that ran it sets `on_failure = taint` (Terraform 1.16 and later)"
 )
 
 // stillRunningError is a run that waited for the job's execution to end

@@ -75,13 +75,13 @@ const runLostThen = "The action does not fail, so that nothing sends the trigger
 func (a *runJobAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
 	var m runJobModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	checkAtInvoke(ctx, a, req.Config, &resp.Diagnostics)
+	checkValues(ctx, a, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	limit := triggerLimit{d: defaultRunJobTimeout, setting: "timeout"}
 	if !m.Timeout.IsNull() {
-		// Checked by checkAtInvoke.
+		// Checked by checkValues.
 		limit.d, _ = time.ParseDuration(m.Timeout.ValueString())
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit.d)
