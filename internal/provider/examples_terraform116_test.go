@@ -38,6 +38,14 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
+// startConnectorJobRun is the step of "Cancelling with an action" that
+// starts a run of the connector's job through the API.
+const startConnectorJobRun = `JOB_ID=$(curl -fsS -H "Authorization: $DATAINTEGRATION_API_KEY" \
+  "$DATAINTEGRATION_BASE_URL/developers/workspaces/$DATAINTEGRATION_WORKSPACE_ID/jobs/?name=Support%20desk" |
+  grep -o '"_id": *"[^"]*"' | head -n 1 | cut -d '"' -f 4)
+curl -fsS -X POST -H "Authorization: $DATAINTEGRATION_API_KEY" \
+  "$DATAINTEGRATION_BASE_URL/developers/workspaces/$DATAINTEGRATION_WORKSPACE_ID/jobs/${JOB_ID:?no job is named Support desk: apply first}/run/"`
+
 // TestAccGuide_cancelBeforeDestroy follows "Cancelling before destroy with
 // an action" of "Running jobs from CI": destroying the connector first
 // cancels its job's running execution, then deletes the connector; a
@@ -54,8 +62,10 @@ func TestAccGuide_cancelBeforeDestroy(t *testing.T) {
 	eng.run(t, dir, env, "apply", "-input=false", "-auto-approve", "-no-color")
 	connector := stateResourceID(t, eng.run(t, dir, nil, "show", "-json"), "dataintegration_customer_service_connector.support")
 	job := jobNamed(t, e, "Support desk")
-	if err := e.client(t).TriggerJob(context.Background(), e.workspaceID, job, false); err != nil {
-		t.Fatal(err)
+	expectGuideSays(t, "running-jobs-from-ci", startConnectorJobRun)
+	runScript(t, dir, env, startConnectorJobRun)
+	if ex := e.sandbox.Executions(e.workspaceID, job); len(ex) != 1 || ex[0].Status != sandbox.StatusRunning {
+		t.Fatalf("the guide's commands started %+v, want one running execution", ex)
 	}
 
 	out := eng.run(t, dir, env, "destroy", "-input=false", "-auto-approve", "-no-color")
@@ -140,13 +150,18 @@ func TestAccGuide_adoptingWithAModule(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(fmt.Sprintf("adopt = {\n  %q = %q\n}\n", strings.ToLower(made[0].Name), made[0].ID))
 	before := e.sandbox.Stats().Requests
-	if out, err := eng.try(dir, vars, "plan", "-input=false", "-no-color"); err == nil || !strings.Contains(err.Error(), "Each name in adopt must be one of") {
-		t.Errorf("a name in another case was not refused: %v\n%s", err, out)
+	for _, c := range []struct{ adopt, want string }{
+		{fmt.Sprintf("%q = %q", strings.ToLower(made[0].Name), made[0].ID), "Each name in adopt must be one of"},
+		{fmt.Sprintf("%q = %q\n  %q = %q", made[0].Name, made[0].ID, made[1].Name, strings.ToUpper(made[0].ID)), "Each ID in adopt must be given once"},
+	} {
+		write("adopt = {\n  " + c.adopt + "\n}\n")
+		if out, err := eng.try(dir, vars, "plan", "-input=false", "-no-color"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("adopt = { %s } was not refused with %q: %v\n%s", c.adopt, c.want, err, out)
+		}
 	}
 	if n := e.sandbox.Stats().Requests - before; n != 0 {
-		t.Errorf("the refused plan sent %d requests", n)
+		t.Errorf("the refused plans sent %d requests", n)
 	}
 
 	var ids []string

@@ -35,6 +35,12 @@ variable "adopt" {
     condition     = alltrue([for name in keys(var.adopt) : contains(local.desks, name)])
     error_message = "Each name in adopt must be one of the connectors' names, written the same: ${join(", ", local.desks)}."
   }
+
+  # One connector adopted under two names would be managed twice.
+  validation {
+    condition     = length(distinct([for id in values(var.adopt) : lower(trimspace(id))])) == length(var.adopt)
+    error_message = "Each ID in adopt must be given once: two names with one ID would manage one connector twice."
+  }
 }
 
 module "connector" {
