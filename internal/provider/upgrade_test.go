@@ -34,6 +34,8 @@ type upgradeCase struct {
 // upgradeJobs are the jobs the triggers and lookups of the cases name.
 type upgradeJobs struct {
 	byID, byName, name string
+	// withTokenWO says that the configuration holds connector_token_wo.
+	withTokenWO bool
 }
 
 // upgradeCases covers each resource, in each way of configuring it that
@@ -103,12 +105,16 @@ variable "connector_token_wo" {
 }
 `, u.name)
 	}},
-	{name: "data_jobs", hcl: func(upgradeJobs, bool) string {
-		// After the connector, whose job it counts: the count is then the
+	{name: "data_jobs", hcl: func(u upgradeJobs, _ bool) string {
+		// After the connectors, whose jobs it counts: the count is then the
 		// same at the apply and at the plan after it.
+		after := "dataintegration_customer_service_connector.token"
+		if u.withTokenWO {
+			after += ", dataintegration_customer_service_connector.token_wo"
+		}
 		return `data "dataintegration_jobs" "active" {
   is_active  = true
-  depends_on = [dataintegration_customer_service_connector.token]
+  depends_on = [` + after + `]
 }
 
 output "active_jobs" {
@@ -201,7 +207,7 @@ func TestAccUpgrade_fromBaselines(t *testing.T) {
 					jobs.name = j.Name
 				}
 			}
-			var hcl, rewritten strings.Builder
+			var cases []upgradeCase
 			var written []string
 			for _, c := range upgradeCases {
 				switch {
@@ -210,10 +216,15 @@ func TestAccUpgrade_fromBaselines(t *testing.T) {
 				case c.needs != nil && !current.info.has(*c.needs):
 					t.Logf("%s: %s has no %s (%s)", c.name, current.info, c.needs.name, c.needs.where())
 				default:
-					hcl.WriteString(c.hcl(jobs, false) + "\n")
-					rewritten.WriteString(c.hcl(jobs, true) + "\n")
+					cases = append(cases, c)
 					written = append(written, c.name)
 				}
+			}
+			jobs.withTokenWO = slices.Contains(written, "connector_token_wo")
+			var hcl, rewritten strings.Builder
+			for _, c := range cases {
+				hcl.WriteString(c.hcl(jobs, false) + "\n")
+				rewritten.WriteString(c.hcl(jobs, true) + "\n")
 			}
 			dir := configDir(t, hcl.String())
 			// The tokens come from variables: a provider before issue 24
