@@ -323,8 +323,10 @@ resource "terraform_data" "untouched" {
 // the job, once; the one after runs nothing (Terraform 1.16+).
 func TestAccRunJobAction_taintedAfterTimeout(t *testing.T) {
 	requireCapability(t, capActionTriggers)
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 8 * time.Second})
-	e.requireSandbox(t, "start an execution of a few seconds and count the job's executions")
+	// The first apply must reach its 2s wait well before the execution
+	// started before it ends, however loaded the machine.
+	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 20 * time.Second})
+	e.requireSandbox(t, "start an execution of some seconds and count the job's executions")
 	jobs, _ := activeJobs(t, e, 1)
 	job := jobs[0]
 	cfg := func(timeout string) string {
