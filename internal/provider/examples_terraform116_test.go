@@ -186,18 +186,5 @@ func TestAccGuide_adoptingWithAModule(t *testing.T) {
 	}
 	eng.expectConverged(t, dir, vars)
 
-	after, err := e.client(t).ListConnectors(context.Background(), e.workspaceID, client.ConnectorFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var held []string
-	for _, c := range after {
-		held = append(held, c.ID)
-		if v, _ := e.sandbox.Connector(e.workspaceID, c.ID); v.Token != token {
-			t.Errorf("connector %q does not hold the token of the apply", c.Name)
-		}
-	}
-	if !sameIDs(held, ids) {
-		t.Errorf("after the apply the workspace holds %v, want the same three %v", held, ids)
-	}
+	expectAdopted(t, e, ids, token)
 }

@@ -429,6 +429,14 @@ func TestAccGuide_adoptingConnectors(t *testing.T) {
 	if strings.Contains(eng.run(t, dir, nil, "show", "-json"), token) {
 		t.Error("the state holds the write-only token")
 	}
+	expectAdopted(t, e, ids, token)
+}
+
+// expectAdopted checks, after the apply of an adoption, that the workspace
+// holds the connectors ids it held before, and no other, each with the
+// apply's token.
+func expectAdopted(t *testing.T, e *testEnv, ids []string, token string) {
+	t.Helper()
 	after, err := e.client(t).ListConnectors(context.Background(), e.workspaceID, client.ConnectorFilter{})
 	if err != nil {
 		t.Fatal(err)
@@ -441,7 +449,7 @@ func TestAccGuide_adoptingConnectors(t *testing.T) {
 		}
 	}
 	if !sameIDs(held, ids) {
-		t.Errorf("after the apply the workspace holds %v, want the same three %v", held, ids)
+		t.Errorf("after the apply the workspace holds %v, want the same %v", held, ids)
 	}
 }
 

@@ -103,53 +103,34 @@ func TestAccRunJobAction_refusals(t *testing.T) {
 	t.Run("from variables", func(t *testing.T) {
 		// Terraform validates an action before variables have values: the
 		// plan checks them, before anything is applied.
-		e := newTestEnv(t, sandbox.Config{Jobs: 1})
-		var steps []resource.TestStep
-		for i, c := range []struct{ values, want string }{
-			{`{ job_id = "42" }`, `job_id: "42" is not a UUID`},
-			{`{ job_name = " " }`, `job_name: `},
-			{fmt.Sprintf(`{ job_id = %q, if_running = "Wait" }`, job), `Allowed: "fail" or "wait"`},
-			{fmt.Sprintf(`{ job_id = %q, timeout = "0s" }`, job), `timeout: the duration must be positive`},
-		} {
-			values := fmt.Sprintf("variable \"v\" {\n  default = %s\n}\n", c.values)
-			body := "    job_id     = try(var.v.job_id, null)\n" +
-				"    job_name   = try(var.v.job_name, null)\n" +
-				"    if_running = try(var.v.if_running, null)\n" +
-				"    timeout    = try(var.v.timeout, null)"
-			steps = append(steps, resource.TestStep{
-				Config:      e.providerConfig() + values + runJobHCL("vars", fmt.Sprint("commit ", i), body),
-				PlanOnly:    true,
-				ExpectError: phrases(c.want),
+		expectValuesRefused(t, job, "variable \"v\" {\n  default = %s\n}\n",
+			"    job_id     = try(var.v.job_id, null)\n"+
+				"    job_name   = try(var.v.job_name, null)\n"+
+				"    if_running = try(var.v.if_running, null)\n"+
+				"    timeout    = try(var.v.timeout, null)",
+			true, []refusedValues{
+				{`{ job_id = "42" }`, `job_id: "42" is not a UUID`},
+				{`{ job_name = " " }`, `job_name: `},
+				{`{ job_id = "%s", if_running = "Wait" }`, `Allowed: "fail" or "wait"`},
+				{`{ job_id = "%s", timeout = "0s" }`, `timeout: the duration must be positive`},
 			})
-		}
-		resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
-		e.expectNoRequests(t)
 	})
 	t.Run("known only at apply", func(t *testing.T) {
 		// Values from a resource the same apply makes are unknown when
 		// Terraform validates the action, and it does not validate the
 		// action again before invoking it: the action checks them itself.
-		e := newTestEnv(t, sandbox.Config{Jobs: 1})
-		var steps []resource.TestStep
-		for i, c := range []struct{ values, want string }{
-			{`{ job_id = "42" }`, `job_id: "42" is not a UUID`},
-			{`{ job_id = null }`, `job_id`},
-			{fmt.Sprintf(`{ job_id = %q, if_running = "WAIT" }`, job), `Allowed: "fail" or "wait"`},
-			{fmt.Sprintf(`{ job_id = %q, timeout = "-5m" }`, job), `timeout: `},
-			{fmt.Sprintf(`{ job_id = %q, workspace_id = "zzz" }`, job), `workspace_id: `},
-		} {
-			values := fmt.Sprintf("resource \"terraform_data\" \"values\" {\n  input = %s\n}\n", c.values)
-			body := "    job_id       = terraform_data.values.output.job_id\n" +
-				"    if_running   = try(terraform_data.values.output.if_running, null)\n" +
-				"    timeout      = try(terraform_data.values.output.timeout, null)\n" +
-				"    workspace_id = try(terraform_data.values.output.workspace_id, null)"
-			steps = append(steps, resource.TestStep{
-				Config:      e.providerConfig() + values + runJobHCL("late", fmt.Sprint("commit ", i), body),
-				ExpectError: phrases(c.want),
+		expectValuesRefused(t, job, "resource \"terraform_data\" \"values\" {\n  input = %s\n}\n",
+			"    job_id       = terraform_data.values.output.job_id\n"+
+				"    if_running   = try(terraform_data.values.output.if_running, null)\n"+
+				"    timeout      = try(terraform_data.values.output.timeout, null)\n"+
+				"    workspace_id = try(terraform_data.values.output.workspace_id, null)",
+			false, []refusedValues{
+				{`{ job_id = "42" }`, `job_id: "42" is not a UUID`},
+				{`{ job_id = null }`, `job_id`},
+				{`{ job_id = "%s", if_running = "WAIT" }`, `Allowed: "fail" or "wait"`},
+				{`{ job_id = "%s", timeout = "-5m" }`, `timeout: `},
+				{`{ job_id = "%s", workspace_id = "zzz" }`, `workspace_id: `},
 			})
-		}
-		resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
-		e.expectNoRequests(t)
 	})
 	t.Run("by the service", func(t *testing.T) {
 		e, running, inactive := refusingEnv(t)
@@ -184,6 +165,33 @@ func TestAccRunJobAction_refusals(t *testing.T) {
 			t.Errorf("the running job has %d executions, want 1", len(got))
 		}
 	})
+}
+
+// refusedValues is an object of the action's arguments, in HCL (%s, if
+// any, is the job's ID), and the phrase its refusal must hold.
+type refusedValues struct{ values, want string }
+
+// expectValuesRefused applies, for each case, a run_job action whose config
+// is body, taking its arguments from the case's values declared by decl
+// (whose %s is the object); each must be refused with its phrase, at plan
+// when planOnly, and no request may reach the service.
+func expectValuesRefused(t *testing.T, job, decl, body string, planOnly bool, cases []refusedValues) {
+	t.Helper()
+	e := newTestEnv(t, sandbox.Config{Jobs: 1})
+	var steps []resource.TestStep
+	for i, c := range cases {
+		values := c.values
+		if strings.Contains(values, "%s") {
+			values = fmt.Sprintf(values, job)
+		}
+		steps = append(steps, resource.TestStep{
+			Config:      e.providerConfig() + fmt.Sprintf(decl, values) + runJobHCL("refused", fmt.Sprint("commit ", i), body),
+			PlanOnly:    planOnly,
+			ExpectError: phrases(c.want),
+		})
+	}
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	e.expectNoRequests(t)
 }
 
 // TestAccRunJobAction_waitsIfRunning: with if_running = "wait", a job
