@@ -29,6 +29,9 @@ var (
 	capImportBlocks = capability{name: "import blocks and `plan -generate-config-out`", terraform: "1.5.0", tofu: "1.6.0"}
 	capWriteOnly    = capability{name: "write-only attributes", terraform: "1.11.0", tofu: "1.11.0"}
 	capIdentity     = capability{name: "resource identity", terraform: "1.12.0", tofu: "1.12.0"}
+	// `terraform test` came in Terraform 1.6, mock_provider in 1.7;
+	// OpenTofu's mock_provider in 1.8.
+	capTestMocks = capability{name: "`terraform test` with `mock_provider`", terraform: "1.7.0", tofu: "1.8.0"}
 	// OpenTofu has neither actions (its issue 3309) nor list resources and
 	// `query` (its issue 3787) in any release.
 	capActions       = capability{name: "actions", terraform: "1.14.0"}
@@ -483,25 +486,29 @@ func TestEngineCapabilities(t *testing.T) {
 	}{
 		{"Terraform v1.4.7", nil},
 		{"Terraform v1.5.7\non linux_amd64", []capability{capImportBlocks}},
-		{"Terraform v1.10.5", []capability{capImportBlocks}},
-		{"Terraform v1.11.4", []capability{capImportBlocks, capWriteOnly}},
-		{"Terraform v1.12.0-rc1", []capability{capImportBlocks, capWriteOnly, capIdentity}},
-		{"Terraform v1.13.3", []capability{capImportBlocks, capWriteOnly, capIdentity}},
-		{"Terraform v1.14.0", []capability{capImportBlocks, capWriteOnly, capIdentity, capActions, capListResources}},
-		{"Terraform v1.15.6", []capability{capImportBlocks, capWriteOnly, capIdentity, capActions, capListResources}},
-		{"Terraform v1.16.0-beta1", []capability{capImportBlocks, capWriteOnly, capIdentity, capActions, capListResources, capActionTriggers, capModuleImports}},
-		{"Terraform v1.16.4\non linux_amd64", []capability{capImportBlocks, capWriteOnly, capIdentity, capActions, capListResources, capActionTriggers, capModuleImports}},
+		{"Terraform v1.6.6", []capability{capImportBlocks}},
+		{"Terraform v1.7.0", []capability{capImportBlocks, capTestMocks}},
+		{"Terraform v1.10.5", []capability{capImportBlocks, capTestMocks}},
+		{"Terraform v1.11.4", []capability{capImportBlocks, capTestMocks, capWriteOnly}},
+		{"Terraform v1.12.0-rc1", []capability{capImportBlocks, capTestMocks, capWriteOnly, capIdentity}},
+		{"Terraform v1.13.3", []capability{capImportBlocks, capTestMocks, capWriteOnly, capIdentity}},
+		{"Terraform v1.14.0", []capability{capImportBlocks, capTestMocks, capWriteOnly, capIdentity, capActions, capListResources}},
+		{"Terraform v1.15.6", []capability{capImportBlocks, capTestMocks, capWriteOnly, capIdentity, capActions, capListResources}},
+		{"Terraform v1.16.0-beta1", []capability{capImportBlocks, capTestMocks, capWriteOnly, capIdentity, capActions, capListResources, capActionTriggers, capModuleImports}},
+		{"Terraform v1.16.4\non linux_amd64", []capability{capImportBlocks, capTestMocks, capWriteOnly, capIdentity, capActions, capListResources, capActionTriggers, capModuleImports}},
 		{"OpenTofu v1.6.0", []capability{capImportBlocks}},
-		{"OpenTofu v1.10.6", []capability{capImportBlocks}},
-		{"OpenTofu v1.11.0", []capability{capImportBlocks, capWriteOnly}},
-		{"OpenTofu v1.12.6", []capability{capImportBlocks, capWriteOnly, capIdentity}},
-		{"OpenTofu v1.14.0", []capability{capImportBlocks, capWriteOnly, capIdentity}},
-		{"OpenTofu v1.16.0", []capability{capImportBlocks, capWriteOnly, capIdentity}},
-		{"OpenTofu v2.0.0", []capability{capImportBlocks, capWriteOnly, capIdentity}},
+		{"OpenTofu v1.7.3", []capability{capImportBlocks}},
+		{"OpenTofu v1.8.0", []capability{capImportBlocks, capTestMocks}},
+		{"OpenTofu v1.10.6", []capability{capImportBlocks, capTestMocks}},
+		{"OpenTofu v1.11.0", []capability{capImportBlocks, capTestMocks, capWriteOnly}},
+		{"OpenTofu v1.12.6", []capability{capImportBlocks, capTestMocks, capWriteOnly, capIdentity}},
+		{"OpenTofu v1.14.0", []capability{capImportBlocks, capTestMocks, capWriteOnly, capIdentity}},
+		{"OpenTofu v1.16.0", []capability{capImportBlocks, capTestMocks, capWriteOnly, capIdentity}},
+		{"OpenTofu v2.0.0", []capability{capImportBlocks, capTestMocks, capWriteOnly, capIdentity}},
 		// OpenTofu writes a warning about a missing CLI configuration first.
-		{"\nWarning: Unable to open CLI configuration file\n\nOpenTofu v1.12.6\non linux_amd64", []capability{capImportBlocks, capWriteOnly, capIdentity}},
+		{"\nWarning: Unable to open CLI configuration file\n\nOpenTofu v1.12.6\non linux_amd64", []capability{capImportBlocks, capTestMocks, capWriteOnly, capIdentity}},
 	}
-	all := []capability{capImportBlocks, capWriteOnly, capIdentity, capActions, capListResources, capActionTriggers, capModuleImports}
+	all := []capability{capImportBlocks, capTestMocks, capWriteOnly, capIdentity, capActions, capListResources, capActionTriggers, capModuleImports}
 	for _, c := range cases {
 		info, err := parseEngineVersion(c.version)
 		if err != nil {

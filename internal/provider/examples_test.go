@@ -26,6 +26,8 @@ const examplesDir = "../../examples"
 // both engines.
 var exampleNeeds = map[string]capability{
 	"guides/connectors-write-only": capWriteOnly,
+	// An ephemeral variable into token_wo, and the tests of `terraform test`.
+	"testing": capWriteOnly,
 	// An ephemeral variable, for the write-only token, and a query file.
 	"guides/adopting-connectors": capListResources,
 	// Query files alone: nothing before Terraform 1.14 reads them.

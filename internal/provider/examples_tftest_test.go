@@ -1,0 +1,231 @@
+package provider
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// The test files of examples/ (the guide "Testing configurations"), run by
+// the engine's own `test` command as their users run them.
+
+// offlineEnv points the provider at nothing that answers, so that a mocked
+// test that sent a request would fail.
+var offlineEnv = []string{
+	EnvBaseURL + "=http://127.0.0.1:1",
+	EnvAPIKey + "=offline-test-key",
+	EnvWorkspaceID + "=6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
+}
+
+// mockedFile tells a test file that mocks the provider.
+var mockedFile = regexp.MustCompile(`(?m)^mock_provider "dataintegration"`)
+
+// testFiles are the test files the engine reads in a module's folder, its
+// tests/ folder included, relative to it: OpenTofu reads a .tofutest.hcl
+// file instead of the .tftest.hcl file of the same name, Terraform ignores
+// it.
+func testFiles(t *testing.T, eng *engine, dir string) []string {
+	t.Helper()
+	var files []string
+	for _, sub := range []string{".", "tests"} {
+		tf, _ := filepath.Glob(filepath.Join(dir, sub, "*.tftest.hcl"))
+		for _, f := range tf {
+			tofu := strings.TrimSuffix(f, ".tftest.hcl") + ".tofutest.hcl"
+			if _, err := os.Stat(tofu); err == nil && eng.info.tofu {
+				f = tofu
+			}
+			rel, err := filepath.Rel(dir, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, rel)
+		}
+	}
+	return files
+}
+
+// testedModules are the folders of examples/ that hold test files, in
+// themselves or in tests/, relative to examples/.
+func testedModules(t *testing.T) []string {
+	t.Helper()
+	var dirs []string
+	err := filepath.WalkDir(examplesDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !strings.HasSuffix(path, ".tftest.hcl") {
+			return err
+		}
+		dir := filepath.Dir(path)
+		if filepath.Base(dir) == "tests" {
+			dir = filepath.Dir(dir)
+		}
+		rel, err := filepath.Rel(examplesDir, dir)
+		if err == nil && !slices.Contains(dirs, rel) {
+			dirs = append(dirs, rel)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs
+}
+
+// copyExamples copies examples/ into a folder of the test's own, so that a
+// test file's relative paths (../testing/mocks) hold and nothing is written
+// into the repository.
+func copyExamples(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	if err := os.CopyFS(dst, os.DirFS(examplesDir)); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// expectAllPassed checks the summary of `terraform test`: each file passed,
+// and no run failed.
+func expectAllPassed(t *testing.T, out string, files []string) {
+	t.Helper()
+	out = ansiColour.ReplaceAllString(out, "")
+	for _, f := range files {
+		if !strings.Contains(out, f+"... pass") {
+			t.Errorf("%s did not pass:\n%s", f, out)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^Success! \d+ passed, 0 failed`).MatchString(out) {
+		t.Errorf("no success in the summary:\n%s", out)
+	}
+}
+
+// ansiColour is a colour code of an engine's output.
+var ansiColour = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// TestAccExamples_terraformTest runs the test files of each module under
+// examples/ with the engine's `test`: the mocked ones alone with the
+// service out of reach, then all of them against a sandbox started for the
+// test (or the service), after which the workspace holds no more
+// connectors than before.
+func TestAccExamples_terraformTest(t *testing.T) {
+	eng := newEngine(t)
+	requireCapability(t, capTestMocks)
+	e := newTestEnv(t, sandbox.Config{})
+	modules := testedModules(t)
+	if !slices.Contains(modules, "testing") || !slices.Contains(modules, "demo") {
+		t.Fatalf("examples/ has test files for %q, want testing and demo among them", modules)
+	}
+	tree := copyExamples(t)
+	connectors := func() int {
+		cs, err := e.client(t).ListConnectors(context.Background(), e.workspaceID, client.ConnectorFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(cs)
+	}
+	for _, module := range modules {
+		t.Run(module, func(t *testing.T) {
+			if c, ok := exampleNeeds[module]; ok {
+				requireCapability(t, c)
+			}
+			dir := filepath.Join(tree, module)
+			files := testFiles(t, eng, dir)
+			var mocked []string
+			args := []string{"test", "-no-color"}
+			for _, f := range files {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if mockedFile.Match(b) {
+					mocked = append(mocked, f)
+					args = append(args, "-filter="+f)
+				}
+			}
+			if len(mocked) > 0 {
+				expectAllPassed(t, eng.run(t, dir, offlineEnv, args...), mocked)
+			}
+			before := connectors()
+			expectAllPassed(t, eng.run(t, dir, e.serviceEnv(), "test", "-no-color"), files)
+			if after := connectors(); after != before {
+				t.Errorf("the workspace held %d connectors before the tests and %d after: the teardown left some", before, after)
+			}
+		})
+	}
+}
+
+// The guide's commands that start the sandbox from its release archive,
+// then run the module's sandbox test and stop it.
+const (
+	guideStartSandbox = `tar -xzf "dataintegration-sandbox_${version}_${platform}.tar.gz" dataintegration-sandbox
+./dataintegration-sandbox -addr 127.0.0.1:8089 >sandbox.env 2>sandbox.log &
+until grep -q DATAINTEGRATION_WORKSPACE_ID sandbox.env; do sleep 0.2; done
+. ./sandbox.env
+`
+	guideRunSandboxTest = `terraform init
+terraform test -filter=tests/sandbox.tftest.hcl
+`
+	guideStopSandbox = "kill %1\n"
+)
+
+// TestAccGuide_testingAgainstTheSandbox follows "Testing configurations"
+// against the sandbox, from the sandbox's archive in the release that
+// scripts/release.sh built (dist/, as a user downloads it): unpack, start,
+// read its variables, `terraform init` and `terraform test`, stop. The
+// sandbox's log shows the test's connector created and deleted. The guide's
+// port is changed to a free one, which the guide says `-addr 127.0.0.1:0`
+// picks.
+func TestAccGuide_testingAgainstTheSandbox(t *testing.T) {
+	eng := newEngine(t)
+	requireCapability(t, capTestMocks)
+	requireCapability(t, exampleNeeds["testing"])
+	r := builtRelease(t)
+	for _, text := range []string{guideStartSandbox, guideRunSandboxTest, guideStopSandbox} {
+		expectGuideSays(t, "testing-configurations", text)
+	}
+	platform := runtime.GOOS + "_" + runtime.GOARCH
+	archive := "dataintegration-sandbox_" + r.version + "_" + platform + ".tar.gz"
+	b, err := os.ReadFile(filepath.Join(r.dir, archive))
+	if err != nil {
+		t.Fatalf("the release has no sandbox for this platform: %v", err)
+	}
+	dir := filepath.Join(copyExamples(t), "testing")
+	if err := os.WriteFile(filepath.Join(dir, archive), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The engine under test runs the guide's `terraform` (OpenTofu's
+	// commands are the same), with the provider built from the tree by a
+	// dev override instead of `init`, which OpenTofu would send to the
+	// Registry (TestAccRelease_install installs the release).
+	run := strings.Replace(guideRunSandboxTest, "terraform init\n", "", 1)
+	// The sandbox is stopped when a command fails, too.
+	script := "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + strings.Replace(guideStartSandbox, "127.0.0.1:8089", "127.0.0.1:0", 1) +
+		strings.ReplaceAll(run, "terraform ", eng.path+" ") + guideStopSandbox + "wait\n"
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), eng.env...), "version="+r.version, "platform="+platform)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the guide's commands: %v\n%s", err, out)
+	}
+	expectAllPassed(t, string(out), []string{"tests/sandbox.tftest.hcl"})
+	log, err := os.ReadFile(filepath.Join(dir, "sandbox.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`POST /\S+/connectors/ 201`),
+		regexp.MustCompile(`DELETE /\S+/connectors/[0-9a-f-]+/ 204`),
+	} {
+		if !want.Match(log) {
+			t.Errorf("the sandbox's log has no line matching %s:\n%s", want, log)
+		}
+	}
+}
