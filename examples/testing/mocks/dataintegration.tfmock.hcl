@@ -75,8 +75,12 @@ mock_data "dataintegration_job" {
 
 mock_data "dataintegration_jobs" {
   defaults = {
+    # One job's ID, so that ids[0] names a job.
     ids = ["2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d"]
-    jobs = [{
+    # Terraform mocks no element of a list of objects (its issue 38369): it
+    # takes an object as what each element holds, and gives an empty list.
+    # OpenTofu takes the list: write [{ ... }] there.
+    jobs = {
       id             = "2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d"
       name           = "Support desk"
       data_source    = "Support desk"
@@ -85,7 +89,7 @@ mock_data "dataintegration_jobs" {
       is_active      = true
       created_at     = "2026-01-01T00:00:00.000Z"
       updated_at     = "2026-01-01T00:00:00.000Z"
-    }]
+    }
     # Arguments, used when the configuration leaves them out.
     workspace_id = "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f"
   }

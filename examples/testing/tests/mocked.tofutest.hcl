@@ -4,6 +4,7 @@
 # configuration sets ("overriding configuration values is not allowed"), so
 # the arguments main.tf sets are left out: the connector's streams, the
 # trigger's force_full_refresh and triggers, and the job data source's id.
+# Only the blocks of the types main.tf uses are here.
 mock_provider "dataintegration" {
   mock_resource "dataintegration_customer_service_connector" {
     defaults = {
@@ -17,11 +18,12 @@ mock_provider "dataintegration" {
 
   mock_resource "dataintegration_job_trigger" {
     defaults = {
-      id           = "4d6f7a3b-2c1e-4f5a-8b9c-0d1e2f3a4b5c"
-      triggered_at = "2026-01-01T00:00:00Z"
-      workspace_id = "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f"
-      job_id       = "2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d"
-      if_running   = "fail"
+      id                = "4d6f7a3b-2c1e-4f5a-8b9c-0d1e2f3a4b5c"
+      triggered_at      = "2026-01-01T00:00:00Z"
+      workspace_id      = "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f"
+      job_id            = "2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d"
+      if_running        = "fail"
+      cancel_on_destroy = false
     }
   }
 

@@ -13,7 +13,9 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -45,7 +47,9 @@ func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 // options reads the flags, each of which falls back to an environment
 // variable, into the sandbox's configuration and the address to listen on.
 func options(args []string) (sandbox.Config, string, error) {
-	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
+	// The usage names the command as it was run: sandbox (go run, make
+	// sandbox), dataintegration-sandbox (the release archives).
+	fs := flag.NewFlagSet(strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"), flag.ContinueOnError)
 	addr := fs.String("addr", env("SANDBOX_ADDR", "127.0.0.1:8089"), "address to listen on (\":0\" picks a free port) (SANDBOX_ADDR)")
 	var keys, workspaces repeated
 	fs.Var(&keys, "api-key", "an accepted API key (repeat to add keys, or repeat a key to bind it to another workspace; paired in order with -workspace) (SANDBOX_API_KEY, one key)")

@@ -16,7 +16,8 @@ import (
 // TestHelpExitsZero: -h prints the usage, naming each flag's environment
 // variable, and exits 0.
 func TestHelpExitsZero(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "sandbox")
+	// Named as in the release archives: the usage names the command so.
+	bin := filepath.Join(t.TempDir(), "dataintegration-sandbox")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("building the sandbox: %v\n%s", err, out)
 	}
@@ -25,7 +26,7 @@ func TestHelpExitsZero(t *testing.T) {
 		if err != nil {
 			t.Errorf("sandbox %s: %v\n%s", arg, err, out)
 		}
-		for _, want := range []string{"Usage of sandbox", "SANDBOX_ADDR", "SANDBOX_API_KEY", "SANDBOX_WORKSPACE_ID", "SANDBOX_JOBS", "SANDBOX_STATE", "SANDBOX_RUN_DURATION"} {
+		for _, want := range []string{"Usage of dataintegration-sandbox:", "SANDBOX_ADDR", "SANDBOX_API_KEY", "SANDBOX_WORKSPACE_ID", "SANDBOX_JOBS", "SANDBOX_STATE", "SANDBOX_RUN_DURATION"} {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("sandbox %s does not mention %s:\n%s", arg, want, out)
 			}
