@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -414,4 +416,50 @@ func sameMockValue(v, published cty.Value) bool {
 		}
 	}
 	return true
+}
+
+// TestMockDefaults_openTofuTwins checks that each OpenTofu test file under
+// examples/ runs what its Terraform twin of the same name runs: the same
+// blocks, in the same order, but for mock_provider, which differs by engine.
+func TestMockDefaults_openTofuTwins(t *testing.T) {
+	twins, _ := filepath.Glob(filepath.Join(examplesDir, "*", "tests", "*.tofutest.hcl"))
+	if len(twins) == 0 {
+		t.Fatal("no .tofutest.hcl file under examples/*/tests")
+	}
+	for _, tofu := range twins {
+		terraform := strings.TrimSuffix(tofu, ".tofutest.hcl") + ".tftest.hcl"
+		if got, want := testBlocks(t, tofu), testBlocks(t, terraform); got != want {
+			t.Errorf("%s does not run what %s runs: besides mock_provider, its blocks are\n%s\nwant\n%s", tofu, terraform, got, want)
+		}
+	}
+}
+
+// testBlocks is the text of a test file's top-level blocks and attributes
+// but mock_provider, in order.
+func testBlocks(t *testing.T, path string) string {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	body := f.Body.(*hclsyntax.Body)
+	var parts []hcl.Range
+	for _, a := range body.Attributes {
+		parts = append(parts, a.SrcRange)
+	}
+	for _, b := range body.Blocks {
+		if b.Type != "mock_provider" {
+			parts = append(parts, b.Range())
+		}
+	}
+	slices.SortFunc(parts, func(a, b hcl.Range) int { return a.Start.Byte - b.Start.Byte })
+	var out []string
+	for _, r := range parts {
+		out = append(out, string(r.SliceBytes(src)))
+	}
+	return strings.Join(out, "\n\n")
 }
