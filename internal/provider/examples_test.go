@@ -45,12 +45,25 @@ var exampleNeeds = map[string]capability{
 // or a query (a .tfquery.hcl file), relative to examples/.
 func exampleDirs(t *testing.T) []string {
 	t.Helper()
+	return exampleFolders(t, func(path string) (string, bool) {
+		return filepath.Dir(path), filepath.Ext(path) == ".tf" || strings.HasSuffix(path, queryFileSuffix)
+	})
+}
+
+// exampleFolders lists, once each and relative to examples/, the folders
+// that folder names for the files of examples/ it accepts.
+func exampleFolders(t *testing.T, folder func(path string) (string, bool)) []string {
+	t.Helper()
 	var dirs []string
 	err := filepath.WalkDir(examplesDir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || (filepath.Ext(path) != ".tf" && !strings.HasSuffix(path, queryFileSuffix)) {
+		if err != nil || d.IsDir() {
 			return err
 		}
-		rel, err := filepath.Rel(examplesDir, filepath.Dir(path))
+		dir, ok := folder(path)
+		if !ok {
+			return nil
+		}
+		rel, err := filepath.Rel(examplesDir, dir)
 		if err == nil && !slices.Contains(dirs, rel) {
 			dirs = append(dirs, rel)
 		}

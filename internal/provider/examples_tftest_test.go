@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,25 +58,13 @@ func testFiles(t *testing.T, eng *engine, dir string) []string {
 // themselves or in tests/, relative to examples/.
 func testedModules(t *testing.T) []string {
 	t.Helper()
-	var dirs []string
-	err := filepath.WalkDir(examplesDir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || !strings.HasSuffix(path, ".tftest.hcl") {
-			return err
-		}
+	return exampleFolders(t, func(path string) (string, bool) {
 		dir := filepath.Dir(path)
 		if filepath.Base(dir) == "tests" {
 			dir = filepath.Dir(dir)
 		}
-		rel, err := filepath.Rel(examplesDir, dir)
-		if err == nil && !slices.Contains(dirs, rel) {
-			dirs = append(dirs, rel)
-		}
-		return err
+		return dir, strings.HasSuffix(path, ".tftest.hcl")
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dirs
 }
 
 // copyExamples copies examples/ into a folder of the test's own, so that a
