@@ -564,14 +564,16 @@ func expectGuideSays(t *testing.T, guide, text string) {
 }
 
 // runScript runs a shell script of a guide in dir, with extra environment
-// variables; a failure fails the test.
-func runScript(t *testing.T, dir string, env []string, script string) {
+// variables, and returns what it printed; a failure fails the test.
+func runScript(t *testing.T, dir string, env []string, script string) string {
 	t.Helper()
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	if err != nil {
 		t.Fatalf("%s: %v\n%s", script, err, out)
 	}
+	return string(out)
 }
 
 // jobNamed is the ID of the one job of the given name.

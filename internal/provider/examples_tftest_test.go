@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -89,13 +88,17 @@ func expectAllPassed(t *testing.T, out string, files []string) {
 			t.Errorf("%s did not pass:\n%s", f, out)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^Success! \d+ passed, 0 failed`).MatchString(out) {
+	if !testSuccess.MatchString(out) {
 		t.Errorf("no success in the summary:\n%s", out)
 	}
 }
 
-// ansiColour is a colour code of an engine's output.
-var ansiColour = regexp.MustCompile("\x1b\\[[0-9;]*m")
+var (
+	// ansiColour is a colour code of an engine's output.
+	ansiColour = regexp.MustCompile("\x1b\\[[0-9;]*m")
+	// testSuccess is the summary of a `test` command in which no run failed.
+	testSuccess = regexp.MustCompile(`(?m)^Success! \d+ passed, 0 failed`)
+)
 
 // TestAccExamples_terraformTest runs the test files of each module under
 // examples/ with the engine's `test`: the mocked ones alone with the
@@ -166,7 +169,7 @@ terraform test -filter=tests/sandbox.tftest.hcl
 // TestAccGuide_testingAgainstTheSandbox follows "Testing configurations"
 // against the sandbox, from the sandbox's archive in the release that
 // scripts/release.sh built (dist/, as a user downloads it): unpack, start,
-// read its variables, `terraform init` and `terraform test`, stop. The
+// read its variables, `terraform test`, stop. The
 // sandbox's log shows the test's connector created and deleted. The guide's
 // port is changed to a free one, which the guide says `-addr 127.0.0.1:0`
 // picks.
@@ -194,16 +197,10 @@ func TestAccGuide_testingAgainstTheSandbox(t *testing.T) {
 	// Registry (TestAccRelease_install installs the release).
 	run := strings.Replace(guideRunSandboxTest, "terraform init\n", "", 1)
 	// The sandbox is stopped when a command fails, too.
-	script := "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + strings.Replace(guideStartSandbox, "127.0.0.1:8089", "127.0.0.1:0", 1) +
+	script := "set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + strings.Replace(guideStartSandbox, "127.0.0.1:8089", "127.0.0.1:0", 1) +
 		strings.ReplaceAll(run, "terraform ", eng.path+" ") + guideStopSandbox + "wait\n"
-	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), eng.env...), "version="+r.version, "platform="+platform)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the guide's commands: %v\n%s", err, out)
-	}
-	expectAllPassed(t, string(out), []string{"tests/sandbox.tftest.hcl"})
+	out := runScript(t, dir, append(slices.Clone(eng.env), "version="+r.version, "platform="+platform), script)
+	expectAllPassed(t, out, []string{"tests/sandbox.tftest.hcl"})
 	log, err := os.ReadFile(filepath.Join(dir, "sandbox.log"))
 	if err != nil {
 		t.Fatal(err)

@@ -368,16 +368,7 @@ func TestMockDefaults_checksFail(t *testing.T) {
 func TestMockDefaults_openTofuCopies(t *testing.T) {
 	published := mockDefaults(t, parseHCL(t, mocksFile))
 	schemas := mockedSchemas(t)
-	var files []string
-	_ = filepath.WalkDir(examplesDir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(path, ".tofutest.hcl") {
-			files = append(files, path)
-		}
-		return err
-	})
-	if len(files) == 0 {
-		t.Fatal("no .tofutest.hcl file under examples/")
-	}
+	files := openTofuTestFiles(t)
 	for _, file := range files {
 		content, _, diags := parseHCL(t, file).PartialContent(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "mock_provider", LabelNames: []string{"name"}}}})
 		if diags.HasErrors() {
@@ -418,15 +409,31 @@ func sameMockValue(v, published cty.Value) bool {
 	return true
 }
 
+// openTofuTestFiles are the OpenTofu test files (.tofutest.hcl) under
+// examples/.
+func openTofuTestFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(examplesDir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(path, ".tofutest.hcl") {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no .tofutest.hcl file under examples/")
+	}
+	return files
+}
+
 // TestMockDefaults_openTofuTwins checks that each OpenTofu test file under
 // examples/ runs what its Terraform twin of the same name runs: the same
 // blocks, in the same order, but for mock_provider, which differs by engine.
 func TestMockDefaults_openTofuTwins(t *testing.T) {
-	twins, _ := filepath.Glob(filepath.Join(examplesDir, "*", "tests", "*.tofutest.hcl"))
-	if len(twins) == 0 {
-		t.Fatal("no .tofutest.hcl file under examples/*/tests")
-	}
-	for _, tofu := range twins {
+	for _, tofu := range openTofuTestFiles(t) {
 		terraform := strings.TrimSuffix(tofu, ".tofutest.hcl") + ".tftest.hcl"
 		if got, want := testBlocks(t, tofu), testBlocks(t, terraform); got != want {
 			t.Errorf("%s does not run what %s runs: besides mock_provider, its blocks are\n%s\nwant\n%s", tofu, terraform, got, want)
