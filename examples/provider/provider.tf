@@ -19,7 +19,10 @@ provider "dataintegration" {
   workspace_id = "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f"
 
   # All optional; these are the defaults.
-  max_retries             = 4
   request_timeout         = "30s"
   max_concurrent_requests = 8
+
+  # Unset by default: a request is retried until its time limit. Set it to
+  # fail fast instead.
+  # max_retries = 3
 }

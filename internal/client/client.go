@@ -4,6 +4,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,7 +23,14 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultMaxRetries = 4
+	// NoRetryLimit is a MaxRetries that leaves the retries of a request to
+	// its retry budget alone.
+	NoRetryLimit = -1
+	// DefaultRetryBudget is how long a request is retried when its context
+	// has no deadline (an operation without timeouts): long enough to ride
+	// out a partial outage of the service, short enough that a service
+	// that is down fails the run within minutes.
+	DefaultRetryBudget = 5 * time.Minute
 	// DefaultMaxConcurrentRequests is how many requests a Client has in
 	// flight at most, all lists and operations together.
 	DefaultMaxConcurrentRequests = 8
@@ -46,9 +54,14 @@ type Config struct {
 	APIKey string
 	// Version goes into the User-Agent.
 	Version string
-	// MaxRetries is how many times a retryable request is retried; negative
-	// means none.
+	// MaxRetries is how many times at most a retryable request is
+	// retried within its retry budget; NoRetryLimit (any negative number)
+	// leaves it to the budget alone, and 0 means no retry.
 	MaxRetries int
+	// RetryBudget is how long a request is retried, from its first attempt,
+	// when its context has no deadline (with one, the deadline is the
+	// budget); zero means DefaultRetryBudget.
+	RetryBudget time.Duration
 	// MaxConcurrentRequests bounds the requests in flight at once, every
 	// attempt of every call counted; zero means
 	// DefaultMaxConcurrentRequests, and 1 reads a list one page after
@@ -72,7 +85,8 @@ type Client struct {
 	base       *url.URL
 	apiKey     string
 	userAgent  string
-	maxRetries int
+	maxRetries int // negative: no limit but the budget
+	budget     time.Duration
 	timeout    time.Duration
 	http       *http.Client
 	log        func(ctx context.Context, msg string, fields map[string]any)
@@ -107,7 +121,8 @@ func New(cfg Config) (*Client, error) {
 		base:          base,
 		apiKey:        cfg.APIKey,
 		userAgent:     "terraform-provider-dataintegration/" + orDefault(cfg.Version, "dev"),
-		maxRetries:    max(cfg.MaxRetries, 0),
+		maxRetries:    max(cfg.MaxRetries, NoRetryLimit),
+		budget:        orDefault(cfg.RetryBudget, DefaultRetryBudget),
 		timeout:       orDefault(cfg.RequestTimeout, DefaultRequestTimeout),
 		http:          cfg.HTTPClient,
 		log:           cfg.Log,
@@ -151,6 +166,74 @@ type Error struct {
 	// Sent is whether the request reached the service: a connection was
 	// made for it.
 	Sent bool
+	// Attempts is how many times the request was sent, and Tried how long
+	// from the first attempt to giving up, when it was retried and gave up
+	// with a failure it could have retried.
+	Attempts int
+	Tried    time.Duration
+	// Limit is the time limit that ended the retries: a limit named by
+	// WithLimit, or the retry budget; empty when MaxRetries did. A limit
+	// that cut off an attempt is Err.
+	Limit string
+}
+
+// Retries says how long a request was retried before it gave up, and what
+// ended it; empty when it was not retried.
+func (e *Error) Retries() string {
+	if e.Attempts < 1 || e.Attempts == 1 && e.Limit == "" {
+		return ""
+	}
+	s := fmt.Sprintf(" (gave up after %d attempts over %s", e.Attempts, e.Tried.Round(100*time.Millisecond))
+	if e.Attempts == 1 {
+		s = fmt.Sprintf(" (gave up after 1 attempt over %s", e.Tried.Round(100*time.Millisecond))
+	}
+	if e.Limit != "" {
+		s += ", at the end of " + e.Limit
+	}
+	return s + ")"
+}
+
+// OutOfTime tells whether err is a request that gave up its retries
+// because its time limit (its context's deadline, or the retry budget)
+// would end before the next attempt, or ended.
+func OutOfTime(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Limit != "" || errors.Is(err, context.DeadlineExceeded)
+}
+
+// limitKey holds the name of a context's deadline.
+type limitKey struct{}
+
+// WithLimit is ctx ended after d, a limit of the operation that a setting
+// names (such as "timeouts.create"): a request that it cuts off, in flight
+// or waiting to be retried, says which limit ended it, and it is the
+// request's retry budget.
+func WithLimit(ctx context.Context, setting string, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx = context.WithValue(ctx, limitKey{}, fmt.Sprintf("%s (%s)", setting, d))
+	return context.WithTimeout(ctx, d)
+}
+
+// LimitError is a request cut off by a limit of WithLimit. It is a
+// context.DeadlineExceeded.
+type LimitError struct{ Limit string }
+
+func (e *LimitError) Error() string { return e.Limit + " ran out" }
+func (e *LimitError) Unwrap() error { return context.DeadlineExceeded }
+
+// stopped is why ctx ended: the limit that ended it, when WithLimit named
+// it.
+func stopped(ctx context.Context) error {
+	err := ctx.Err()
+	if name := limitOf(ctx); errors.Is(err, context.DeadlineExceeded) && name != "" {
+		return &LimitError{Limit: name}
+	}
+	return err
+}
+
+// limitOf is the name of ctx's limit; empty when WithLimit did not set it.
+func limitOf(ctx context.Context) string {
+	name, _ := ctx.Value(limitKey{}).(string)
+	return name
 }
 
 // MayHaveTakenEffect tells whether the service may have carried out the
@@ -169,16 +252,18 @@ func (e *Error) MayHaveTakenEffect() bool {
 }
 
 func (e *Error) Error() string {
+	var s string
 	switch {
 	case e.StatusCode != 0 && e.Message != "":
-		return fmt.Sprintf("%s: HTTP %d: %s", e.Operation, e.StatusCode, e.Message)
+		s = fmt.Sprintf("%s: HTTP %d: %s", e.Operation, e.StatusCode, e.Message)
 	case e.StatusCode != 0 && e.Err != nil:
-		return fmt.Sprintf("%s: HTTP %d: %v", e.Operation, e.StatusCode, e.Err)
+		s = fmt.Sprintf("%s: HTTP %d: %v", e.Operation, e.StatusCode, e.Err)
 	case e.StatusCode != 0:
-		return fmt.Sprintf("%s: HTTP %d", e.Operation, e.StatusCode)
+		s = fmt.Sprintf("%s: HTTP %d", e.Operation, e.StatusCode)
 	default:
-		return fmt.Sprintf("%s: %v", e.Operation, e.Err)
+		s = fmt.Sprintf("%s: %v", e.Operation, e.Err)
 	}
+	return s + e.Retries()
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -244,21 +329,51 @@ func (c *Client) do(ctx context.Context, r request) error {
 			return c.failure(&r, 0, "", err, false)
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return c.failure(&r, 0, "", err, false)
+	if ctx.Err() != nil {
+		return c.failure(&r, 0, "", stopped(ctx), false)
+	}
+	start := time.Now()
+	end, ok := ctx.Deadline()
+	budget := cmp.Or(limitOf(ctx), "the operation's time limit")
+	if !ok {
+		end, budget = start.Add(c.budget), fmt.Sprintf("the retry budget (%s)", c.budget)
 	}
 	for attempt := 0; ; attempt++ {
 		retryAfter, retryable, err := c.attempt(ctx, &r, payload, attempt)
 		if err == nil {
 			return nil
 		}
-		if !retryable || attempt >= c.maxRetries || ctx.Err() != nil {
+		switch {
+		case !retryable:
+			return err
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return gaveUp(err, attempt+1, start, budget)
+		case ctx.Err() != nil:
 			return err
 		}
-		if serr := Sleep(ctx, c.backoff(attempt, retryAfter)); serr != nil {
+		wait := c.backoff(attempt, retryAfter)
+		switch {
+		case attempt == c.maxRetries:
+			return gaveUp(err, attempt+1, start, "")
+		case !time.Now().Add(wait).Before(end):
+			// A wait that would end past the budget is not begun.
+			return gaveUp(err, attempt+1, start, budget)
+		}
+		if Sleep(ctx, wait) != nil {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return gaveUp(err, attempt+1, start, budget)
+			}
 			return err
 		}
 	}
+}
+
+// gaveUp is err, the last failure of a request retried as long as it was
+// allowed, with how many attempts were made since start, and the limit
+// that ended them.
+func gaveUp(err *Error, attempts int, start time.Time, limit string) *Error {
+	err.Attempts, err.Tried, err.Limit = attempts, time.Since(start), limit
+	return err
 }
 
 // attemptContext is the context one attempt is sent with: ctx, ended by
@@ -281,13 +396,13 @@ func (c *Client) attemptContext(ctx context.Context, r *request) (context.Contex
 
 // attempt sends r once. It returns the Retry-After of the answer (negative
 // when absent), whether another attempt is allowed, and the error.
-func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int) (time.Duration, bool, error) {
+func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int) (time.Duration, bool, *Error) {
 	var connected atomic.Bool
 	fail := func(status int, msg string, err error) *Error {
 		return c.failure(r, status, msg, err, connected.Load())
 	}
-	if err := c.acquire(ctx); err != nil {
-		return -1, false, fail(0, "", err)
+	if c.acquire(ctx) != nil {
+		return -1, false, fail(0, "", stopped(ctx))
 	}
 	defer func() { <-c.slots }()
 	actx, cancel := c.attemptContext(ctx, r)
@@ -317,12 +432,13 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	if err != nil {
 		c.logAttempt(ctx, r, n, 0, time.Since(start))
 		if ctx.Err() != nil {
-			return -1, false, fail(0, "", ctx.Err())
+			return -1, false, fail(0, "", stopped(ctx))
 		}
 		if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
 			// The operation's deadline ended the attempt of a create or a
 			// trigger (see attemptContext) a moment before it ends ctx.
-			return -1, false, fail(0, "", context.DeadlineExceeded)
+			<-ctx.Done()
+			return -1, false, fail(0, "", stopped(ctx))
 		}
 		// A connection error: an idempotent request may go again; a POST only
 		// when it never reached the service.
@@ -347,7 +463,7 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	case err == nil:
 		return -1, false, nil
 	case ctx.Err() != nil:
-		return -1, false, fail(resp.StatusCode, "", ctx.Err())
+		return -1, false, fail(resp.StatusCode, "", stopped(ctx))
 	case actx.Err() != nil:
 		// The answer stalled past the request timeout: like a connection
 		// that broke, an idempotent request may go again.

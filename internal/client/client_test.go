@@ -63,7 +63,7 @@ func (r *recorder) count() int { r.mu.Lock(); defer r.mu.Unlock(); return len(r.
 func writePage(w http.ResponseWriter, next any, ids ...string) {
 	jobs := make([]Job, len(ids))
 	for i, id := range ids {
-		jobs[i] = Job{ID: id, Name: "job " + id}
+		jobs[i] = Job{ID: id, Name: new("job " + id)}
 	}
 	_ = json.NewEncoder(w).Encode(map[string]any{"next_page": next, "results": jobs})
 }
@@ -380,6 +380,86 @@ func TestRetriesStopAtMaxRetries(t *testing.T) {
 	}
 }
 
+// TestRetriesWithinBudget: with no limit on their count, retries go on
+// through a long run of failures, until the retry budget: a service that
+// is down fails the request within it, and the error says how many
+// attempts were made over how long. A limit on the count still ends them
+// first.
+func TestRetriesWithinBudget(t *testing.T) {
+	var rec recorder
+	down := 15
+	ts := rec.server(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+		if n <= down {
+			w.WriteHeader([]int{429, 500, 502, 503, 504}[n%5])
+			return
+		}
+		writePage(w, nil, "a")
+	})
+	c := newTestClient(t, ts.URL, func(c *Config) { c.MaxRetries = NoRetryLimit })
+	if jobs, err := c.ListJobs(context.Background(), testWS, JobFilter{}); err != nil || len(jobs) != 1 || rec.count() != down+1 {
+		t.Fatalf("after %d failures: %d jobs, %d requests, %v", down, len(jobs), rec.count(), err)
+	}
+
+	down = 1 << 30
+	start := time.Now()
+	err := newTestClient(t, ts.URL, func(c *Config) { c.MaxRetries = NoRetryLimit; c.RetryBudget = 300 * time.Millisecond }).CancelJob(context.Background(), testWS, "j")
+	took := time.Since(start)
+	var e *Error
+	if !errors.As(err, &e) || e.StatusCode == 0 || e.Attempts < 10 || took > time.Second || e.Tried > took {
+		t.Fatalf("a service that is down: after %v, %#v", took, err)
+	}
+	if want := fmt.Sprintf("(gave up after %d attempts over ", e.Attempts); !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "at the end of the retry budget (300ms))") {
+		t.Errorf("the error does not say how long it tried: %v", err)
+	}
+
+	before := rec.count()
+	err = newTestClient(t, ts.URL, func(c *Config) { c.MaxRetries = 2 }).CancelJob(context.Background(), testWS, "j")
+	if !errors.As(err, &e) || e.Attempts != 3 || rec.count()-before != 3 || !strings.Contains(err.Error(), "(gave up after 3 attempts over ") || strings.Contains(err.Error(), "at the end") {
+		t.Errorf("max retries 2: %d requests, %v", rec.count()-before, err)
+	}
+}
+
+// TestNamedLimitEndsRequest: a request cut off by a limit of WithLimit,
+// in flight or between its attempts, says which limit ended it, and is a
+// context.DeadlineExceeded; the limit is its retry budget.
+func TestNamedLimitEndsRequest(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	var rec recorder
+	ts := rec.server(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("page") == "" {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(503)
+			return
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	c := newTestClient(t, ts.URL, func(c *Config) { c.MaxRetries = NoRetryLimit; c.MinBackoff = 20 * time.Millisecond })
+	for _, tc := range []struct {
+		name string
+		call func(context.Context) error
+		want string
+	}{
+		{"in flight", func(ctx context.Context) error { _, err := c.ListJobs(ctx, testWS, JobFilter{}); return err }, "timeouts.create (150ms) ran out"},
+		{"retried", func(ctx context.Context) error { return c.CancelJob(ctx, testWS, "j") }, "at the end of timeouts.create (150ms))"},
+		{"trigger in flight", func(ctx context.Context) error { return c.TriggerJob(ctx, testWS, "j", false) }, "at the end of timeouts.create (150ms))"},
+	} {
+		ctx, cancel := WithLimit(context.Background(), "timeouts.create", 150*time.Millisecond)
+		start := time.Now()
+		err := tc.call(ctx)
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), tc.want) || time.Since(start) > time.Second {
+			t.Errorf("%s: after %v, %v; want it to say %q", tc.name, time.Since(start), err, tc.want)
+		}
+		if tc.name == "in flight" && !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: %v is no context.DeadlineExceeded", tc.name, err)
+		}
+	}
+}
+
 // TestConnectionErrors: a connection that was never made may be retried by
 // any request; one that broke after the request was sent only by an
 // idempotent one.
@@ -443,6 +523,7 @@ func TestContextCancelledDuringBackoff(t *testing.T) {
 	attempted := make(chan struct{}, 1)
 	c := newTestClient(t, ts.URL, func(c *Config) {
 		c.MaxRetryAfter = time.Hour
+		c.RetryBudget = 2 * time.Hour
 		// Called when the attempt is over, just before the client waits.
 		c.Log = func(context.Context, string, map[string]any) { attempted <- struct{}{} }
 	})

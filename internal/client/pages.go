@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"sync"
 )
@@ -70,14 +71,25 @@ func (l listing) unreadable(c *Client, err error) *Error {
 // row: a read that gives up, rather than return items missing or doubled.
 var ErrListChanged = errors.New("the list changed while it was read")
 
-// walk reads a list and gives v its pages in order. The first page comes
-// alone; when its envelope tells how many pages there are, the rest are
-// asked side by side, at most the client's bound at once (which the client
-// also holds every request to), else one after another, following
-// next_page. The result is the same either way: the same items in the same
-// order. When the list changes while it is read (count or total_pages
-// differs between pages, or a page expected is missing), it is read again
-// from the start, once; a second change is an error.
+// maxPages bounds how many pages one reading of a list asks, so that a
+// service whose pages never end (each naming a next one, or never empty)
+// gives an error rather than a read that never ends.
+const maxPages = 1 << 20
+
+// walk reads a list and gives v its pages in order. The end of the list is
+// taken from whatever the answers give: a null next_page ends it; else
+// total_pages; else count over the size of the first page; else the next
+// page number is asked until an empty page, or a 404 past the last. When
+// the first page tells how many pages there are, the rest are asked side
+// by side, at most the client's bound at once (which the client also
+// holds every request to), else one after another. The result is the same
+// either way: the same items in the same order, as many as count says when
+// the service gives one. When the list changes while it is read (count or
+// total_pages differs between pages, a page expected is missing, or the
+// items do not add up to count), it is read again from the start, once; a
+// second change is an error. A list that does not end (a next_page that
+// does not move forward, the same page again, more items than count) is an
+// error at once.
 func walk[T any](ctx context.Context, c *Client, l listing, v Visitor[T]) error {
 	for try := 0; ; try++ {
 		err := walkOnce(ctx, c, l, v)
@@ -93,43 +105,128 @@ func walk[T any](ctx context.Context, c *Client, l listing, v Visitor[T]) error 
 	}
 }
 
+// reading is one reading of a list: what its first page told, and what was
+// read so far.
+type reading[T any] struct {
+	c     *Client
+	l     listing
+	v     Visitor[T]
+	first *Page[T]
+	// pages is how many pages the first page says the list has; 0 when it
+	// does not say.
+	pages int
+	// read is how many items v was given; more what v wants still.
+	read int64
+	more int
+	// last is the previous page's items, to tell a page served again.
+	last     []T
+	lastPage int
+}
+
 // walkOnce reads the list once; ErrListChanged when it changed meanwhile.
 func walkOnce[T any](ctx context.Context, c *Client, l listing, v Visitor[T]) error {
 	first, err := fetchPage[T](ctx, c, l, 1)
 	if err != nil {
 		return err
 	}
-	more := v.Page(first.Results)
-	if more == 0 || first.NextPage == nil {
-		return nil
-	}
-	next, err := forward(c, l, first, 1)
-	if err != nil {
+	r := &reading[T]{c: c, l: l, v: v, first: first, pages: pageCount(first)}
+	next, err := r.take(first, 1)
+	if err != nil || next == 0 {
 		return err
 	}
-	if n := pageCount(first); n > 1 && next == 2 && c.bound > 1 {
-		if next, more, err = sideBySide(ctx, c, l, v, first, n, more); err != nil || next == 0 || more == 0 {
+	if r.pages > 1 && next == 2 && c.bound > 1 {
+		if next, err = sideBySide(ctx, r); err != nil || next == 0 {
 			return err
 		}
 	}
-	return oneByOne(ctx, c, l, v, first, next, more)
+	return oneByOne(ctx, r, next)
+}
+
+// take gives v page k, whose answer is p, and tells the page to read next:
+// 0 when the list ends there, or v wants no more.
+func (r *reading[T]) take(p *Page[T], k int) (int, error) {
+	if err := r.check(p, k); err != nil {
+		return 0, err
+	}
+	r.more = r.v.Page(p.Results)
+	r.read += int64(len(p.Results))
+	r.last, r.lastPage = p.Results, k
+	if r.more == 0 {
+		return 0, nil
+	}
+	next, err := r.after(p, k)
+	if err != nil || next != 0 {
+		return next, err
+	}
+	return 0, r.ended()
+}
+
+// check refuses page k (answer p) when it is not of the list read, or when
+// the service served again the page before it.
+func (r *reading[T]) check(p *Page[T], k int) error {
+	switch {
+	case !sameSet(r.first, p):
+		return ErrListChanged
+	case k > 1 && len(p.Results) > 0 && r.lastPage == k-1 && reflect.DeepEqual(p.Results, r.last):
+		return r.l.unreadable(r.c, fmt.Errorf("the service's page %d holds the same items as page %d: it may not honour the %q parameter", k, k-1, queryPage))
+	case r.first.Count != nil && r.read+int64(len(p.Results)) > *r.first.Count:
+		return r.l.unreadable(r.c, fmt.Errorf("the service's pages hold more items than its count (%d) by page %d", *r.first.Count, k))
+	}
+	return nil
+}
+
+// after is the page to read after page k, whose answer is p: 0 when the
+// list ends there.
+func (r *reading[T]) after(p *Page[T], k int) (int, error) {
+	switch {
+	case p.NextPage.Ends():
+		if k < r.pages {
+			// The list ended before the page its first page promised.
+			return 0, ErrListChanged
+		}
+		return 0, nil
+	case p.NextPage.Sent:
+		return forward(r.c, r.l, p, k)
+	case r.pages > 0 && k < r.pages && len(p.Results) == 0:
+		return 0, ErrListChanged
+	case r.pages > 0 && k < r.pages:
+		return k + 1, nil
+	case r.pages > 0, len(p.Results) == 0:
+		return 0, nil
+	case k >= maxPages:
+		return 0, r.l.unreadable(r.c, fmt.Errorf("the service's pages do not end after %d pages", maxPages))
+	}
+	// Nothing tells where the list ends: the next page will.
+	return k + 1, nil
+}
+
+// ended checks a list read to its end: as many items as the first page's
+// count, else the list changed meanwhile.
+func (r *reading[T]) ended() error {
+	if r.first.Count != nil && r.read != *r.first.Count {
+		return ErrListChanged
+	}
+	return nil
+}
+
+// beyondEnd tells whether err, page k's, is the 404 of a page past the
+// last of a list whose length nothing told: the end of the list. Else a
+// 404 means that the list has shrunk since its first page was read.
+func (r *reading[T]) beyondEnd(err error, k int) bool {
+	return IsNotFound(err) && r.pages == 0 && r.first.Count == nil && k == r.lastPage+1 && !r.first.NextPage.Sent
 }
 
 // oneByOne reads the list from page next on, one page after another.
-func oneByOne[T any](ctx context.Context, c *Client, l listing, v Visitor[T], first *Page[T], next, more int) error {
-	for next != 0 && more != 0 {
-		p, err := fetchPage[T](ctx, c, l, next)
+func oneByOne[T any](ctx context.Context, r *reading[T], next int) error {
+	for next != 0 {
+		p, err := fetchPage[T](ctx, r.c, r.l, next)
+		if r.beyondEnd(err, next) {
+			return nil
+		}
 		if err != nil {
 			return changedIfGone(err)
 		}
-		if !sameSet(first, p) {
-			return ErrListChanged
-		}
-		more = v.Page(p.Results)
-		if p.NextPage == nil {
-			return nil
-		}
-		if next, err = forward(c, l, p, next); err != nil {
+		if next, err = r.take(p, next); err != nil {
 			return err
 		}
 	}
@@ -142,79 +239,66 @@ type fetched[T any] struct {
 	err  error
 }
 
-// sideBySide reads pages 2 to n, at most the client's bound in flight
-// and no more than twice that ahead of the page v awaits, asking no page
-// that more cannot need. It returns the page to read on from, one after another,
-// when page n names a next one (0 when it does not), and what v wants
-// still.
-func sideBySide[T any](ctx context.Context, c *Client, l listing, v Visitor[T], first *Page[T], n, more int) (int, int, error) {
+// sideBySide reads pages 2 to r.pages, at most the client's bound in
+// flight and no more than twice that ahead of the page v awaits, asking no
+// page that v cannot need. It returns the page to read on from, one after
+// another, when the last page names a next one (0 when it does not).
+func sideBySide[T any](ctx context.Context, r *reading[T]) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
-	per := max(len(first.Results), 1)
+	n, per := r.pages, max(len(r.first.Results), 1)
 	// Pages are asked up to ahead past the one v waits for: more than the
 	// bound, so that a slow page does not keep the others from being
 	// asked, while the bound holds the requests in flight.
-	ahead := 2 * c.bound
+	ahead := 2 * r.c.bound
 	answers := make(map[int]chan fetched[T], ahead)
 	asked := 1 // the last page asked
 	for page := 2; page <= n; page++ {
 		// Ask the pages after this one that are in reach and may be needed.
-		for asked < n && asked < page-1+ahead && (more < 0 || (asked-page+1)*per < more) {
+		for asked < n && asked < page-1+ahead && (r.more < 0 || (asked-page+1)*per < r.more) {
 			asked++
 			ch := make(chan fetched[T], 1)
 			answers[asked] = ch
 			wg.Add(1)
 			go func(k int) {
 				defer wg.Done()
-				p, err := fetchPage[T](ctx, c, l, k)
+				p, err := fetchPage[T](ctx, r.c, r.l, k)
 				ch <- fetched[T]{p, err}
 			}(asked)
 		}
 		got := <-answers[page]
 		delete(answers, page)
-		switch {
-		case got.err != nil:
-			return 0, 0, changedIfGone(got.err)
-		case !sameSet(first, got.page):
-			return 0, 0, ErrListChanged
-		case page < n && (got.page.NextPage == nil || len(got.page.Results) == 0):
-			// The list ended before the page its first page promised.
-			return 0, 0, ErrListChanged
+		if got.err != nil {
+			return 0, changedIfGone(got.err)
 		}
-		if more = v.Page(got.page.Results); more == 0 {
-			return 0, 0, nil
-		}
-		if page == n && got.page.NextPage != nil {
-			// More pages than the first one told: read on one by one.
-			next, err := forward(c, l, got.page, n)
-			return next, more, err
+		next, err := r.take(got.page, page)
+		if err != nil || next == 0 || page == n {
+			// At page n, a next page named is past what the first page
+			// told: read on one by one.
+			return next, err
 		}
 	}
-	return 0, more, nil
+	return 0, nil
 }
 
 // pageCount is how many pages the first page's envelope says the list has:
-// total_pages, or count over the page size (page_size, or what the first
-// page holds when that is the size asked); 0 when it does not say.
+// total_pages, or count over the size of the first page (every page but
+// the last holds as many as the service serves, which may be fewer than
+// asked, whatever page_size says); 0 when it does not say.
 func pageCount[T any](first *Page[T]) int {
 	if t := first.TotalPages; t != nil && *t > 0 {
-		return int(min(*t, 1<<20))
+		return int(min(*t, maxPages))
 	}
-	if first.Count == nil || *first.Count <= 0 {
-		return 0
-	}
-	size := int64(0)
+	size := int64(len(first.Results))
 	switch {
-	case first.PageSize != nil && *first.PageSize > 0:
-		size = *first.PageSize
-	case len(first.Results) == PageSize:
-		size = PageSize
-	default:
+	case first.Count == nil || size == 0:
 		return 0
+	case *first.Count <= size:
+		return 1
 	}
-	return int(min((*first.Count+size-1)/size, 1<<20))
+	return int(min((*first.Count+size-1)/size, maxPages))
 }
 
 // sameSet tells whether page p belongs to the same result set as the first
@@ -225,7 +309,8 @@ func sameSet[T any](first, p *Page[T]) bool {
 }
 
 // changedIfGone: a page past the first that the service does not find
-// (404) means that the list has shrunk since its first page was read.
+// (404), where the first page told there would be one, means that the list
+// has shrunk since its first page was read.
 func changedIfGone(err error) error {
 	if IsNotFound(err) {
 		return fmt.Errorf("%w: %w", ErrListChanged, err)
@@ -237,15 +322,17 @@ func changedIfGone(err error) error {
 // move forward, or follows an empty page, rather than a walk that never
 // ends.
 func forward[T any](c *Client, l listing, p *Page[T], page int) (int, error) {
-	next := *p.NextPage
+	next := *p.NextPage.Number
 	var err error
 	switch {
 	case next <= int64(page):
 		err = fmt.Errorf("the service's next_page (%d) does not move forward from page %d", next, page)
 	case len(p.Results) == 0:
 		err = fmt.Errorf("the service's page %d is empty but names a next page (%d)", page, next)
+	case next > maxPages:
+		err = fmt.Errorf("the service's next_page (%d) is past the %d pages a list is read to", next, maxPages)
 	default:
-		return int(min(next, 1<<30)), nil
+		return int(next), nil
 	}
 	return 0, l.unreadable(c, err)
 }

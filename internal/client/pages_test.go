@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,7 +25,12 @@ type pagedServer struct {
 	// envelope names the envelope fields given besides results, from
 	// "count", "next_page", "total_pages" and "page_size".
 	envelope []string
-	delay    time.Duration
+	// largest is the most items a page holds, whatever page_size asks
+	// (0: what it asks); emptyPastEnd answers a page past the last with
+	// an empty page instead of a 404.
+	largest      int
+	emptyPastEnd bool
+	delay        time.Duration
 	// hook, if set, may answer a request itself (true), at once, or change
 	// items before it is served after delay.
 	hook func(s *pagedServer, n int, page int, w http.ResponseWriter, r *http.Request) bool
@@ -56,8 +62,11 @@ func (s *pagedServer) start(t *testing.T) *httptest.Server {
 		s.mu.Lock()
 		items := s.items
 		s.mu.Unlock()
+		if s.largest > 0 {
+			size = min(size, s.largest)
+		}
 		total := max((items+size-1)/size, 1)
-		if page < 1 || page > total {
+		if page < 1 || page > total && !s.emptyPastEnd {
 			http.Error(w, `{"detail": "Invalid page."}`, http.StatusNotFound)
 			return
 		}
@@ -72,12 +81,12 @@ func (s *pagedServer) start(t *testing.T) *httptest.Server {
 				env["page_size"] = size
 			case "next_page":
 				env["next_page"] = nil
-				if page < total {
+				if page < total && page >= 1 {
 					env["next_page"] = page + 1
 				}
 			}
 		}
-		var jobs []Job
+		jobs := []Job{}
 		for i := (page - 1) * size; i < min(page*size, items); i++ {
 			jobs = append(jobs, Job{ID: fmt.Sprintf("job-%05d", i)})
 		}
@@ -167,13 +176,125 @@ func TestListEnvelopes(t *testing.T) {
 	}
 }
 
+// TestListEveryEnvelope: whichever envelope fields the service sends, up
+// to whatever page size it serves, and whatever it answers past the last
+// page, the list is read whole, each item once, in order; side by side
+// when the first page tells how many pages there are; and a page past the
+// last is asked only when nothing told where the list ends.
+func TestListEveryEnvelope(t *testing.T) {
+	fields := []string{"count", "next_page", "total_pages", "page_size"}
+	for mask := range 1 << len(fields) {
+		var envelope []string
+		for i, f := range fields {
+			if mask&(1<<i) != 0 {
+				envelope = append(envelope, f)
+			}
+		}
+		has := func(f string) bool { return slices.Contains(envelope, f) }
+		for _, largest := range []int{0, 25} {
+			for _, emptyPastEnd := range []bool{false, true} {
+				for _, bound := range []int{1, 8} {
+					name := fmt.Sprintf("envelope %v, largest page %d, empty past the end %t, bound %d", envelope, largest, emptyPastEnd, bound)
+					// Pages slow enough to overlap when asked side by side,
+					// where there are enough of them to tell.
+					watch := largest == 25 && bound > 1
+					s := &pagedServer{items: 260, envelope: envelope, largest: largest, emptyPastEnd: emptyPastEnd}
+					if watch {
+						s.delay = 20 * time.Millisecond
+					}
+					ts := s.start(t)
+					jobs, err := newTestClient(t, ts.URL, func(c *Config) { c.MaxConcurrentRequests = bound }).ListJobs(context.Background(), testWS, JobFilter{})
+					if err != nil || !slices.Equal(idsOf(jobs), jobIDs(260)) {
+						t.Errorf("%s: %d jobs, %v", name, len(jobs), err)
+						continue
+					}
+					size := cmp.Or(largest, PageSize)
+					pages := (260 + size - 1) / size
+					told := has("next_page") || has("total_pages") || has("count")
+					if want := pages + map[bool]int{true: 0, false: 1}[told]; s.count() != want {
+						t.Errorf("%s: %d requests, want %d", name, s.count(), want)
+					}
+					if sideBySide := s.held() > 1; watch && sideBySide != (has("total_pages") || has("count")) || bound == 1 && sideBySide {
+						t.Errorf("%s: held %d requests at once", name, s.held())
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestListThatDoesNotAddUp: a list whose items do not add up to its count
+// is read again, then fails saying it changed; one that has more items
+// than its count, or serves the same page again, fails at once; none is
+// returned short or read forever.
+func TestListThatDoesNotAddUp(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		answer   func(page int) map[string]any
+		requests int
+		want     string
+	}{
+		{"fewer items than count", func(page int) map[string]any {
+			return map[string]any{"count": 270, "results": page1to3(page)}
+		}, 6, "changed while it was read, twice in a row"},
+		{"more items than count", func(page int) map[string]any {
+			return map[string]any{"count": 150, "total_pages": 3, "results": page1to3(page)}
+		}, 2, "more items than its count (150) by page 2"},
+		{"the same page again, nothing else told", func(int) map[string]any {
+			return map[string]any{"results": page1to3(1)}
+		}, 2, "page 2 holds the same items as page 1"},
+		{"the same page again, next_page named", func(page int) map[string]any {
+			return map[string]any{"next_page": page + 1, "results": page1to3(1)}
+		}, 2, "page 2 holds the same items as page 1"},
+		{"a null next_page before total_pages", func(int) map[string]any {
+			return map[string]any{"total_pages": 3, "next_page": nil, "results": page1to3(1)}
+		}, 2, "changed while it was read, twice in a row"},
+	} {
+		var rec recorder
+		ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+			page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+			if page > 3 {
+				http.Error(w, `{"detail": "Invalid page."}`, http.StatusNotFound)
+				return
+			}
+			_ = json.NewEncoder(w).Encode(tc.answer(page))
+		})
+		_, err := newTestClient(t, ts.URL, func(c *Config) { c.MaxConcurrentRequests = 1 }).ListJobs(context.Background(), testWS, JobFilter{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || rec.count() != tc.requests {
+			t.Errorf("%s: %d requests (want %d), err %v; want one saying %q", tc.name, rec.count(), tc.requests, err, tc.want)
+		}
+	}
+}
+
+// page1to3 is page 1, 2 or 3 of 260 jobs, 100 a page.
+func page1to3(page int) []Job {
+	jobs := []Job{}
+	for _, id := range jobIDs(260)[min((page-1)*100, 260):min(page*100, 260)] {
+		jobs = append(jobs, Job{ID: id})
+	}
+	return jobs
+}
+
+// TestListPagesDoNotEndForever: a list whose next page is asked by number
+// stops with an error at the last page it is read to.
+func TestListPagesDoNotEndForever(t *testing.T) {
+	r := &reading[Job]{c: newTestClient(t, "http://127.0.0.1:1"), first: &Page[Job]{}}
+	p := &Page[Job]{Results: []Job{{ID: "a"}}}
+	if next, err := r.after(p, 7); next != 8 || err != nil {
+		t.Errorf("after page 7: %d, %v", next, err)
+	}
+	if _, err := r.after(p, maxPages); err == nil || !strings.Contains(err.Error(), "do not end after") {
+		t.Errorf("after the last page read to: %v", err)
+	}
+}
+
 // TestListNotNumberedOneByOne: a first page whose next_page is not 2 is
 // followed one page after another, as it names them.
 func TestListNotNumberedOneByOne(t *testing.T) {
 	s := &pagedServer{items: 300, envelope: fullEnvelope}
 	s.hook = func(_ *pagedServer, _, page int, w http.ResponseWriter, _ *http.Request) bool {
 		next := map[int]any{1: 5, 5: 9, 9: nil}[page]
-		_ = json.NewEncoder(w).Encode(map[string]any{"count": 300, "total_pages": 3, "next_page": next, "results": []Job{{ID: strconv.Itoa(page)}}})
+		_ = json.NewEncoder(w).Encode(map[string]any{"count": 3, "total_pages": 3, "next_page": next, "results": []Job{{ID: strconv.Itoa(page)}}})
 		return true
 	}
 	ts := s.start(t)

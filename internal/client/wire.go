@@ -5,7 +5,10 @@ package client
 // service (service-api.md); the connector contract is this project's own
 // (connectors-contract.md), so that the real names can be dropped in here.
 
-import "net/url"
+import (
+	"encoding/json"
+	"net/url"
+)
 
 // Paths, relative to the base URL. Each %s is a path-escaped UUID.
 const (
@@ -33,29 +36,62 @@ const (
 // connector: the client sets it on create and the service returns it.
 const ConnectorKindCustomerService = "customer_service"
 
-// Job is a job of a workspace (service-api.md section 2.1).
+// Job is a job of a workspace (service-api.md section 2.1). The API lists
+// its fields as strings without saying they are never null: a nil field is
+// one the service sent as null or left out. Fields beyond these are
+// ignored.
 type Job struct {
-	ID            string `json:"_id"`
-	CreatedAt     string `json:"_created_at"`
-	UpdatedAt     string `json:"_updated_at"`
-	DataSource    string `json:"data_source"`
-	ConnectorName string `json:"connector_name"`
-	SchemaName    string `json:"schema_name"`
-	Name          string `json:"name"`
-	IsActive      bool   `json:"is_active"`
+	ID            string  `json:"_id"`
+	CreatedAt     *string `json:"_created_at"`
+	UpdatedAt     *string `json:"_updated_at"`
+	DataSource    *string `json:"data_source"`
+	ConnectorName *string `json:"connector_name"`
+	SchemaName    *string `json:"schema_name"`
+	Name          *string `json:"name"`
+	IsActive      bool    `json:"is_active"`
 }
 
 // Page is the envelope of a list answer (service-api.md section 2.2). Every
-// field is optional on the wire; the pointers tell absent from zero.
+// field is optional on the wire; the pointers tell absent from zero, and
+// NextPage also tells absent from null.
 type Page[T any] struct {
-	Count        *int64 `json:"count"`
-	NextPage     *int64 `json:"next_page"`
-	PreviousPage *int64 `json:"previous_page"`
-	PageSize     *int64 `json:"page_size"`
-	TotalPages   *int64 `json:"total_pages"`
-	CurrentPage  *int64 `json:"current_page"`
-	Results      []T    `json:"results"`
+	Count        *int64   `json:"count"`
+	NextPage     NextPage `json:"next_page,omitzero"`
+	PreviousPage *int64   `json:"previous_page"`
+	PageSize     *int64   `json:"page_size"`
+	TotalPages   *int64   `json:"total_pages"`
+	CurrentPage  *int64   `json:"current_page"`
+	Results      []T      `json:"results"`
 }
+
+// NextPage is a page's next_page: a null one ends the list, while one left
+// out tells nothing, so the client looks for the end elsewhere.
+type NextPage struct {
+	// Sent is whether the answer has the key at all.
+	Sent bool
+	// Number is the next page's number; nil when null.
+	Number *int64
+}
+
+// Ends tells whether next_page was sent as null: there is no next page.
+func (n NextPage) Ends() bool { return n.Sent && n.Number == nil }
+
+// IsZero is true for a next_page left out, which is then left out again
+// when encoded.
+func (n NextPage) IsZero() bool { return !n.Sent }
+
+// UnmarshalJSON is called for a null too, which it tells apart from a key
+// left out.
+func (n *NextPage) UnmarshalJSON(b []byte) error {
+	n.Sent, n.Number = true, nil
+	if string(b) == "null" {
+		return nil
+	}
+	return json.Unmarshal(b, &n.Number)
+}
+
+// MarshalJSON writes the number, or null.
+func (n NextPage) MarshalJSON() ([]byte, error) { return json.Marshal(n.Number) }
 
 // Connector is a customer-service connector as the service returns it. The
 // token is write-only and never comes back.

@@ -44,7 +44,7 @@ func (a *cancelJobAction) Invoke(ctx context.Context, req action.InvokeRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, defaultCancelTimeout)
+	ctx, cancel := client.WithLimit(ctx, "the action's limit", defaultCancelTimeout)
 	defer cancel()
 	ws, job, at := a.resolve(ctx, t, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {

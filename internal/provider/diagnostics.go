@@ -46,11 +46,11 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 func answer(e *client.Error) string {
 	switch {
 	case e.StatusCode == 0:
-		return fmt.Sprintf("No answer from the service to %s %s: %v", e.Method, e.Path, e.Err)
+		return fmt.Sprintf("No answer from the service to %s %s: %v%s", e.Method, e.Path, e.Err, e.Retries())
 	case e.Err != nil:
-		return fmt.Sprintf("The service answered HTTP %d to %s %s, but the answer could not be read: %v", e.StatusCode, e.Method, e.Path, e.Err)
+		return fmt.Sprintf("The service answered HTTP %d to %s %s, but the answer could not be read: %v%s", e.StatusCode, e.Method, e.Path, e.Err, e.Retries())
 	default:
-		return fmt.Sprintf("The service answered HTTP %d to %s %s: %s", e.StatusCode, e.Method, e.Path, serviceMessage(e))
+		return fmt.Sprintf("The service answered HTTP %d to %s %s: %s%s", e.StatusCode, e.Method, e.Path, serviceMessage(e), e.Retries())
 	}
 }
 

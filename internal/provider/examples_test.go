@@ -367,7 +367,7 @@ func TestAccGuide_jobsFromCI(t *testing.T) {
 	run := func(commit string, fullRefresh bool) {
 		t.Helper()
 		eng.run(t, dir, e.serviceEnv(), "apply", "-input=false", "-auto-approve",
-			"-var", "job_name="+job.Name, "-var", "commit="+commit, "-var", fmt.Sprintf("full_refresh=%t", fullRefresh))
+			"-var", "job_name="+*job.Name, "-var", "commit="+commit, "-var", fmt.Sprintf("full_refresh=%t", fullRefresh))
 	}
 	run("a1b2c3", false)
 	before := e.sandbox.Stats().Requests
@@ -385,7 +385,7 @@ func TestAccGuide_jobsFromCI(t *testing.T) {
 		t.Errorf("output job_id = %s, want %s", got, job.ID)
 	}
 	eng.run(t, dir, e.serviceEnv(), "destroy", "-auto-approve", "-input=false",
-		"-var", "job_name="+job.Name, "-var", "commit=d4e5f6")
+		"-var", "job_name="+*job.Name, "-var", "commit=d4e5f6")
 	if n := len(e.sandbox.Executions(e.workspaceID, job.ID)); n != 2 {
 		t.Errorf("destroy started or removed executions: %d, want 2", n)
 	}
@@ -496,7 +496,7 @@ func TestAccGuide_jobsFromCIAction(t *testing.T) {
 	}
 	apply := func(commit string, extra ...string) string {
 		t.Helper()
-		out, err := try(job.Name, commit, extra...)
+		out, err := try(*job.Name, commit, extra...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -581,7 +581,7 @@ func jobNamed(t *testing.T, e *testEnv, name string) string {
 	t.Helper()
 	var ids []string
 	for _, j := range e.allJobs(t) {
-		if j.Name == name {
+		if *j.Name == name {
 			ids = append(ids, j.ID)
 		}
 	}

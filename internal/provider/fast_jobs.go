@@ -122,6 +122,12 @@ func (p *packedJobs) add(page []client.Job) int {
 			switch x := jobFields[name](&page[i]).(type) {
 			case string:
 				p.keep(p.jobsEnc.EncodeString(x))
+			case *string:
+				if x == nil {
+					p.keep(p.jobsEnc.EncodeNil())
+				} else {
+					p.keep(p.jobsEnc.EncodeString(*x))
+				}
 			case bool:
 				p.keep(p.jobsEnc.EncodeBool(x))
 			}

@@ -247,7 +247,7 @@ func TestAccRunJobAction_faults(t *testing.T) {
 	all := e.allJobs(t)
 	names := map[string]string{}
 	for _, j := range all {
-		names[j.ID] = j.Name
+		names[j.ID] = *j.Name
 	}
 	var body strings.Builder
 	for i, id := range jobs {

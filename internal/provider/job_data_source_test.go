@@ -20,13 +20,13 @@ func expectJob(workspaceID string, j client.Job) []statecheck.StateCheck {
 	want := map[string]knownvalue.Check{
 		"workspace_id":   knownvalue.StringExact(workspaceID),
 		"id":             knownvalue.StringExact(j.ID),
-		"name":           knownvalue.StringExact(j.Name),
-		"data_source":    knownvalue.StringExact(j.DataSource),
-		"connector_name": knownvalue.StringExact(j.ConnectorName),
-		"schema_name":    knownvalue.StringExact(j.SchemaName),
+		"name":           knownvalue.StringExact(*j.Name),
+		"data_source":    knownvalue.StringExact(*j.DataSource),
+		"connector_name": knownvalue.StringExact(*j.ConnectorName),
+		"schema_name":    knownvalue.StringExact(*j.SchemaName),
 		"is_active":      knownvalue.Bool(j.IsActive),
-		"created_at":     knownvalue.StringExact(j.CreatedAt),
-		"updated_at":     knownvalue.StringExact(j.UpdatedAt),
+		"created_at":     knownvalue.StringExact(*j.CreatedAt),
+		"updated_at":     knownvalue.StringExact(*j.UpdatedAt),
 	}
 	var checks []statecheck.StateCheck
 	for attr, c := range want {
@@ -45,7 +45,7 @@ func TestAccJobDataSource_byNameAndByID(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config:            e.providerConfig() + fmt.Sprintf(`data "dataintegration_job" "test" { name = %q }`, other.Name),
+				Config:            e.providerConfig() + fmt.Sprintf(`data "dataintegration_job" "test" { name = %q }`, *other.Name),
 				ConfigStateChecks: expectJob(e.workspaceID, other),
 			},
 			{

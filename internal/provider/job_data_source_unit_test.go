@@ -7,7 +7,7 @@ import (
 )
 
 func TestJobsNamedKeepsExactMatchesOnly(t *testing.T) {
-	jobs := []client.Job{{ID: "1", Name: "nightly"}, {ID: "2", Name: "nightly (copy)"}, {ID: "3", Name: "Nightly"}, {ID: "4", Name: "nightly"}}
+	jobs := []client.Job{{ID: "1", Name: new("nightly")}, {ID: "2", Name: new("nightly (copy)")}, {ID: "3", Name: new("Nightly")}, {ID: "4", Name: new("nightly")}}
 	got := jobsNamed(jobs, "nightly")
 	if len(got) != 2 || got[0].ID != "1" || got[1].ID != "4" {
 		t.Errorf("jobsNamed: %+v", got)

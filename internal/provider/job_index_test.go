@@ -25,7 +25,7 @@ func TestJobLookupsShareOnePass(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			j, err := data.jobs.find(context.Background(), data.client, data.workspaceID, want.ID)
-			if err != nil || j == nil || j.ID != want.ID || j.Name != want.Name {
+			if err != nil || j == nil || j.ID != want.ID || *j.Name != want.Name {
 				t.Errorf("lookup of %s: %+v, %v", want.ID, j, err)
 			}
 		}()
@@ -92,7 +92,7 @@ func TestJobLookupSeesJobsCreatedSince(t *testing.T) {
 		t.Fatal(err)
 	}
 	j, err := data.jobs.find(ctx, data.client, data.workspaceID, added.ID)
-	if err != nil || j == nil || j.Name != "added" {
+	if err != nil || j == nil || *j.Name != "added" {
 		t.Fatalf("a job created after the first pass: %+v, %v", j, err)
 	}
 	if got := srv.Stats().ByRoute[routeListJobs]; got != 4 {

@@ -50,7 +50,7 @@ func jobByName(ctx context.Context, c *client.Client, ws, name string, at path.P
 func jobsNamed(jobs []client.Job, name string) []client.Job {
 	var out []client.Job
 	for _, j := range jobs {
-		if j.Name == name {
+		if j.Name != nil && *j.Name == name {
 			out = append(out, j)
 		}
 	}

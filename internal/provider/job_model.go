@@ -22,17 +22,18 @@ type jobModel struct {
 	UpdatedAt     types.String `tfsdk:"updated_at"`
 }
 
-// newJobModel is the service's job j as a jobModel.
+// newJobModel is the service's job j as a jobModel: a field the service
+// sent as null (or left out) is null.
 func newJobModel(j client.Job) jobModel {
 	return jobModel{
 		ID:            types.StringValue(j.ID),
-		Name:          types.StringValue(j.Name),
-		DataSource:    types.StringValue(j.DataSource),
-		ConnectorName: types.StringValue(j.ConnectorName),
-		SchemaName:    types.StringValue(j.SchemaName),
+		Name:          types.StringPointerValue(j.Name),
+		DataSource:    types.StringPointerValue(j.DataSource),
+		ConnectorName: types.StringPointerValue(j.ConnectorName),
+		SchemaName:    types.StringPointerValue(j.SchemaName),
 		IsActive:      types.BoolValue(j.IsActive),
-		CreatedAt:     types.StringValue(j.CreatedAt),
-		UpdatedAt:     types.StringValue(j.UpdatedAt),
+		CreatedAt:     types.StringPointerValue(j.CreatedAt),
+		UpdatedAt:     types.StringPointerValue(j.UpdatedAt),
 	}
 }
 

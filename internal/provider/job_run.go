@@ -166,8 +166,9 @@ func addTriggerError(ctx context.Context, c *client.Client, diags *diag.Diagnost
 			diags.AddAttributeError(at, "Job Not Triggered", fmt.Sprintf(
 				"The service refused to run job %s (HTTP 409: %s). A job that is inactive or already running cannot be triggered.", job, serviceMessage(err)))
 		}
-	case limitEnded(ctx):
-		// A trigger in flight when the timeout ended is triggerAnswerLost's.
+	case limitEnded(ctx) || client.OutOfTime(err):
+		// A trigger in flight when the timeout ended is triggerAnswerLost's;
+		// one whose retries would outlast it ends a moment before.
 		diags.AddError("Timeout Triggering Job", fmt.Sprintf(
 			"The trigger of job %s did not complete within %s (%s): %v. "+
 				"The job did not start: the service refused each attempt without doing anything, or none reached it. "+

@@ -337,7 +337,7 @@ func (r *jobTriggerResource) Create(ctx context.Context, req resource.CreateRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := client.WithLimit(ctx, "timeouts.create", timeout)
 	defer cancel()
 
 	run := jobRun{ws: plan.WorkspaceID.ValueString(), force: plan.ForceFullRefresh.ValueBool(), wait: plan.IfRunning.ValueString() == validate.IfRunningWait, again: againApply}
@@ -394,7 +394,7 @@ func (r *jobTriggerResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := client.WithLimit(ctx, "timeouts.delete", timeout)
 	defer cancel()
 
 	ws, job := state.WorkspaceID.ValueString(), state.JobID.ValueString()

@@ -158,7 +158,7 @@ func readJobs(ctx context.Context, data *providerData, config tfsdk.Config, sink
 }
 
 // jobFields are the attributes of a job in a dataintegration_jobs state,
-// each with its value: a string or a bool.
+// each with its value: a string, a *string (nil for null) or a bool.
 var jobFields = map[string]func(j *client.Job) any{
 	"id":             func(j *client.Job) any { return j.ID },
 	"name":           func(j *client.Job) any { return j.Name },
@@ -197,6 +197,8 @@ func (v *jobValues) add(page []client.Job) int {
 		for name, field := range jobFields {
 			switch x := field(&page[i]).(type) {
 			case string:
+				attrs[name] = tftypes.NewValue(tftypes.String, x)
+			case *string:
 				attrs[name] = tftypes.NewValue(tftypes.String, x)
 			case bool:
 				attrs[name] = tftypes.NewValue(tftypes.Bool, x)

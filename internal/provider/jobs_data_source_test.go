@@ -52,13 +52,13 @@ func TestAccJobsDataSource_all(t *testing.T) {
 				statecheck.ExpectKnownValue(jobsAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.workspaceID)),
 				statecheck.ExpectKnownValue(jobsAddress, tfjsonpath.New("jobs").AtSliceIndex(0), knownvalue.ObjectExact(map[string]knownvalue.Check{
 					"id":             knownvalue.StringExact(first.ID),
-					"name":           knownvalue.StringExact(first.Name),
-					"data_source":    knownvalue.StringExact(first.DataSource),
-					"connector_name": knownvalue.StringExact(first.ConnectorName),
-					"schema_name":    knownvalue.StringExact(first.SchemaName),
+					"name":           knownvalue.StringExact(*first.Name),
+					"data_source":    knownvalue.StringExact(*first.DataSource),
+					"connector_name": knownvalue.StringExact(*first.ConnectorName),
+					"schema_name":    knownvalue.StringExact(*first.SchemaName),
 					"is_active":      knownvalue.Bool(first.IsActive),
-					"created_at":     knownvalue.StringExact(first.CreatedAt),
-					"updated_at":     knownvalue.StringExact(first.UpdatedAt),
+					"created_at":     knownvalue.StringExact(*first.CreatedAt),
+					"updated_at":     knownvalue.StringExact(*first.UpdatedAt),
 				})),
 			},
 		}},
@@ -88,14 +88,16 @@ func TestAccJobsDataSource_filters(t *testing.T) {
 		args string
 		want []string
 	}{
-		{fmt.Sprintf("connector_name = %q", ref.ConnectorName), f(func(j client.Job) bool { return j.ConnectorName == ref.ConnectorName })},
-		{fmt.Sprintf("data_source = %q", ref.DataSource), f(func(j client.Job) bool { return j.DataSource == ref.DataSource })},
-		{fmt.Sprintf("name = %q", ref.Name), f(func(j client.Job) bool { return j.Name == ref.Name })},
-		{fmt.Sprintf("schema_name = %q", ref.SchemaName), f(func(j client.Job) bool { return j.SchemaName == ref.SchemaName })},
+		{fmt.Sprintf("connector_name = %q", *ref.ConnectorName), f(func(j client.Job) bool { return *j.ConnectorName == *ref.ConnectorName })},
+		{fmt.Sprintf("data_source = %q", *ref.DataSource), f(func(j client.Job) bool { return *j.DataSource == *ref.DataSource })},
+		{fmt.Sprintf("name = %q", *ref.Name), f(func(j client.Job) bool { return *j.Name == *ref.Name })},
+		{fmt.Sprintf("schema_name = %q", *ref.SchemaName), f(func(j client.Job) bool { return *j.SchemaName == *ref.SchemaName })},
 		{"is_active = false", f(func(j client.Job) bool { return !j.IsActive })},
 		{"is_active = true", f(func(j client.Job) bool { return j.IsActive })},
-		{fmt.Sprintf("connector_name = %q\n  schema_name = %q", ref.ConnectorName, ref.SchemaName),
-			f(func(j client.Job) bool { return j.ConnectorName == ref.ConnectorName && j.SchemaName == ref.SchemaName })},
+		{fmt.Sprintf("connector_name = %q\n  schema_name = %q", *ref.ConnectorName, *ref.SchemaName),
+			f(func(j client.Job) bool {
+				return *j.ConnectorName == *ref.ConnectorName && *j.SchemaName == *ref.SchemaName
+			})},
 	}
 	var steps []resource.TestStep
 	for _, c := range cases {
@@ -113,7 +115,7 @@ func TestAccJobsDataSource_ordering(t *testing.T) {
 	if len(all) < 2 {
 		t.Fatal("need at least two jobs to check an order")
 	}
-	slices.SortStableFunc(all, func(a, b client.Job) int { return strings.Compare(b.Name, a.Name) })
+	slices.SortStableFunc(all, func(a, b client.Job) int { return strings.Compare(*b.Name, *a.Name) })
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
@@ -123,8 +125,8 @@ func TestAccJobsDataSource_ordering(t *testing.T) {
 				statecheck.ExpectKnownValue(jobsAddress, tfjsonpath.New("ordering"), knownvalue.StringExact("-name")),
 			},
 			Check: resource.ComposeTestCheckFunc(
-				resource.TestCheckResourceAttr(jobsAddress, "jobs.0.name", all[0].Name),
-				resource.TestCheckResourceAttr(jobsAddress, "jobs.1.name", all[1].Name),
+				resource.TestCheckResourceAttr(jobsAddress, "jobs.0.name", *all[0].Name),
+				resource.TestCheckResourceAttr(jobsAddress, "jobs.1.name", *all[1].Name),
 			),
 		}},
 	})

@@ -45,9 +45,12 @@ const allowedAPIKey = "a key that a header can carry as it is: no control charac
 
 // maxRetriesRule says how many retries the provider accepts.
 var (
-	maxRetriesRule            = wholeNumberValidator{lo: 0, hi: 10}
+	maxRetriesRule            = wholeNumberValidator{lo: 0, hi: 100}
 	maxConcurrentRequestsRule = wholeNumberValidator{lo: 1, hi: 64}
 )
+
+// retryBudgetText is client.DefaultRetryBudget in words.
+const retryBudgetText = "5 minutes"
 
 // allowedTimeout says which request timeouts the provider accepts.
 const allowedTimeout = "a positive duration such as \"30s\""
@@ -107,8 +110,10 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 			},
 			// A Number, not an Int64: see wholeNumberValidator.
 			"max_retries": schema.NumberAttribute{
-				MarkdownDescription: "How many times a request is retried after a rate limit, an unavailable service, a server error or a connection error, " +
-					"with exponential backoff and the service's `Retry-After`. A whole number from 0 to 10; defaults to `4`.",
+				MarkdownDescription: "How many times at most a request is retried after a rate limit, an unavailable service, a server error or a connection error, " +
+					"with capped exponential backoff, jitter and the service's `Retry-After`, to fail sooner than the time limit of retries allows. " +
+					"A whole number from 0 to 100 (`0`: no retry). Unset, the default, the count has no limit: a request is retried until its operation's `timeouts` end, " +
+					"or for " + retryBudgetText + " where it has none (see [Retries](#retries)).",
 				Optional:   true,
 				Validators: []validator.Number{maxRetriesRule},
 			},
@@ -138,7 +143,7 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 		BaseURL:        baseURLSetting(cfg.BaseURL, &resp.Diagnostics),
 		APIKey:         apiKeySetting(cfg.APIKey, &resp.Diagnostics),
 		Version:        p.version,
-		MaxRetries:     wholeNumberSetting(cfg.MaxRetries, "max_retries", maxRetriesRule, client.DefaultMaxRetries, &resp.Diagnostics),
+		MaxRetries:     wholeNumberSetting(cfg.MaxRetries, "max_retries", maxRetriesRule, client.NoRetryLimit, &resp.Diagnostics),
 		RequestTimeout: requestTimeoutSetting(cfg.RequestTimeout, &resp.Diagnostics),
 		MaxConcurrentRequests: wholeNumberSetting(cfg.MaxConcurrent, "max_concurrent_requests", maxConcurrentRequestsRule,
 			client.DefaultMaxConcurrentRequests, &resp.Diagnostics),

@@ -3,13 +3,17 @@ package provider
 import (
 	"context"
 	"math/big"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
 // An unknown or bad max_retries, max_concurrent_requests or request_timeout
@@ -25,7 +29,7 @@ func TestConfigurePutsASettingsErrorOnItsAttribute(t *testing.T) {
 	}{
 		{"unknown max_retries", "max_retries", "Unknown Provider Setting", tftypes.UnknownValue},
 		{"unknown request_timeout", "request_timeout", "Unknown Provider Setting", tftypes.UnknownValue},
-		{"too many retries", "max_retries", "Invalid Provider Setting", big.NewFloat(11)},
+		{"too many retries", "max_retries", "Invalid Provider Setting", big.NewFloat(101)},
 		{"retries not whole", "max_retries", "Invalid Provider Setting", big.NewFloat(1.5)},
 		{"unknown max_concurrent_requests", "max_concurrent_requests", "Unknown Provider Setting", tftypes.UnknownValue},
 		{"no request at a time", "max_concurrent_requests", "Invalid Provider Setting", big.NewFloat(0)},
@@ -63,4 +67,11 @@ func configure(t *testing.T, settings map[string]any) diag.Diagnostics {
 	var resp provider.ConfigureResponse
 	p.Configure(ctx, provider.ConfigureRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: tftypes.NewValue(typ, objectAttrs(typ, settings))}}, &resp)
 	return resp.Diagnostics
+}
+
+// TestRetryBudgetInWords: the docs give the client's retry budget in words.
+func TestRetryBudgetInWords(t *testing.T) {
+	if d, err := time.ParseDuration(strings.ReplaceAll(strings.TrimSuffix(retryBudgetText, "utes"), " min", "m")); err != nil || d != client.DefaultRetryBudget {
+		t.Errorf("the docs say %q, the client retries for %v", retryBudgetText, client.DefaultRetryBudget)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
@@ -84,7 +85,7 @@ func (a *runJobAction) Invoke(ctx context.Context, req action.InvokeRequest, res
 		// Checked by checkValues.
 		limit.d, _ = time.ParseDuration(m.Timeout.ValueString())
 	}
-	ctx, cancel := context.WithTimeout(ctx, limit.d)
+	ctx, cancel := client.WithLimit(ctx, limit.setting, limit.d)
 	defer cancel()
 
 	ws, job, at := a.resolve(ctx, m.jobActionTarget, &resp.Diagnostics)
