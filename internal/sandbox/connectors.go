@@ -32,9 +32,9 @@ type connector struct {
 	TokenWrites int `json:"token_writes"`
 }
 
-// wire is the connector as the service answers it: never the token.
-func (c *connector) wire() map[string]any {
-	return map[string]any{
+// wire is the connector as the service under v answers it: never the token.
+func (c *connector) wire(v Variant) map[string]any {
+	out := map[string]any{
 		"_id":            c.ID,
 		"_created_at":    stamp(c.CreatedAt),
 		"_updated_at":    stamp(c.UpdatedAt),
@@ -43,6 +43,12 @@ func (c *connector) wire() map[string]any {
 		"configuration":  map[string]string{"url": c.URL, "agent_email": c.AgentEmail},
 		"streams":        c.Streams,
 	}
+	if v.ExtraFields {
+		for _, m := range extraFields("connector") {
+			out[m.key] = m.value
+		}
+	}
+	return out
 }
 
 // ConnectorView is a connector as tests see it through Server.Connector,
@@ -268,14 +274,14 @@ func (s *Server) createConnector(w http.ResponseWriter, r *http.Request, ws *wor
 	if !s.saveOrFail(w) {
 		return
 	}
-	writeJSON(w, http.StatusCreated, c.wire())
+	writeJSON(w, http.StatusCreated, c.wire(s.variant))
 }
 
 func (s *Server) getConnector(w http.ResponseWriter, r *http.Request, ws *workspace) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c, ok := s.connectorOf(w, r, ws); ok {
-		writeJSON(w, http.StatusOK, c.wire())
+		writeJSON(w, http.StatusOK, c.wire(s.variant))
 	}
 }
 
@@ -320,7 +326,7 @@ func (s *Server) updateConnector(w http.ResponseWriter, r *http.Request, ws *wor
 	if !s.saveOrFail(w) {
 		return
 	}
-	writeJSON(w, http.StatusOK, c.wire())
+	writeJSON(w, http.StatusOK, c.wire(s.variant))
 }
 
 func (s *Server) deleteConnector(w http.ResponseWriter, r *http.Request, ws *workspace) {
@@ -343,9 +349,10 @@ func (s *Server) listConnectors(w http.ResponseWriter, r *http.Request, ws *work
 	q := r.URL.Query()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	v := s.variant
 	var cs []*connector
 	for _, c := range ws.Connectors {
-		if filterMatch(q, "name", c.Name) && filterMatch(q, "connector_name", connectorKind) {
+		if v.match(q, "name", c.Name) && v.match(q, "connector_name", connectorKind) {
 			cs = append(cs, c)
 		}
 	}
@@ -355,17 +362,13 @@ func (s *Server) listConnectors(w http.ResponseWriter, r *http.Request, ws *work
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	p, ok := paginate(w, r, cs)
+	p, ok := paginate(w, r, cs, v)
 	if !ok {
 		return
 	}
-	out := page[map[string]any]{
-		Count: p.Count, NextPage: p.NextPage, PreviousPage: p.PreviousPage,
-		PageSize: p.PageSize, TotalPages: p.TotalPages, CurrentPage: p.CurrentPage,
-		Results: make([]map[string]any, 0, len(p.Results)),
+	results := make([]map[string]any, 0, len(p.results))
+	for _, c := range p.results {
+		results = append(results, c.wire(v))
 	}
-	for _, c := range p.Results {
-		out.Results = append(out.Results, c.wire())
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, p.wire(v, results))
 }

@@ -24,14 +24,26 @@ type Job struct {
 	IsActive      bool      `json:"is_active"`
 }
 
-// MarshalJSON writes the timestamps in the service's format.
-func (j Job) MarshalJSON() ([]byte, error) {
-	type plain Job
-	return json.Marshal(struct {
-		plain
-		CreatedAt string `json:"_created_at"`
-		UpdatedAt string `json:"_updated_at"`
-	}{plain(j), stamp(j.CreatedAt), stamp(j.UpdatedAt)})
+// MarshalJSON writes the job as the default variant shows it, timestamps in
+// the service's format.
+func (j Job) MarshalJSON() ([]byte, error) { return j.wire(Variant{}).MarshalJSON() }
+
+// wire is the job as a list under v shows it.
+func (j *Job) wire(v Variant) object {
+	o := object{
+		{"_id", j.ID}, {"_created_at", stamp(j.CreatedAt)}, {"_updated_at", stamp(j.UpdatedAt)},
+		{"data_source", j.DataSource}, {"connector_name", j.ConnectorName},
+		{"schema_name", j.SchemaName}, {"name", j.Name}, {"is_active", j.IsActive},
+	}
+	for i, m := range o {
+		if slices.Contains(v.NullFields, m.key) {
+			o[i].value = nil
+		}
+	}
+	if v.ExtraFields {
+		o = append(o, extraFields("job")...)
+	}
+	return o
 }
 
 // Execution is one run of a job.
@@ -178,25 +190,27 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, ws *workspace)
 		}
 		active = &v
 	}
-	match := func(j *Job) bool {
-		return (active == nil || j.IsActive == *active) &&
-			filterMatch(q, "connector_name", j.ConnectorName) &&
-			filterMatch(q, "data_source", j.DataSource) &&
-			filterMatch(q, "name", j.Name) &&
-			filterMatch(q, "schema_name", j.SchemaName)
-	}
 	s.mu.Lock()
+	v := s.variant
 	var jobs []*Job
 	for _, j := range ws.Jobs {
-		if match(j) {
+		if (active == nil || j.IsActive == *active) &&
+			v.match(q, "connector_name", j.ConnectorName) &&
+			v.match(q, "data_source", j.DataSource) &&
+			v.match(q, "name", j.Name) &&
+			v.match(q, "schema_name", j.SchemaName) {
 			jobs = append(jobs, j)
 		}
 	}
 	slices.SortFunc(jobs, order)
-	page, ok := paginate(w, r, jobs)
+	p, ok := paginate(w, r, jobs, v)
 	var body []byte
 	if ok {
-		body, err = json.Marshal(page)
+		results := make([]object, 0, len(p.results))
+		for _, j := range p.results {
+			results = append(results, j.wire(v))
+		}
+		body, err = json.Marshal(p.wire(v, results))
 	}
 	s.mu.Unlock()
 	if !ok {
@@ -210,33 +224,41 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, ws *workspace)
 	_, _ = w.Write(body)
 }
 
-// filterMatch: a filter present in the query matches exactly and
-// case-sensitively.
-func filterMatch(q map[string][]string, key, value string) bool {
-	v, ok := q[key]
-	return !ok || v[0] == value
-}
-
-// page is the envelope of a list answer.
+// page is one page of a list, before a variant shapes its envelope.
 type page[T any] struct {
-	Count        int  `json:"count"`
-	NextPage     *int `json:"next_page"`
-	PreviousPage *int `json:"previous_page"`
-	PageSize     int  `json:"page_size"`
-	TotalPages   int  `json:"total_pages"`
-	CurrentPage  int  `json:"current_page"`
-	Results      []T  `json:"results"`
+	count, size, total, current int
+	next, previous              *int // nil at the ends
+	results                     []T
 }
 
-// paginate cuts one page out of items as the query asks; on a bad page it
-// answers 404 itself and gives ok false.
-func paginate[T any](w http.ResponseWriter, r *http.Request, items []T) (page[T], bool) {
-	q := r.URL.Query()
-	size := 20
-	if v := q.Get("page_size"); v != "" {
-		if n, ok := positive(v); ok {
-			size = min(n, 100)
+// wire is the page's envelope as v sends it: the envelope fields v keeps,
+// in the API's order, then any extra fields, then results.
+func (p page[T]) wire(v Variant, results any) object {
+	values := map[string]any{
+		"count": p.count, "next_page": p.next, "previous_page": p.previous,
+		"page_size": p.size, "total_pages": p.total, "current_page": p.current,
+	}
+	var o object
+	for _, f := range EnvelopeFields {
+		if v.Envelope == nil || slices.Contains(v.Envelope, f) {
+			o = append(o, member{f, values[f]})
 		}
+	}
+	if v.ExtraFields {
+		o = append(o, extraFields("page")...)
+	}
+	return append(o, member{"results", results})
+}
+
+// paginate cuts one page out of items as the query asks, within v's largest
+// page. A page that is not a positive integer answers 404; a page past the
+// last too, unless v serves it empty. On a 404 it answers itself and gives
+// ok false.
+func paginate[T any](w http.ResponseWriter, r *http.Request, items []T, v Variant) (page[T], bool) {
+	q := r.URL.Query()
+	size := min(20, v.maxPageSize())
+	if n, ok := positive(q.Get("page_size")); ok {
+		size = min(n, v.maxPageSize())
 	}
 	num := 1
 	if q.Has("page") {
@@ -248,26 +270,23 @@ func paginate[T any](w http.ResponseWriter, r *http.Request, items []T) (page[T]
 		num = n
 	}
 	total := max((len(items)+size-1)/size, 1)
-	if num > total {
+	if num > total && v.PastEnd != PastEndEmpty {
 		writeError(w, http.StatusNotFound, "Invalid page.")
 		return page[T]{}, false
 	}
-	lo := (num - 1) * size
-	hi := min(lo+size, len(items))
-	p := page[T]{
-		Count:       len(items),
-		PageSize:    size,
-		TotalPages:  total,
-		CurrentPage: num,
-		Results:     append([]T{}, items[lo:hi]...),
+	lo := len(items) // past the last page, where (num-1)*size may overflow
+	if num <= total {
+		lo = (num - 1) * size
 	}
+	hi := min(lo+size, len(items))
+	p := page[T]{count: len(items), size: size, total: total, current: num, results: items[lo:hi]}
 	if num < total {
 		n := num + 1
-		p.NextPage = &n
+		p.next = &n
 	}
 	if num > 1 {
 		n := num - 1
-		p.PreviousPage = &n
+		p.previous = &n
 	}
 	return p, true
 }

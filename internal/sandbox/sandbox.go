@@ -52,6 +52,9 @@ type Config struct {
 	Now func() time.Time
 	// Log, if set, gets one line per request.
 	Log *log.Logger
+	// Variant settles the points the published API leaves open; the zero
+	// Variant is the sandbox's default behaviour.
+	Variant Variant
 }
 
 // Faults configures fault injection: a share Rate of the API's requests
@@ -96,6 +99,7 @@ type Server struct {
 	inFlight   int64
 	faults     Faults
 	rng        *rand.Rand
+	variant    Variant
 }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
@@ -117,12 +121,16 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Jobs < 0 {
 		return nil, fmt.Errorf("jobs must not be negative, got %d", cfg.Jobs)
 	}
+	if err := checkVariant(cfg.Variant); err != nil {
+		return nil, err
+	}
 	s := &Server{
 		cfg:        cfg,
 		keys:       map[string][]string{},
 		workspaces: map[string]*workspace{},
 		stats:      Stats{ByRoute: map[string]int64{}},
 		rng:        rand.New(rand.NewPCG(1, 1)),
+		variant:    cfg.Variant.clone(),
 	}
 	for _, k := range cfg.Keys {
 		if k.APIKey == "" {
@@ -177,6 +185,8 @@ func (s *Server) routes() {
 	s.handle("GET "+side+"/jobs/{_id}/executions/{$}", s.sideExecutions)
 	s.handle("GET /_sandbox/stats", s.sideStats)
 	s.handle("PUT /_sandbox/faults", s.sideFaults)
+	s.handle("GET /_sandbox/variant", s.sideGetVariant)
+	s.handle("PUT /_sandbox/variant", s.sidePutVariant)
 
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.count("")

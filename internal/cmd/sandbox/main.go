@@ -65,6 +65,25 @@ func options(args []string) (sandbox.Config, string, error) {
 		return sandbox.Config{}, "", fmt.Errorf("SANDBOX_RUN_DURATION: %w", err)
 	}
 	runDuration := fs.Duration("run-duration", runDefault, "how long an execution runs before it succeeds (SANDBOX_RUN_DURATION)")
+
+	// The variant: how the sandbox settles what the published API leaves
+	// open, to play each service the API allows.
+	envelope := fs.String("envelope", env("SANDBOX_ENVELOPE", "all"), "the envelope fields a list page carries besides results, comma-separated, of "+
+		strings.Join(sandbox.EnvelopeFields, ", ")+"; \"all\" for every one, \"none\" for results alone (SANDBOX_ENVELOPE)")
+	maxDefault, err := strconv.Atoi(env("SANDBOX_MAX_PAGE_SIZE", "0"))
+	if err != nil {
+		return sandbox.Config{}, "", fmt.Errorf("SANDBOX_MAX_PAGE_SIZE: %w", err)
+	}
+	maxPageSize := fs.Int("max-page-size", maxDefault, "the largest page served, to which a larger page_size is cut (0: 100) (SANDBOX_MAX_PAGE_SIZE)")
+	pastEnd := fs.String("past-end", env("SANDBOX_PAST_END", sandbox.PastEnd404), "what a page past the last answers: \"404\" (Invalid page.) or \"empty\" (200, no results) (SANDBOX_PAST_END)")
+	filters := fs.String("filters", env("SANDBOX_FILTERS", sandbox.FiltersExact), "how the filters connector_name, data_source, name and schema_name match: \"exact\" (case-sensitive), \"partial\" (contains, any case) or \"ignored\" (SANDBOX_FILTERS)")
+	extraDefault, err := strconv.ParseBool(env("SANDBOX_EXTRA_FIELDS", "false"))
+	if err != nil {
+		return sandbox.Config{}, "", fmt.Errorf("SANDBOX_EXTRA_FIELDS: %w", err)
+	}
+	extraFields := fs.Bool("extra-fields", extraDefault, "add fields the API does not list to each page, job and connector (SANDBOX_EXTRA_FIELDS)")
+	nullFields := fs.String("null-fields", os.Getenv("SANDBOX_NULL_FIELDS"), "job fields sent as null in every job of a list, comma-separated, of "+
+		strings.Join(sandbox.NullableFields, ", ")+" (SANDBOX_NULL_FIELDS)")
 	if err := fs.Parse(args); err != nil {
 		return sandbox.Config{}, "", err
 	}
@@ -82,6 +101,14 @@ func options(args []string) (sandbox.Config, string, error) {
 		StatePath:   *state,
 		RunDuration: *runDuration,
 		Log:         log.New(os.Stderr, "", log.LstdFlags|log.Lmicroseconds),
+		Variant: sandbox.Variant{
+			Envelope:    envelopeList(*envelope),
+			MaxPageSize: *maxPageSize,
+			PastEnd:     *pastEnd,
+			Filters:     *filters,
+			ExtraFields: *extraFields,
+			NullFields:  list(*nullFields),
+		},
 	}
 	for i := range keys {
 		cfg.Keys = append(cfg.Keys, sandbox.KeyBinding{APIKey: keys[i], WorkspaceID: workspaces[i]})
@@ -123,6 +150,29 @@ func run(args []string) error {
 		return err
 	}
 	return nil
+}
+
+// envelopeList reads -envelope: "all" (or nothing) is nil, every field;
+// "none" is an empty list, results alone.
+func envelopeList(v string) []string {
+	switch strings.TrimSpace(v) {
+	case "", "all":
+		return nil
+	case "none":
+		return []string{}
+	}
+	return list(v)
+}
+
+// list splits a comma-separated flag, leaving out empty items.
+func list(v string) []string {
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func env(name, def string) string {

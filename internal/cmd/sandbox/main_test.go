@@ -26,7 +26,8 @@ func TestHelpExitsZero(t *testing.T) {
 		if err != nil {
 			t.Errorf("sandbox %s: %v\n%s", arg, err, out)
 		}
-		for _, want := range []string{"Usage of dataintegration-sandbox:", "SANDBOX_ADDR", "SANDBOX_API_KEY", "SANDBOX_WORKSPACE_ID", "SANDBOX_JOBS", "SANDBOX_STATE", "SANDBOX_RUN_DURATION"} {
+		for _, want := range []string{"Usage of dataintegration-sandbox:", "SANDBOX_ADDR", "SANDBOX_API_KEY", "SANDBOX_WORKSPACE_ID", "SANDBOX_JOBS", "SANDBOX_STATE", "SANDBOX_RUN_DURATION",
+			"SANDBOX_ENVELOPE", "SANDBOX_MAX_PAGE_SIZE", "SANDBOX_PAST_END", "SANDBOX_FILTERS", "SANDBOX_EXTRA_FIELDS", "SANDBOX_NULL_FIELDS"} {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("sandbox %s does not mention %s:\n%s", arg, want, out)
 			}
@@ -65,5 +66,60 @@ func TestEveryFlagHasAVariable(t *testing.T) {
 	t.Setenv("SANDBOX_RUN_DURATION", "soon")
 	if _, _, err := options(nil); err == nil || !strings.Contains(err.Error(), "SANDBOX_RUN_DURATION") {
 		t.Errorf("a bad SANDBOX_RUN_DURATION: %v", err)
+	}
+}
+
+// TestVariantFlags: the flags of the variant, and their variables, reach the
+// sandbox's configuration; "all" keeps every envelope field and "none" sends
+// results alone; a variant the sandbox cannot honour is refused at start.
+func TestVariantFlags(t *testing.T) {
+	cfg, _, err := options(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := cfg.Variant; v.Envelope != nil || v.MaxPageSize != 0 || v.PastEnd != sandbox.PastEnd404 ||
+		v.Filters != sandbox.FiltersExact || v.ExtraFields || v.NullFields != nil {
+		t.Errorf("defaults: %+v", v)
+	}
+	t.Setenv("SANDBOX_ENVELOPE", "count, next_page")
+	t.Setenv("SANDBOX_MAX_PAGE_SIZE", "25")
+	t.Setenv("SANDBOX_PAST_END", "empty")
+	t.Setenv("SANDBOX_FILTERS", "partial")
+	t.Setenv("SANDBOX_EXTRA_FIELDS", "true")
+	t.Setenv("SANDBOX_NULL_FIELDS", "data_source,,name")
+	cfg, _, err = options(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := cfg.Variant
+	if strings.Join(v.Envelope, ",") != "count,next_page" || v.MaxPageSize != 25 || v.PastEnd != sandbox.PastEndEmpty ||
+		v.Filters != sandbox.FiltersPartial || !v.ExtraFields || strings.Join(v.NullFields, ",") != "data_source,name" {
+		t.Errorf("from the environment: %+v", v)
+	}
+	for _, c := range []struct {
+		arg      string
+		envelope []string
+	}{{"none", []string{}}, {"all", nil}, {"total_pages", []string{"total_pages"}}} {
+		cfg, _, err = options([]string{"-envelope", c.arg, "-filters", "ignored", "-max-page-size", "7"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := cfg.Variant; (v.Envelope == nil) != (c.envelope == nil) || strings.Join(v.Envelope, ",") != strings.Join(c.envelope, ",") ||
+			v.Filters != sandbox.FiltersIgnored || v.MaxPageSize != 7 {
+			t.Errorf("-envelope %s over the environment: %+v", c.arg, v)
+		}
+	}
+	t.Setenv("SANDBOX_MAX_PAGE_SIZE", "many")
+	if _, _, err := options(nil); err == nil || !strings.Contains(err.Error(), "SANDBOX_MAX_PAGE_SIZE") {
+		t.Errorf("a bad SANDBOX_MAX_PAGE_SIZE: %v", err)
+	}
+	t.Setenv("SANDBOX_MAX_PAGE_SIZE", "")
+	t.Setenv("SANDBOX_EXTRA_FIELDS", "sometimes")
+	if _, _, err := options(nil); err == nil || !strings.Contains(err.Error(), "SANDBOX_EXTRA_FIELDS") {
+		t.Errorf("a bad SANDBOX_EXTRA_FIELDS: %v", err)
+	}
+	t.Setenv("SANDBOX_EXTRA_FIELDS", "")
+	if err := run([]string{"-addr", "127.0.0.1:0", "-filters", "fuzzy"}); err == nil || !strings.Contains(err.Error(), `filters must be "exact", "partial" or "ignored"`) {
+		t.Errorf("-filters fuzzy: %v", err)
 	}
 }

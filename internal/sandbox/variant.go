@@ -1,0 +1,184 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// Variant is how the sandbox settles the points the published API leaves
+// open, so that it can play each service the API allows; the zero Variant
+// is the sandbox's default behaviour (sandbox.md).
+type Variant struct {
+	// Envelope lists the envelope fields a list page carries besides
+	// results; nil means all six (count, next_page, previous_page,
+	// page_size, total_pages, current_page). An empty non-nil list sends
+	// results alone. A field left out is absent from the JSON, not null.
+	Envelope []string `json:"envelope"`
+	// MaxPageSize is the largest page served: a larger page_size asked,
+	// and the default of 20, are cut to it. 0 means 100.
+	MaxPageSize int `json:"max_page_size,omitempty"`
+	// PastEnd is what a page past the last answers: PastEnd404 (the
+	// default: 404 {"detail": "Invalid page."}) or PastEndEmpty (200, a
+	// page with no results and next_page null).
+	PastEnd string `json:"past_end,omitempty"`
+	// Filters is how the untyped filters (connector_name, data_source,
+	// name, schema_name; name and connector_name on connectors) match:
+	// FiltersExact (the default: exact, case-sensitive), FiltersPartial
+	// (the value contains the filter, without regard to case) or
+	// FiltersIgnored (accepted, and matching everything).
+	Filters string `json:"filters,omitempty"`
+	// ExtraFields adds fields the API does not list to each page envelope,
+	// each job of a list and each connector, so that clients show they
+	// ignore them.
+	ExtraFields bool `json:"extra_fields,omitempty"`
+	// NullFields names job string fields (of NullableFields) sent as JSON
+	// null in every job of a list, in place of their value.
+	NullFields []string `json:"null_fields,omitempty"`
+}
+
+// The values of Variant.PastEnd and Variant.Filters; empty means the first
+// of each.
+const (
+	PastEnd404   = "404"
+	PastEndEmpty = "empty"
+
+	FiltersExact   = "exact"
+	FiltersPartial = "partial"
+	FiltersIgnored = "ignored"
+)
+
+// EnvelopeFields are the envelope fields of a list page besides results, in
+// the API's order, which Variant.Envelope may name.
+var EnvelopeFields = []string{"count", "next_page", "previous_page", "page_size", "total_pages", "current_page"}
+
+// NullableFields are the job fields Variant.NullFields may name.
+var NullableFields = []string{"data_source", "connector_name", "schema_name", "name", "_updated_at"}
+
+func checkVariant(v Variant) error {
+	for _, f := range v.Envelope {
+		if !slices.Contains(EnvelopeFields, f) {
+			return fmt.Errorf("envelope: unknown field %q: allowed are %s", f, strings.Join(EnvelopeFields, ", "))
+		}
+	}
+	if v.MaxPageSize < 0 {
+		return fmt.Errorf("max_page_size must not be negative, got %d", v.MaxPageSize)
+	}
+	if v.PastEnd != "" && v.PastEnd != PastEnd404 && v.PastEnd != PastEndEmpty {
+		return fmt.Errorf(`past_end must be "404" or "empty", got %q`, v.PastEnd)
+	}
+	if v.Filters != "" && v.Filters != FiltersExact && v.Filters != FiltersPartial && v.Filters != FiltersIgnored {
+		return fmt.Errorf(`filters must be "exact", "partial" or "ignored", got %q`, v.Filters)
+	}
+	for _, f := range v.NullFields {
+		if !slices.Contains(NullableFields, f) {
+			return fmt.Errorf("null_fields: %q cannot be null: allowed are %s", f, strings.Join(NullableFields, ", "))
+		}
+	}
+	return nil
+}
+
+// clone copies the lists, so that the caller's cannot change the server's.
+// A nil Envelope stays nil and an empty one empty: they differ.
+func (v Variant) clone() Variant {
+	v.Envelope = slices.Clone(v.Envelope)
+	v.NullFields = slices.Clone(v.NullFields)
+	return v
+}
+
+// SetVariant replaces the variant; requests already being served finish
+// with the old one.
+func (s *Server) SetVariant(v Variant) error {
+	if err := checkVariant(v); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.variant = v.clone()
+	return nil
+}
+
+// Variant returns a copy of the variant.
+func (s *Server) Variant() Variant {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.variant.clone()
+}
+
+func (s *Server) sideGetVariant(w http.ResponseWriter, _ *http.Request, _ *workspace) {
+	writeJSON(w, http.StatusOK, s.Variant())
+}
+
+func (s *Server) sidePutVariant(w http.ResponseWriter, r *http.Request, _ *workspace) {
+	var v Variant
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		writeError(w, http.StatusBadRequest, "the body must be a variant object: "+err.Error())
+		return
+	}
+	if err := s.SetVariant(v); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+func (v Variant) maxPageSize() int {
+	if v.MaxPageSize == 0 {
+		return 100
+	}
+	return v.MaxPageSize
+}
+
+// match tells whether a job's or connector's value passes the filter key of
+// the query, if the query has one.
+func (v Variant) match(q map[string][]string, key, value string) bool {
+	f, ok := q[key]
+	switch {
+	case !ok || v.Filters == FiltersIgnored:
+		return true
+	case v.Filters == FiltersPartial:
+		return strings.Contains(strings.ToLower(value), strings.ToLower(f[0]))
+	}
+	return f[0] == value
+}
+
+// extraFields are what ExtraFields adds to an object of the kind named: one
+// field of each JSON type, one of them nested, none of them the API's.
+func extraFields(kind string) object {
+	return object{
+		{"_links", map[string]any{"self": map[string]string{"href": "/" + kind}}},
+		{"owner", "sandbox"},
+		{"tags", []string{"sandbox", kind}},
+		{"revision", 1},
+		{"archived_at", nil},
+	}
+}
+
+// object is a JSON object that keeps its members in order, so that a page
+// reads as the API lists its fields.
+type object []member
+
+type member struct {
+	key   string
+	value any
+}
+
+func (o object) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, m := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, _ := json.Marshal(m.key)
+		v, err := json.Marshal(m.value)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, k...), ':'), v...)
+	}
+	return append(b, '}'), nil
+}
