@@ -577,11 +577,7 @@ func BenchmarkScale(b *testing.B) {
 	printBenchTable(eng, rows, side, rounds)
 	b.ReportMetric(ratio, "provider/bare")
 	b.ReportMetric(wallRatio, "provider/yardstick")
-	for _, r := range rows {
-		if !r.report && !r.met {
-			b.Errorf("target missed: %s: %s (target: %s)", r.figure, r.value, r.target)
-		}
-	}
+	missed(b, rows)
 }
 
 // printBenchTable prints the figures, the plans side by side, and the
@@ -597,6 +593,19 @@ func printBenchTable(eng *engine, rows []benchRow, side []sideRow, rounds int) {
 		}
 	}
 	fmt.Printf("\nMachine: %s/%s, %d CPUs (%s), %s; %s %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpu, runtime.Version(), filepath.Base(eng.path), eng.info)
+	printFigures(rows)
+	fmt.Printf("\nThe plans side by side, each figure the median of %d runs:\n\n", rounds)
+	fmt.Println("| plan | provider | environment | wall time | provider CPU | provider peak memory | wall time against |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, r := range side {
+		fmt.Printf("| %s | %s | %s | %v | %v | %.1f MiB | %s |\n", r.plan, r.provider, r.env, r.u.wall.Round(time.Millisecond), r.u.cpu, float64(r.u.peak)/(1<<20), r.vs)
+	}
+	fmt.Println()
+}
+
+// printFigures prints the table of figures, each with its target and PASS,
+// MISS or report.
+func printFigures(rows []benchRow) {
 	fmt.Println("| figure | measured | target | |")
 	fmt.Println("|---|---|---|---|")
 	for _, r := range rows {
@@ -609,13 +618,15 @@ func printBenchTable(eng *engine, rows []benchRow, side []sideRow, rounds int) {
 		}
 		fmt.Printf("| %s | %s | %s | %s |\n", r.figure, r.value, r.target, mark)
 	}
-	fmt.Printf("\nThe plans side by side, each figure the median of %d runs:\n\n", rounds)
-	fmt.Println("| plan | provider | environment | wall time | provider CPU | provider peak memory | wall time against |")
-	fmt.Println("|---|---|---|---|---|---|---|")
-	for _, r := range side {
-		fmt.Printf("| %s | %s | %s | %v | %v | %.1f MiB | %s |\n", r.plan, r.provider, r.env, r.u.wall.Round(time.Millisecond), r.u.cpu, float64(r.u.peak)/(1<<20), r.vs)
+}
+
+// missed fails the benchmark for each row whose target was missed.
+func missed(b *testing.B, rows []benchRow) {
+	for _, r := range rows {
+		if !r.report && !r.met {
+			b.Errorf("target missed: %s: %s (target: %s)", r.figure, r.value, r.target)
+		}
 	}
-	fmt.Println()
 }
 
 // clientAndConversion returns a read of every job as the data source does

@@ -75,7 +75,7 @@ func activeJobIDs(t *testing.T, e *testEnv, n int) ([]string, string) {
 // connectors the sandbox holds, and a trigger for every job that ran, each
 // once. A trigger whose answer was lost is recorded whether its job ran or
 // not (at most once): a job with a trigger may have no execution.
-func expectStateMatchesService(t *testing.T, eng *engine, dir string, e *testEnv, jobs []string) (connectors, triggered int) {
+func expectStateMatchesService(t testing.TB, eng *engine, dir string, e *testEnv, jobs []string) (connectors, triggered int) {
 	t.Helper()
 	inState := slices.Sorted(maps.Keys(eng.stateIDs(t, dir, "dataintegration_customer_service_connector")))
 	if held := e.sandbox.ConnectorIDs(e.workspaceID); !slices.Equal(inState, held) {
@@ -277,7 +277,7 @@ func TestAccReliability_hardKill(t *testing.T) {
 
 // connectorsByName are the IDs of the connectors of the test's workspace, by
 // name, as the sandbox holds them.
-func (e *testEnv) connectorsByName(t *testing.T) map[string][]string {
+func (e *testEnv) connectorsByName(t testing.TB) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	for _, id := range e.sandbox.ConnectorIDs(e.workspaceID) {
@@ -288,4 +288,81 @@ func (e *testEnv) connectorsByName(t *testing.T) map[string][]string {
 		out[c.Name] = append(out[c.Name], id)
 	}
 	return out
+}
+
+// degraded is what degradedRun measured: the apply under faults and the
+// refresh plan under faulted reads.
+type degraded struct {
+	apply, refresh              time.Duration
+	requests, faults            int64
+	refreshReads, refreshFaults int64
+}
+
+// degradedRun applies connectors connectors and triggers triggers while 30%
+// of the requests are answered 429 or 503 before the service acts (rate 0:
+// no faults), and checks that one apply succeeds: each trigger's job ran
+// exactly once, no connector is doubled, the state matches the service,
+// and the next plan, under the same faults, is empty. Then, with 30% of the
+// reads answered 500, 502 or 504, a plan that refreshes every connector
+// succeeds in one run and is empty too. It destroys what it made.
+func degradedRun(tb testing.TB, eng *engine, connectors, triggers int, rate float64) degraded {
+	tb.Helper()
+	e := newTestEnv(tb, sandbox.Config{Jobs: triggers + triggers/2 + 10, RunDuration: time.Millisecond})
+	e.requireSandbox(tb, "inject faults")
+	jobs, _ := activeJobs(tb, e, triggers)
+	ids, err := json.Marshal(jobs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir := configDir(tb, fleetHCL(connectors, "", false))
+	vars := e.serviceEnv("TF_VAR_jobs=" + string(ids))
+	faults := func(f sandbox.Faults) {
+		if err := e.sandbox.SetFaults(f); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	var d degraded
+	faults(sandbox.Faults{Rate: rate, Statuses: []int{429, 503}, Seed: 35})
+	start := time.Now()
+	eng.run(tb, dir, vars, "apply", "-auto-approve", "-input=false", "-no-color")
+	d.apply = time.Since(start)
+	st := e.sandbox.Stats()
+	d.requests, d.faults = st.Requests, st.Faults
+	if c, tr := expectStateMatchesService(tb, eng, dir, e, jobs); c != connectors || tr != triggers {
+		tb.Errorf("after one apply: %d connectors and %d triggers in the state, want %d and %d", c, tr, connectors, triggers)
+	}
+	for _, id := range jobs {
+		if n := len(e.sandbox.Executions(e.workspaceID, id)); n != 1 {
+			tb.Errorf("job %s ran %d times, want once", id, n)
+		}
+	}
+	if byName := e.connectorsByName(tb); len(byName) != connectors {
+		tb.Errorf("the service holds connectors of %d names, want %d", len(byName), connectors)
+	}
+	eng.expectConverged(tb, dir, vars)
+
+	faults(sandbox.Faults{Rate: rate, Statuses: []int{500, 502, 504}, Methods: []string{"GET"}, Seed: 36})
+	before := e.sandbox.Stats()
+	start = time.Now()
+	eng.expectConverged(tb, dir, vars)
+	d.refresh = time.Since(start)
+	st = e.sandbox.Stats()
+	d.refreshReads, d.refreshFaults = st.Requests-before.Requests, st.Faults-before.Faults
+	if rate > 0 && (d.faults == 0 || d.refreshFaults == 0) {
+		tb.Errorf("no fault was injected: %+v", d)
+	}
+	faults(sandbox.Faults{})
+	eng.run(tb, dir, vars, "destroy", "-auto-approve", "-input=false")
+	return d
+}
+
+// TestAccReliability_degradedService: with 30% of the requests answered
+// 429 or 503, one apply of connectors and triggers succeeds, each job runs
+// once, nothing is doubled, and the next plan is empty; with 30% of the
+// reads answered 500, 502 or 504, a refresh plan succeeds in one run.
+// make bench runs the same at 300 connectors and 60 triggers.
+func TestAccReliability_degradedService(t *testing.T) {
+	d := degradedRun(t, newEngine(t), 30, 12, 0.3)
+	t.Logf("apply %v (%d requests, %d faults); refresh plan %v (%d requests, %d faults)",
+		d.apply.Round(time.Millisecond), d.requests, d.faults, d.refresh.Round(time.Millisecond), d.refreshReads, d.refreshFaults)
 }

@@ -210,7 +210,7 @@ func (e *testEnv) jobsOneByOne(t testing.TB, f client.JobFilter) []client.Job {
 
 // activeJobs are the IDs of the sandbox's first n active jobs, and inactive
 // the ID of an inactive one.
-func activeJobs(t *testing.T, e *testEnv, n int) (active []string, inactive string) {
+func activeJobs(t testing.TB, e *testEnv, n int) (active []string, inactive string) {
 	t.Helper()
 	for _, j := range e.sandbox.Jobs(e.workspaceID) {
 		switch {

@@ -157,16 +157,23 @@ func (s *Server) sideStats(w http.ResponseWriter, _ *http.Request, _ *workspace)
 }
 
 func (s *Server) sideFaults(w http.ResponseWriter, r *http.Request, _ *workspace) {
-	var f Faults
+	sidePut(w, r, "a faults object", s.SetFaults)
+}
+
+// sidePut decodes the body as a T, of no other fields, and gives it to set;
+// 400 naming what the body must be when it cannot, or the reason set
+// refuses it; else 200 with what was set.
+func sidePut[T any](w http.ResponseWriter, r *http.Request, what string, set func(T) error) {
+	var v T
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		writeError(w, http.StatusBadRequest, "the body must be a faults object: "+err.Error())
+	if err := dec.Decode(&v); err != nil {
+		writeError(w, http.StatusBadRequest, "the body must be "+what+": "+err.Error())
 		return
 	}
-	if err := s.SetFaults(f); err != nil {
+	if err := set(v); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, f)
+	writeJSON(w, http.StatusOK, v)
 }

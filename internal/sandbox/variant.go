@@ -112,18 +112,7 @@ func (s *Server) sideGetVariant(w http.ResponseWriter, _ *http.Request, _ *works
 }
 
 func (s *Server) sidePutVariant(w http.ResponseWriter, r *http.Request, _ *workspace) {
-	var v Variant
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
-		writeError(w, http.StatusBadRequest, "the body must be a variant object: "+err.Error())
-		return
-	}
-	if err := s.SetVariant(v); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
+	sidePut(w, r, "a variant object", s.SetVariant)
 }
 
 func (v Variant) maxPageSize() int {
