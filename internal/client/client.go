@@ -175,20 +175,26 @@ type Error struct {
 	// WithLimit, or the retry budget; empty when MaxRetries did. A limit
 	// that cut off an attempt is Err.
 	Limit string
+	// Capped is whether MaxRetries ended the retries.
+	Capped bool
 }
 
 // Retries says how long a request was retried before it gave up, and what
 // ended it; empty when it was not retried.
 func (e *Error) Retries() string {
-	if e.Attempts < 1 || e.Attempts == 1 && e.Limit == "" {
+	if e.Attempts < 1 || e.Attempts == 1 && e.Limit == "" && !e.Capped {
 		return ""
 	}
 	s := fmt.Sprintf(" (gave up after %d attempts over %s", e.Attempts, e.Tried.Round(100*time.Millisecond))
 	if e.Attempts == 1 {
 		s = fmt.Sprintf(" (gave up after 1 attempt over %s", e.Tried.Round(100*time.Millisecond))
 	}
-	if e.Limit != "" {
+	switch {
+	case e.Limit != "":
 		s += ", at the end of " + e.Limit
+	case e.Capped:
+		// The provider's setting of MaxRetries.
+		s += fmt.Sprintf(", at max_retries (%d)", e.Attempts-1)
 	}
 	return s + ")"
 }
@@ -354,6 +360,7 @@ func (c *Client) do(ctx context.Context, r request) error {
 		wait := c.backoff(attempt, retryAfter)
 		switch {
 		case attempt == c.maxRetries:
+			err.Capped = true
 			return gaveUp(err, attempt+1, start, "")
 		case !time.Now().Add(wait).Before(end):
 			// A wait that would end past the budget is not begun.

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -377,6 +378,9 @@ func TestRetriesStopAtMaxRetries(t *testing.T) {
 		if StatusCode(err) != 503 || rec.count() != max+1 {
 			t.Errorf("max_retries %d: %d requests, err %v", max, rec.count(), err)
 		}
+		if want := fmt.Sprintf("attempt(s)? over [0-9.a-z]+, at max_retries \\(%d\\)\\)$", max); !regexp.MustCompile(want).MatchString(err.Error()) {
+			t.Errorf("max_retries %d: the error does not name max_retries: %v", max, err)
+		}
 	}
 }
 
@@ -414,7 +418,8 @@ func TestRetriesWithinBudget(t *testing.T) {
 
 	before := rec.count()
 	err = newTestClient(t, ts.URL, func(c *Config) { c.MaxRetries = 2 }).CancelJob(context.Background(), testWS, "j")
-	if !errors.As(err, &e) || e.Attempts != 3 || rec.count()-before != 3 || !strings.Contains(err.Error(), "(gave up after 3 attempts over ") || strings.Contains(err.Error(), "at the end") {
+	if !errors.As(err, &e) || e.Attempts != 3 || rec.count()-before != 3 || !strings.Contains(err.Error(), "(gave up after 3 attempts over ") || strings.Contains(err.Error(), "at the end") ||
+		!strings.HasSuffix(err.Error(), ", at max_retries (2))") {
 		t.Errorf("max retries 2: %d requests, %v", rec.count()-before, err)
 	}
 }

@@ -173,6 +173,13 @@ func addTriggerError(ctx context.Context, c *client.Client, diags *diag.Diagnost
 			"The trigger of job %s did not complete within %s (%s): %v. "+
 				"The job did not start: the service refused each attempt without doing anything, or none reached it. "+
 				"To run it, %s; or raise %s.", job, limit.setting, limit.d, err, r.again, limit.setting))
+	case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:
+		// Answered before the service did anything, retried as long as
+		// allowed.
+		var e *client.Error
+		errors.As(err, &e)
+		diags.AddError("Unable to Trigger Job", fmt.Sprintf(
+			"%s. The job did not start: the service refused each attempt without doing anything. To run it, %s.", answer(e), r.again))
 	default:
 		addRequestError(diags, "Unable to Trigger Job", ws, err)
 	}

@@ -260,6 +260,30 @@ func (e *testEnv) testFaultsRunEachOnce(t *testing.T, config string, jobs []stri
 	}
 }
 
+// TestAccJobTrigger_maxRetries: a service that answers every trigger 429
+// is tried max_retries + 1 times, then the apply fails naming max_retries,
+// and saying the job did not start, with nothing in the state.
+func TestAccJobTrigger_maxRetries(t *testing.T) {
+	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	e.requireSandbox(t, "inject faults")
+	jobs, _ := activeJobs(t, e, 1)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				if err := e.sandbox.SetFaults(sandbox.Faults{Rate: 1, Statuses: []int{429}, Methods: []string{"POST"}}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config:      e.providerConfig("max_retries = 2") + triggerHCL("test", jobs[0], ""),
+			ExpectError: phrases("Unable to Trigger Job", "HTTP 429", "gave up after 3 attempts", "at max_retries (2)", "The job did not start"),
+		}},
+	})
+	if n, sent := len(e.sandbox.Executions(e.workspaceID, jobs[0])), e.sandbox.Stats().ByRoute[routeRunJob]; n != 0 || sent != 3 {
+		t.Errorf("the job has %d executions after %d triggers, want none after 3", n, sent)
+	}
+}
+
 // TestAccJobTrigger_createTimeout: a service that keeps answering 503 is
 // retried until timeouts.create, then the apply fails saying so, with nothing
 // in the state.

@@ -67,7 +67,9 @@ func TestFaultsRefused(t *testing.T) {
 		{map[string]any{"rate": 1, "statuses": []int{503}, "when": "after"}, "status 503 cannot follow a request carried out"},
 		{map[string]any{"rate": 1, "statuses": []int{429}, "when": "after"}, "status 429"},
 		{map[string]any{"rate": 1, "statuses": []int{502}, "methods": []string{"TRACE"}}, `method "TRACE"`},
-		{map[string]any{"rate": 1, "statuses": []int{502}, "methods": "POST"}, "faults object"},
+		{map[string]any{"rate": 1, "statuses": []int{502}, "methods": "POST"}, `the body must be a faults object, {"rate": 0 to 1, "statuses": [`},
+		{map[string]any{"rate": 0.3, "statuses": []int{200}}, "status 200 is not an error status: give statuses from 400 to 599"},
+		{map[string]any{"rate": 0.3, "statusses": []int{503}}, `unknown field "statusses": the body must be a faults object`},
 	} {
 		h.expect("PUT", "/_sandbox/faults", c.body, 400, c.want)
 	}

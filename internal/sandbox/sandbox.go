@@ -330,7 +330,7 @@ func checkFaults(f Faults) error {
 	}
 	for _, st := range f.Statuses {
 		if st < 400 || st > 599 {
-			return fmt.Errorf("status %d is not an error status", st)
+			return fmt.Errorf("status %d is not an error status: give statuses from 400 to 599", st)
 		}
 		// A 429 or a 503 tells the client that nothing was done, which an
 		// "after" fault would make a lie.

@@ -157,18 +157,18 @@ func (s *Server) sideStats(w http.ResponseWriter, _ *http.Request, _ *workspace)
 }
 
 func (s *Server) sideFaults(w http.ResponseWriter, r *http.Request, _ *workspace) {
-	sidePut(w, r, "a faults object", s.SetFaults)
+	sidePut(w, r, `a faults object, {"rate": 0 to 1, "statuses": [429, 500, 502, 503, 504], "latency_ms": 0, "seed": 1, "when": "before" or "after", "methods": ["POST"]}`, s.SetFaults)
 }
 
 // sidePut decodes the body as a T, of no other fields, and gives it to set;
-// 400 naming what the body must be when it cannot, or the reason set
-// refuses it; else 200 with what was set.
+// 400 with the decoder's reason and what the body must be (its shape) when
+// it cannot, or the reason set refuses it; else 200 with what was set.
 func sidePut[T any](w http.ResponseWriter, r *http.Request, what string, set func(T) error) {
 	var v T
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&v); err != nil {
-		writeError(w, http.StatusBadRequest, "the body must be "+what+": "+err.Error())
+		writeError(w, http.StatusBadRequest, err.Error()+": the body must be "+what)
 		return
 	}
 	if err := set(v); err != nil {

@@ -419,7 +419,8 @@ func TestVariantSideDoor(t *testing.T) {
 	}{
 		{map[string]any{"past_end": "later"}, `past_end must be "404" or "empty"`},
 		{map[string]any{"envelope": []string{"results"}}, "allowed are count"},
-		{map[string]any{"past-end": "empty"}, `variant object: json: unknown field "past-end"`},
+		{map[string]any{"past-end": "empty"}, `json: unknown field "past-end": the body must be a variant object, {"envelope": [`},
+		{map[string]any{"envelope": "none"}, `(null: all, []: none)`},
 		{map[string]any{"max_page_size": "10"}, "variant object"},
 		{[]string{"count"}, "variant object"},
 	} {
@@ -436,7 +437,7 @@ func TestVariantSideDoor(t *testing.T) {
 	}
 
 	st := h.srv.Stats()
-	if st.ByRoute["PUT /_sandbox/variant"] != 7 || st.ByRoute["GET /_sandbox/variant"] != 3 || st.Requests != 11 ||
+	if st.ByRoute["PUT /_sandbox/variant"] != 8 || st.ByRoute["GET /_sandbox/variant"] != 3 || st.Requests != 12 ||
 		st.Faults != 0 || st.MaxInFlight != 0 {
 		t.Errorf("stats: %+v", st)
 	}

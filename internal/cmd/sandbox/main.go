@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -79,12 +80,21 @@ func options(args []string) (sandbox.Config, string, error) {
 	filters := fs.String("filters", env("SANDBOX_FILTERS", sandbox.FiltersExact), "how the filters connector_name, data_source, name and schema_name match: \"exact\" (case-sensitive), \"partial\" (contains, any case) or \"ignored\" (SANDBOX_FILTERS)")
 	extraDefault, err := strconv.ParseBool(env("SANDBOX_EXTRA_FIELDS", "false"))
 	if err != nil {
-		return sandbox.Config{}, "", fmt.Errorf("SANDBOX_EXTRA_FIELDS: %w", err)
+		return sandbox.Config{}, "", fmt.Errorf("SANDBOX_EXTRA_FIELDS must be true or false, got %q", os.Getenv("SANDBOX_EXTRA_FIELDS"))
 	}
 	extraFields := fs.Bool("extra-fields", extraDefault, "add fields the API does not list to each page, job and connector (SANDBOX_EXTRA_FIELDS)")
 	nullFields := fs.String("null-fields", os.Getenv("SANDBOX_NULL_FIELDS"), "job fields sent as null in every job of a list, comma-separated, of "+
 		strings.Join(sandbox.NullableFields, ", ")+" (SANDBOX_NULL_FIELDS)")
 	if err := fs.Parse(args); err != nil {
+		return sandbox.Config{}, "", err
+	}
+	if fs.NArg() > 0 {
+		// Such as "false" in "-extra-fields false": a boolean flag takes
+		// its value after "=".
+		return sandbox.Config{}, "", fmt.Errorf("unexpected argument %q: the sandbox takes flags only, and a true or false value goes after \"=\" (-extra-fields=false)", fs.Arg(0))
+	}
+	envelopeFields, err := envelopeList(*envelope)
+	if err != nil {
 		return sandbox.Config{}, "", err
 	}
 	if len(keys) == 0 {
@@ -102,7 +112,7 @@ func options(args []string) (sandbox.Config, string, error) {
 		RunDuration: *runDuration,
 		Log:         log.New(os.Stderr, "", log.LstdFlags|log.Lmicroseconds),
 		Variant: sandbox.Variant{
-			Envelope:    envelopeList(*envelope),
+			Envelope:    envelopeFields,
 			MaxPageSize: *maxPageSize,
 			PastEnd:     *pastEnd,
 			Filters:     *filters,
@@ -153,15 +163,21 @@ func run(args []string) error {
 }
 
 // envelopeList reads -envelope: "all" (or nothing) is nil, every field;
-// "none" is an empty list, results alone.
-func envelopeList(v string) []string {
-	switch strings.TrimSpace(v) {
+// "none" is an empty list, results alone; else the fields named.
+func envelopeList(v string) ([]string, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "", "all":
-		return nil
+		return nil, nil
 	case "none":
-		return []string{}
+		return []string{}, nil
 	}
-	return list(v)
+	fields := list(v)
+	for _, f := range fields {
+		if !slices.Contains(sandbox.EnvelopeFields, f) {
+			return nil, fmt.Errorf("-envelope: %q is not an envelope field: give all, none, or fields of %s, comma-separated", f, strings.Join(sandbox.EnvelopeFields, ", "))
+		}
+	}
+	return fields, nil
 }
 
 // list splits a comma-separated flag, leaving out empty items.

@@ -109,13 +109,31 @@ func TestVariantFlags(t *testing.T) {
 			t.Errorf("-envelope %s over the environment: %+v", c.arg, v)
 		}
 	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-envelope", "all,count"}, `-envelope: "all" is not an envelope field: give all, none, or fields of count, next_page`},
+		{[]string{"-envelope", "Count"}, `-envelope: "Count" is not an envelope field`},
+		{[]string{"-extra-fields", "false"}, `unexpected argument "false"`},
+		{[]string{"-jobs", "3", "extra"}, `unexpected argument "extra"`},
+	} {
+		if _, _, err := options(c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.args, err, c.want)
+		}
+	}
+	for _, arg := range []string{"NONE", " None "} {
+		if cfg, _, err := options([]string{"-envelope", arg}); err != nil || cfg.Variant.Envelope == nil || len(cfg.Variant.Envelope) != 0 {
+			t.Errorf("-envelope %q: %+v, %v", arg, cfg.Variant, err)
+		}
+	}
 	t.Setenv("SANDBOX_MAX_PAGE_SIZE", "many")
 	if _, _, err := options(nil); err == nil || !strings.Contains(err.Error(), "SANDBOX_MAX_PAGE_SIZE") {
 		t.Errorf("a bad SANDBOX_MAX_PAGE_SIZE: %v", err)
 	}
 	t.Setenv("SANDBOX_MAX_PAGE_SIZE", "")
 	t.Setenv("SANDBOX_EXTRA_FIELDS", "sometimes")
-	if _, _, err := options(nil); err == nil || !strings.Contains(err.Error(), "SANDBOX_EXTRA_FIELDS") {
+	if _, _, err := options(nil); err == nil || !strings.Contains(err.Error(), `SANDBOX_EXTRA_FIELDS must be true or false, got "sometimes"`) {
 		t.Errorf("a bad SANDBOX_EXTRA_FIELDS: %v", err)
 	}
 	t.Setenv("SANDBOX_EXTRA_FIELDS", "")
