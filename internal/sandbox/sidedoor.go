@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -167,7 +169,11 @@ func sidePut[T any](w http.ResponseWriter, r *http.Request, what string, set fun
 	var v T
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
+	err := dec.Decode(&v)
+	if _, more := dec.Token(); err == nil && more != io.EOF {
+		err = errors.New("the body holds more than one JSON value")
+	}
+	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error()+": the body must be "+what)
 		return
 	}

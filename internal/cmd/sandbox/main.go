@@ -89,9 +89,13 @@ func options(args []string) (sandbox.Config, string, error) {
 		return sandbox.Config{}, "", err
 	}
 	if fs.NArg() > 0 {
-		// Such as "false" in "-extra-fields false": a boolean flag takes
-		// its value after "=".
-		return sandbox.Config{}, "", fmt.Errorf("unexpected argument %q: the sandbox takes flags only, and a true or false value goes after \"=\" (-extra-fields=false)", fs.Arg(0))
+		msg := fmt.Sprintf("unexpected argument %q: the sandbox takes flags only", fs.Arg(0))
+		if _, err := strconv.ParseBool(fs.Arg(0)); err == nil {
+			// Such as "false" in "-extra-fields false": a boolean flag
+			// takes its value after "=".
+			msg += fmt.Sprintf(", and a boolean flag takes its value after \"=\" (-extra-fields=%s)", fs.Arg(0))
+		}
+		return sandbox.Config{}, "", errors.New(msg)
 	}
 	envelopeFields, err := envelopeList(*envelope)
 	if err != nil {
@@ -114,8 +118,9 @@ func options(args []string) (sandbox.Config, string, error) {
 		Variant: sandbox.Variant{
 			Envelope:    envelopeFields,
 			MaxPageSize: *maxPageSize,
-			PastEnd:     *pastEnd,
-			Filters:     *filters,
+			// Keywords in any letter case; field names are the API's.
+			PastEnd:     strings.ToLower(*pastEnd),
+			Filters:     strings.ToLower(*filters),
 			ExtraFields: *extraFields,
 			NullFields:  list(*nullFields),
 		},
@@ -139,7 +144,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("export DATAINTEGRATION_BASE_URL=http://%s\n", ln.Addr())
+	fmt.Printf("export DATAINTEGRATION_BASE_URL=http://%s\n", reachable(ln.Addr()))
 	fmt.Printf("export DATAINTEGRATION_API_KEY=%s\n", cfg.Keys[0].APIKey)
 	fmt.Printf("export DATAINTEGRATION_WORKSPACE_ID=%s\n", cfg.Keys[0].WorkspaceID)
 
@@ -162,6 +167,16 @@ func run(args []string) error {
 	return nil
 }
 
+// reachable is the address to give the provider for a listener on addr: a
+// listener on every interface ("0.0.0.0", "[::]", or no host) is reached
+// at 127.0.0.1, a loopback address the provider takes over http.
+func reachable(addr net.Addr) string {
+	if a, ok := addr.(*net.TCPAddr); ok && a.IP.IsUnspecified() {
+		return net.JoinHostPort("127.0.0.1", strconv.Itoa(a.Port))
+	}
+	return addr.String()
+}
+
 // envelopeList reads -envelope: "all" (or nothing) is nil, every field;
 // "none" is an empty list, results alone; else the fields named.
 func envelopeList(v string) ([]string, error) {
@@ -174,7 +189,7 @@ func envelopeList(v string) ([]string, error) {
 	fields := list(v)
 	for _, f := range fields {
 		if !slices.Contains(sandbox.EnvelopeFields, f) {
-			return nil, fmt.Errorf("-envelope: %q is not an envelope field: give all, none, or fields of %s, comma-separated", f, strings.Join(sandbox.EnvelopeFields, ", "))
+			return nil, fmt.Errorf("-envelope (SANDBOX_ENVELOPE): %q is not an envelope field: give all, none, or fields of %s, comma-separated", f, strings.Join(sandbox.EnvelopeFields, ", "))
 		}
 	}
 	return fields, nil

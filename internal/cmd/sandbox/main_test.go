@@ -3,9 +3,11 @@ package main
 import (
 	"errors"
 	"flag"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -113,14 +115,21 @@ func TestVariantFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-envelope", "all,count"}, `-envelope: "all" is not an envelope field: give all, none, or fields of count, next_page`},
-		{[]string{"-envelope", "Count"}, `-envelope: "Count" is not an envelope field`},
-		{[]string{"-extra-fields", "false"}, `unexpected argument "false"`},
-		{[]string{"-jobs", "3", "extra"}, `unexpected argument "extra"`},
+		{[]string{"-envelope", "all,count"}, `-envelope (SANDBOX_ENVELOPE): "all" is not an envelope field: give all, none, or fields of count, next_page`},
+		{[]string{"-envelope", "Count"}, `-envelope (SANDBOX_ENVELOPE): "Count" is not an envelope field`},
+		{[]string{"-extra-fields", "false"}, `unexpected argument "false": the sandbox takes flags only, and a boolean flag takes its value after "=" (-extra-fields=false)`},
+		{[]string{"-extra-fields", "true"}, `(-extra-fields=true)`},
+		{[]string{"-jobs", "3", "extra"}, `unexpected argument "extra": the sandbox takes flags only`},
 	} {
 		if _, _, err := options(c.args); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.args, err, c.want)
 		}
+	}
+	if _, _, err := options([]string{"-jobs", "3", "extra"}); err == nil || strings.Contains(err.Error(), "boolean") {
+		t.Errorf("a stray word that is no boolean is told about booleans: %v", err)
+	}
+	if cfg, _, err := options([]string{"-past-end", "EMPTY", "-filters", "Partial"}); err != nil || cfg.Variant.PastEnd != sandbox.PastEndEmpty || cfg.Variant.Filters != sandbox.FiltersPartial {
+		t.Errorf("keywords in another letter case: %+v, %v", cfg.Variant, err)
 	}
 	for _, arg := range []string{"NONE", " None "} {
 		if cfg, _, err := options([]string{"-envelope", arg}); err != nil || cfg.Variant.Envelope == nil || len(cfg.Variant.Envelope) != 0 {
@@ -139,5 +148,26 @@ func TestVariantFlags(t *testing.T) {
 	t.Setenv("SANDBOX_EXTRA_FIELDS", "")
 	if err := run([]string{"-addr", "127.0.0.1:0", "-filters", "fuzzy"}); err == nil || !strings.Contains(err.Error(), `filters must be "exact", "partial" or "ignored"`) {
 		t.Errorf("-filters fuzzy: %v", err)
+	}
+}
+
+// TestReachable: a listener on every interface is given to the provider at
+// 127.0.0.1, which it takes over http; a listener on one address at that
+// address.
+func TestReachable(t *testing.T) {
+	for _, c := range []struct{ addr, want string }{
+		{":0", "127.0.0.1:"}, {"0.0.0.0:0", "127.0.0.1:"}, {"[::]:0", "127.0.0.1:"},
+		{"127.0.0.1:0", "127.0.0.1:"}, {"[::1]:0", "[::1]:"},
+	} {
+		ln, err := net.Listen("tcp", c.addr)
+		if err != nil {
+			t.Logf("%s: %v", c.addr, err) // no IPv6 here
+			continue
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		if got := reachable(ln.Addr()); got != c.want+strconv.Itoa(port) {
+			t.Errorf("listening on %s: %q, want %q", c.addr, got, c.want+strconv.Itoa(port))
+		}
+		_ = ln.Close()
 	}
 }
