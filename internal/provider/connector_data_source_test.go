@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -15,8 +17,8 @@ import (
 )
 
 func TestAccConnectorDataSource_byIDAndByName(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	cfg := e.providerConfig() + newConnectorArgs(testName("data")).with("streams", `["tickets", "chats"]`).hcl() + `
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	cfg := e.ProviderConfig() + acctest.NewConnectorArgs(acctest.Name("data")).With("streams", `["tickets", "chats"]`).HCL() + `
 data "dataintegration_customer_service_connector" "by_id" {
   id = dataintegration_customer_service_connector.test.id
 }
@@ -29,12 +31,12 @@ data "dataintegration_customer_service_connector" "by_name" {
 	var checks []statecheck.StateCheck
 	for _, ds := range []string{"data.dataintegration_customer_service_connector.by_id", "data.dataintegration_customer_service_connector.by_name"} {
 		for _, attr := range []string{"id", "workspace_id", "name", "url", "agent_email", "streams", "connector_name", "created_at", "updated_at"} {
-			checks = append(checks, statecheck.CompareValuePairs(connectorAddress, tfjsonpath.New(attr), ds, tfjsonpath.New(attr), compare.ValuesSame()))
+			checks = append(checks, statecheck.CompareValuePairs(acctest.ConnectorAddress, tfjsonpath.New(attr), ds, tfjsonpath.New(attr), compare.ValuesSame()))
 		}
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             e.connectorsGone(t),
+		CheckDestroy:             e.ConnectorsGone(t),
 		Steps: []resource.TestStep{{
 			Config:            cfg,
 			ConfigStateChecks: checks,
@@ -44,52 +46,52 @@ data "dataintegration_customer_service_connector" "by_name" {
 }
 
 func TestAccConnectorDataSource_failures(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	twin := testName("twin")
-	c := e.client(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	twin := acctest.Name("twin")
+	c := e.Client(t)
 	for range 2 {
-		made, err := c.CreateConnector(context.Background(), e.workspaceID, client.ConnectorSpec{
+		made, err := c.CreateConnector(context.Background(), e.WorkspaceID, client.ConnectorSpec{
 			Name: twin, URL: "https://acme.example-helpdesk.com", Token: "platform-token-1", AgentEmail: "agent@acme.com",
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = c.DeleteConnector(context.Background(), e.workspaceID, made.ID) })
+		t.Cleanup(func() { _ = c.DeleteConnector(context.Background(), e.WorkspaceID, made.ID) })
 	}
 	const missingID = "0f0f0f0f-0000-4000-8000-00000000abcd"
 	ds := func(body string) string {
-		return e.providerConfig() + "data \"dataintegration_customer_service_connector\" \"test\" {\n" + body + "\n}\n"
+		return e.ProviderConfig() + "data \"dataintegration_customer_service_connector\" \"test\" {\n" + body + "\n}\n"
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config:      ds(`name = "no connector has this name"`),
-				ExpectError: phrases("Connector Not Found", `No customer-service connector is named "no connector has this name" in workspace `+e.workspaceID),
+				ExpectError: acctest.Phrases("Connector Not Found", `No customer-service connector is named "no connector has this name" in workspace `+e.WorkspaceID),
 			},
 			{
 				Config:      ds(fmt.Sprintf("id = %q", missingID)),
-				ExpectError: phrases("Connector Not Found", "No connector has the ID "+missingID+" in workspace "+e.workspaceID),
+				ExpectError: acctest.Phrases("Connector Not Found", "No connector has the ID "+missingID+" in workspace "+e.WorkspaceID),
 			},
 			{
 				Config:      ds(fmt.Sprintf("name = %q", twin)),
-				ExpectError: phrases("Several Connectors Match", fmt.Sprintf("2 customer-service connectors are named %q", twin), "look the connector up by id instead"),
+				ExpectError: acctest.Phrases("Several Connectors Match", fmt.Sprintf("2 customer-service connectors are named %q", twin), "look the connector up by id instead"),
 			},
 			{
 				Config:      ds(""),
-				ExpectError: phrases("Missing Attribute Configuration", "Exactly one of these attributes must be configured: [id,name]"),
+				ExpectError: acctest.Phrases("Missing Attribute Configuration", "Exactly one of these attributes must be configured: [id,name]"),
 			},
 			{
 				Config:      ds(fmt.Sprintf("id = %q\nname = %q", missingID, twin)),
-				ExpectError: phrases("Invalid Attribute Combination", "Exactly one of these attributes must be configured: [id,name]"),
+				ExpectError: acctest.Phrases("Invalid Attribute Combination", "Exactly one of these attributes must be configured: [id,name]"),
 			},
 			{
 				Config:      ds(`id = "support-desk"`),
-				ExpectError: phrases("Invalid Attribute Value", `"support-desk" is not a UUID`),
+				ExpectError: acctest.Phrases("Invalid Attribute Value", `"support-desk" is not a UUID`),
 			},
 			{
 				Config:      ds(`name = "  "`),
-				ExpectError: phrases("Invalid Attribute Value", "name: the value is blank"),
+				ExpectError: acctest.Phrases("Invalid Attribute Value", "name: the value is blank"),
 			},
 		},
 	})

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -16,17 +18,17 @@ import (
 // import and one update in place, which sends the token; the apply works,
 // and the next plan is empty.
 func TestAccConnector_generateConfig(t *testing.T) {
-	requireCapability(t, capImportBlocks)
-	eng := newEngine(t)
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	name := testName("generated")
-	made := e.makeConnector(t, name, "tickets", "chats")
+	acctest.RequireCapability(t, acctest.CapImportBlocks)
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	name := acctest.Name("generated")
+	made := e.MakeConnector(t, name, "tickets", "chats")
 	const address = "dataintegration_customer_service_connector.desk"
-	dir := configDir(t, e.providerConfig()+importBlock(address, e.workspaceID+"/"+made.ID))
+	dir := acctest.ConfigDir(t, e.ProviderConfig()+acctest.ImportBlock(address, e.WorkspaceID+"/"+made.ID))
 	plan := func(want ...string) {
 		t.Helper()
-		actions, imports := eng.plan(t, dir, nil)
-		expectActions(t, actions, address, want...)
+		actions, imports := eng.Plan(t, dir, nil)
+		acctest.ExpectActions(t, actions, address, want...)
 		if len(actions) != 1 {
 			t.Errorf("the plan's actions are %v, want %s's alone", actions, address)
 		}
@@ -35,12 +37,12 @@ func TestAccConnector_generateConfig(t *testing.T) {
 		}
 	}
 
-	eng.run(t, dir, nil, "plan", "-input=false", "-no-color", "-generate-config-out=generated.tf")
+	eng.Run(t, dir, nil, "plan", "-input=false", "-no-color", "-generate-config-out=generated.tf")
 	generated, err := os.ReadFile(filepath.Join(dir, "generated.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !generatedTokenLine.Match(generated) || !regexp.MustCompile(`(?m)^\s*token_wo\s*=\s*null`).Match(generated) {
+	if !acctest.GeneratedTokenLine.Match(generated) || !regexp.MustCompile(`(?m)^\s*token_wo\s*=\s*null`).Match(generated) {
 		t.Fatalf("the generated file has no `token = null` and `token_wo = null` lines, which the docs tell how to edit:\n%s", generated)
 	}
 	// As generated, the connector is imported with the token the service
@@ -48,16 +50,16 @@ func TestAccConnector_generateConfig(t *testing.T) {
 	plan("no-op")
 
 	// The docs: replace `token = null` with the token.
-	edited := generatedTokenLine.ReplaceAll(generated, []byte(`${1}token = "platform-token-1"`))
+	edited := acctest.GeneratedTokenLine.ReplaceAll(generated, []byte(`${1}token = "platform-token-1"`))
 	if err := os.WriteFile(filepath.Join(dir, "generated.tf"), edited, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	plan("update")
-	eng.run(t, dir, nil, "apply", "-input=false", "-no-color", "tfplan")
-	if e.sandbox != nil {
-		if v, ok := e.sandbox.Connector(e.workspaceID, made.ID); !ok || v.Token != "platform-token-1" || v.TokenWrites != 2 {
+	eng.Run(t, dir, nil, "apply", "-input=false", "-no-color", "tfplan")
+	if e.Sandbox != nil {
+		if v, ok := e.Sandbox.Connector(e.WorkspaceID, made.ID); !ok || v.Token != "platform-token-1" || v.TokenWrites != 2 {
 			t.Errorf("after apply the sandbox holds %+v, want the token sent once more", v)
 		}
 	}
-	eng.expectConverged(t, dir, nil)
+	eng.ExpectConverged(t, dir, nil)
 }

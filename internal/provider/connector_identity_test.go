@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -18,23 +20,11 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// identityImportBlock is an import block by identity; attrs are the
-// identity's attributes as HCL expressions.
-func identityImportBlock(to string, attrs ...string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "import {\n  to = %s\n  identity = {\n", to)
-	for i := 0; i+1 < len(attrs); i += 2 {
-		fmt.Fprintf(&b, "    %s = %s\n", attrs[i], attrs[i+1])
-	}
-	b.WriteString("  }\n}\n")
-	return b.String()
-}
-
 // connectorIdentity checks a connector's identity: its ID, as the state
 // holds it, and workspace ws.
 func connectorIdentity(address, ws string) statecheck.StateCheck {
 	return statecheck.ExpectIdentity(address, map[string]knownvalue.Check{
-		"id":           knownvalue.StringRegexp(uuidRE),
+		"id":           knownvalue.StringRegexp(acctest.UUIDRE),
 		"workspace_id": knownvalue.StringExact(ws),
 	})
 }
@@ -44,37 +34,37 @@ func connectorIdentity(address, ws string) statecheck.StateCheck {
 // import block with that identity imports the same connector, planning
 // nothing.
 func TestAccConnector_identity(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	requireCapability(t, capIdentity)
-	name := testName("identity")
-	args := newConnectorArgs(name)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	acctest.RequireCapability(t, acctest.CapIdentity)
+	name := acctest.Name("identity")
+	args := acctest.NewConnectorArgs(name)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             e.connectorsGone(t),
+		CheckDestroy:             e.ConnectorsGone(t),
 		Steps: []resource.TestStep{
 			{
-				Config: e.providerConfig() + args.hcl(),
+				Config: e.ProviderConfig() + args.HCL(),
 				ConfigStateChecks: []statecheck.StateCheck{
-					connectorIdentity(connectorAddress, e.workspaceID),
-					statecheck.ExpectIdentityValueMatchesState(connectorAddress, tfjsonpath.New("id")),
-					statecheck.ExpectIdentityValueMatchesState(connectorAddress, tfjsonpath.New("workspace_id")),
+					connectorIdentity(acctest.ConnectorAddress, e.WorkspaceID),
+					statecheck.ExpectIdentityValueMatchesState(acctest.ConnectorAddress, tfjsonpath.New("id")),
+					statecheck.ExpectIdentityValueMatchesState(acctest.ConnectorAddress, tfjsonpath.New("workspace_id")),
 				},
 			},
 			{
-				Config: e.providerConfig() + args.with("name", fmt.Sprintf("%q", name+" renamed"), "streams", `["tickets"]`).hcl(),
+				Config: e.ProviderConfig() + args.With("name", fmt.Sprintf("%q", name+" renamed"), "streams", `["tickets"]`).HCL(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionUpdate)},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					connectorIdentity(connectorAddress, e.workspaceID),
-					statecheck.ExpectIdentityValueMatchesState(connectorAddress, tfjsonpath.New("id")),
+					connectorIdentity(acctest.ConnectorAddress, e.WorkspaceID),
+					statecheck.ExpectIdentityValueMatchesState(acctest.ConnectorAddress, tfjsonpath.New("id")),
 				},
 			},
 			{
 				// As -generate-config-out would write it: no token, which
 				// keeps the service's, so the import plans nothing else.
-				Config:          e.providerConfig() + args.with("name", fmt.Sprintf("%q", name+" renamed"), "streams", `["tickets"]`, "token", "").hcl(),
-				ResourceName:    connectorAddress,
+				Config:          e.ProviderConfig() + args.With("name", fmt.Sprintf("%q", name+" renamed"), "streams", `["tickets"]`, "token", "").HCL(),
+				ResourceName:    acctest.ConnectorAddress,
 				ImportState:     true,
 				ImportStateKind: resource.ImportBlockWithResourceIdentity,
 			},
@@ -90,49 +80,49 @@ func TestAccConnector_identity(t *testing.T) {
 func TestAccConnector_importByIdentity(t *testing.T) {
 	for _, c := range []struct {
 		name     string
-		identity func(e *testEnv, id string) []string
+		identity func(e *acctest.Env, id string) []string
 	}{
-		{"id alone", func(_ *testEnv, id string) []string { return []string{"id", fmt.Sprintf("%q", id)} }},
-		{"id and workspace_id in upper case", func(e *testEnv, id string) []string {
-			return []string{"id", fmt.Sprintf("%q", strings.ToUpper(id)), "workspace_id", fmt.Sprintf("%q", strings.ToUpper(e.workspaceID))}
+		{"id alone", func(_ *acctest.Env, id string) []string { return []string{"id", fmt.Sprintf("%q", id)} }},
+		{"id and workspace_id in upper case", func(e *acctest.Env, id string) []string {
+			return []string{"id", fmt.Sprintf("%q", strings.ToUpper(id)), "workspace_id", fmt.Sprintf("%q", strings.ToUpper(e.WorkspaceID))}
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := newTestEnv(t, sandbox.Config{Jobs: 0, Keys: letteredWorkspace})
-			requireCapability(t, capIdentity)
-			name := testName("identity import")
-			made := e.makeConnector(t, name)
+			e := acctest.NewEnv(t, sandbox.Config{Jobs: 0, Keys: acctest.LetteredWorkspace})
+			acctest.RequireCapability(t, acctest.CapIdentity)
+			name := acctest.Name("identity import")
+			made := e.MakeConnector(t, name)
 			identity := c.identity(e, made.ID)
-			wantWS := e.workspaceID
+			wantWS := e.WorkspaceID
 			if len(identity) > 2 {
-				wantWS = strings.ToUpper(e.workspaceID)
+				wantWS = strings.ToUpper(e.WorkspaceID)
 			}
-			config := e.providerConfig() + identityImportBlock(connectorAddress, identity...) + newConnectorArgs(name).hcl()
+			config := e.ProviderConfig() + acctest.IdentityImportBlock(acctest.ConnectorAddress, identity...) + acctest.NewConnectorArgs(name).HCL()
 			resource.ParallelTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-				CheckDestroy:             e.connectorsGone(t),
+				CheckDestroy:             e.ConnectorsGone(t),
 				Steps: []resource.TestStep{
 					{
 						Config: config,
 						ConfigPlanChecks: resource.ConfigPlanChecks{
 							// The import, and the token sent once.
-							PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate)},
+							PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionUpdate)},
 							PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 						},
 						ConfigStateChecks: []statecheck.StateCheck{
-							statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("id"), knownvalue.StringExact(made.ID)),
-							statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(wantWS)),
-							statecheck.ExpectIdentity(connectorAddress, map[string]knownvalue.Check{
+							statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("id"), knownvalue.StringExact(made.ID)),
+							statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(wantWS)),
+							statecheck.ExpectIdentity(acctest.ConnectorAddress, map[string]knownvalue.Check{
 								"id":           knownvalue.StringFunc(func(v string) error { return expectSameID(v, made.ID) }),
 								"workspace_id": knownvalue.StringExact(wantWS),
 							}),
 						},
-						Check: e.expectStored(t, storedToken("platform-token-1", 2)),
+						Check: e.ExpectStored(t, acctest.StoredToken("platform-token-1", 2)),
 					},
 					{
 						// The workspace in the configuration, in the other
 						// case than the identity's: no change.
-						Config: e.providerConfig() + newConnectorArgs(name).with("workspace_id", fmt.Sprintf("%q", strings.ToLower(e.workspaceID))).hcl(),
+						Config: e.ProviderConfig() + acctest.NewConnectorArgs(name).With("workspace_id", fmt.Sprintf("%q", strings.ToLower(e.WorkspaceID))).HCL(),
 						ConfigPlanChecks: resource.ConfigPlanChecks{
 							PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 						},
@@ -155,31 +145,31 @@ func expectSameID(got, want string) error {
 // UUID, whose workspace_id is blank, or whose workspace the provider cannot
 // supply, is refused before any request.
 func TestAccConnector_importByIdentityRefused(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	requireCapability(t, capIdentity)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	acctest.RequireCapability(t, acctest.CapIdentity)
 	t.Setenv(EnvWorkspaceID, "")
 	const id = "0b9e8d7c-6a5f-4e3d-9c2b-1a0f9e8d7c6b"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config:      e.providerConfig() + identityImportBlock(connectorAddress, "id", `"support-desk"`) + newConnectorArgs("desk").hcl(),
-				ExpectError: phrases("Invalid Import Identity", `got id "support-desk" and no workspace_id`),
+				Config:      e.ProviderConfig() + acctest.IdentityImportBlock(acctest.ConnectorAddress, "id", `"support-desk"`) + acctest.NewConnectorArgs("desk").HCL(),
+				ExpectError: acctest.Phrases("Invalid Import Identity", `got id "support-desk" and no workspace_id`),
 			},
 			{
 				// A blank workspace_id is refused, not taken as left out.
-				Config:      e.providerConfig() + identityImportBlock(connectorAddress, "id", fmt.Sprintf("%q", id), "workspace_id", `""`) + newConnectorArgs("desk").hcl(),
-				ExpectError: phrases("Invalid Import Identity", fmt.Sprintf(`got id %q and workspace_id ""`, id)),
+				Config:      e.ProviderConfig() + acctest.IdentityImportBlock(acctest.ConnectorAddress, "id", fmt.Sprintf("%q", id), "workspace_id", `""`) + acctest.NewConnectorArgs("desk").HCL(),
+				ExpectError: acctest.Phrases("Invalid Import Identity", fmt.Sprintf(`got id %q and workspace_id ""`, id)),
 			},
 			{
-				Config: e.providerWithoutWorkspace() + identityImportBlock(connectorAddress, "id", fmt.Sprintf("%q", id)) +
-					newConnectorArgs("desk").with("workspace_id", fmt.Sprintf("%q", e.workspaceID)).hcl(),
-				ExpectError: phrases("Missing Workspace", "The import identity of connector "+id+" names no workspace_id",
+				Config: e.ProviderWithoutWorkspace() + acctest.IdentityImportBlock(acctest.ConnectorAddress, "id", fmt.Sprintf("%q", id)) +
+					acctest.NewConnectorArgs("desk").With("workspace_id", fmt.Sprintf("%q", e.WorkspaceID)).HCL(),
+				ExpectError: acctest.Phrases("Missing Workspace", "The import identity of connector "+id+" names no workspace_id",
 					"the provider has no workspace_id", "Give workspace_id in the import block's identity"),
 			},
 		},
 	})
-	e.expectNoRequests(t)
+	e.ExpectNoRequests(t)
 }
 
 // TestAccConnector_identityAddedToOldState: a state written before the
@@ -188,31 +178,31 @@ func TestAccConnector_importByIdentityRefused(t *testing.T) {
 // the plan is empty. The state is written by the engine under test, then
 // its identity taken out, as such a state has none.
 func TestAccConnector_identityAddedToOldState(t *testing.T) {
-	eng := newEngine(t)
-	requireCapability(t, capIdentity)
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	dir := configDir(t, e.providerConfig()+newConnectorArgs(testName("old state")).hcl())
-	eng.run(t, dir, nil, "apply", "-auto-approve", "-input=false", "-no-color")
-	id := stateResourceID(t, eng.run(t, dir, nil, "show", "-json"), connectorAddress)
-	t.Cleanup(func() { eng.run(t, dir, nil, "destroy", "-auto-approve", "-input=false", "-no-color") })
+	eng := acctest.NewEngine(t)
+	acctest.RequireCapability(t, acctest.CapIdentity)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	dir := acctest.ConfigDir(t, e.ProviderConfig()+acctest.NewConnectorArgs(acctest.Name("old state")).HCL())
+	eng.Run(t, dir, nil, "apply", "-auto-approve", "-input=false", "-no-color")
+	id := acctest.StateResourceID(t, eng.Run(t, dir, nil, "show", "-json"), acctest.ConnectorAddress)
+	t.Cleanup(func() { eng.Run(t, dir, nil, "destroy", "-auto-approve", "-input=false", "-no-color") })
 
 	stateFile := filepath.Join(dir, "terraform.tfstate")
 	stripIdentities(t, stateFile)
-	eng.expectConverged(t, dir, nil)
-	eng.run(t, dir, nil, "apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color")
-	if got := stateIdentity(t, stateFile, connectorAddress); got["id"] != id || got["workspace_id"] != e.workspaceID {
-		t.Errorf("after a refresh the identity is %v, want id %s and workspace_id %s", got, id, e.workspaceID)
+	eng.ExpectConverged(t, dir, nil)
+	eng.Run(t, dir, nil, "apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color")
+	if got := stateIdentity(t, stateFile, acctest.ConnectorAddress); got["id"] != id || got["workspace_id"] != e.WorkspaceID {
+		t.Errorf("after a refresh the identity is %v, want id %s and workspace_id %s", got, id, e.WorkspaceID)
 	}
-	eng.expectConverged(t, dir, nil)
+	eng.ExpectConverged(t, dir, nil)
 
 	// Deleted outside Terraform, the connector of such a state is planned
 	// for creation, as any other.
 	stripIdentities(t, stateFile)
-	if err := e.client(t).DeleteConnector(context.Background(), e.workspaceID, id); err != nil {
+	if err := e.Client(t).DeleteConnector(context.Background(), e.WorkspaceID, id); err != nil {
 		t.Fatal(err)
 	}
-	actions, _ := eng.plan(t, dir, nil)
-	expectActions(t, actions, connectorAddress, "create")
+	actions, _ := eng.Plan(t, dir, nil)
+	acctest.ExpectActions(t, actions, acctest.ConnectorAddress, "create")
 }
 
 // stripIdentities takes the identities out of a state file, as a state

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -17,24 +19,6 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-const connectorType = "dataintegration_customer_service_connector"
-
-// listBlock is a list block of connectors for a .tfquery.hcl file; args
-// are its own arguments and config its configuration's, each a line of HCL.
-func listBlock(name string, args, config []string) string {
-	inner := make([]string, len(config))
-	for i, l := range config {
-		inner[i] = "  " + l
-	}
-	return fmt.Sprintf("list %q %q {\n  provider = dataintegration\n%s  config {\n%s  }\n}\n",
-		connectorType, name, indentLines(args), indentLines(inner))
-}
-
-// connectorIdentityCheck is the identity of connector id in workspace ws.
-func connectorIdentityCheck(id, ws string) map[string]knownvalue.Check {
-	return map[string]knownvalue.Check{"id": knownvalue.StringExact(id), "workspace_id": knownvalue.StringExact(ws)}
-}
-
 // TestAccConnectorList_query lists connectors made outside Terraform with
 // `terraform query`: every connector of the workspace (and no other
 // workspace's, though the key reaches a second one holding a connector of
@@ -42,33 +26,33 @@ func connectorIdentityCheck(id, ws string) map[string]knownvalue.Check {
 // with include_resource, its attributes; one by its exact name; those of
 // the second workspace when asked for; as many as the limit.
 func TestAccConnectorList_query(t *testing.T) {
-	e := twoWorkspaces(t, sandbox.Config{Jobs: 0}, "make a connector in a second workspace that the key reaches")
-	requireCapability(t, capListResources)
-	names := []string{testName("list a"), testName("list b"), testName("list c")}
+	e := acctest.TwoWorkspaces(t, sandbox.Config{Jobs: 0}, "make a connector in a second workspace that the key reaches")
+	acctest.RequireCapability(t, acctest.CapListResources)
+	names := []string{acctest.Name("list a"), acctest.Name("list b"), acctest.Name("list c")}
 	made := make([]*client.Connector, len(names))
 	for i, n := range names {
-		made[i] = e.makeConnector(t, n, "tickets", "chats")
+		made[i] = e.MakeConnector(t, n, "tickets", "chats")
 	}
-	theirs, err := e.client(t).CreateConnector(context.Background(), secondWorkspace, client.ConnectorSpec{
+	theirs, err := e.Client(t).CreateConnector(context.Background(), acctest.SecondWorkspace, client.ConnectorSpec{
 		Name: names[0], URL: "https://other.example-helpdesk.com", Token: "other-token", AgentEmail: "agent@other.com",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	all := []querycheck.QueryResultCheck{querycheck.ExpectLength(connectorType+".all", len(made))}
+	all := []querycheck.QueryResultCheck{querycheck.ExpectLength(acctest.ConnectorType+".all", len(made))}
 	for i, c := range made {
-		byID := queryfilter.ByResourceIdentity(connectorIdentityCheck(c.ID, e.workspaceID))
+		byID := queryfilter.ByResourceIdentity(acctest.ConnectorIdentityCheck(c.ID, e.WorkspaceID))
 		all = append(all,
-			querycheck.ExpectIdentity(connectorType+".all", connectorIdentityCheck(c.ID, e.workspaceID)),
-			querycheck.ExpectResourceDisplayName(connectorType+".all", byID, knownvalue.StringExact(names[i])),
-			querycheck.ExpectResourceKnownValues(connectorType+".all", byID, []querycheck.KnownValueCheck{
+			querycheck.ExpectIdentity(acctest.ConnectorType+".all", acctest.ConnectorIdentityCheck(c.ID, e.WorkspaceID)),
+			querycheck.ExpectResourceDisplayName(acctest.ConnectorType+".all", byID, knownvalue.StringExact(names[i])),
+			querycheck.ExpectResourceKnownValues(acctest.ConnectorType+".all", byID, []querycheck.KnownValueCheck{
 				{Path: tfjsonpath.New("id"), KnownValue: knownvalue.StringExact(c.ID)},
-				{Path: tfjsonpath.New("workspace_id"), KnownValue: knownvalue.StringExact(e.workspaceID)},
+				{Path: tfjsonpath.New("workspace_id"), KnownValue: knownvalue.StringExact(e.WorkspaceID)},
 				{Path: tfjsonpath.New("name"), KnownValue: knownvalue.StringExact(names[i])},
 				{Path: tfjsonpath.New("url"), KnownValue: knownvalue.StringExact("https://acme.example-helpdesk.com")},
 				{Path: tfjsonpath.New("agent_email"), KnownValue: knownvalue.StringExact("agent@acme.com")},
-				{Path: tfjsonpath.New("streams"), KnownValue: stringsExact("tickets", "chats")},
+				{Path: tfjsonpath.New("streams"), KnownValue: acctest.StringsExact("tickets", "chats")},
 				{Path: tfjsonpath.New("connector_name"), KnownValue: knownvalue.StringExact(client.ConnectorKindCustomerService)},
 				{Path: tfjsonpath.New("created_at"), KnownValue: knownvalue.StringExact(c.CreatedAt)},
 				{Path: tfjsonpath.New("token"), KnownValue: knownvalue.Null()},
@@ -77,27 +61,27 @@ func TestAccConnectorList_query(t *testing.T) {
 		)
 	}
 	checks := append(all,
-		querycheck.ExpectLength(connectorType+".by_name", 1),
-		querycheck.ExpectIdentity(connectorType+".by_name", connectorIdentityCheck(made[0].ID, e.workspaceID)),
-		querycheck.ExpectLength(connectorType+".second", 1),
-		querycheck.ExpectIdentity(connectorType+".second", connectorIdentityCheck(theirs.ID, secondWorkspace)),
-		querycheck.ExpectLength(connectorType+".two", 2),
+		querycheck.ExpectLength(acctest.ConnectorType+".by_name", 1),
+		querycheck.ExpectIdentity(acctest.ConnectorType+".by_name", acctest.ConnectorIdentityCheck(made[0].ID, e.WorkspaceID)),
+		querycheck.ExpectLength(acctest.ConnectorType+".second", 1),
+		querycheck.ExpectIdentity(acctest.ConnectorType+".second", acctest.ConnectorIdentityCheck(theirs.ID, acctest.SecondWorkspace)),
+		querycheck.ExpectLength(acctest.ConnectorType+".two", 2),
 	)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{Config: e.providerConfig()},
+			{Config: e.ProviderConfig()},
 			{
 				Query: true,
-				Config: listBlock("all", []string{"include_resource = true"}, nil) +
-					listBlock("by_name", nil, []string{fmt.Sprintf("name = %q", names[0])}) +
-					listBlock("second", nil, []string{fmt.Sprintf("workspace_id = %q", secondWorkspace)}) +
-					listBlock("two", []string{"limit = 2"}, nil),
+				Config: acctest.ListBlock("all", []string{"include_resource = true"}, nil) +
+					acctest.ListBlock("by_name", nil, []string{fmt.Sprintf("name = %q", names[0])}) +
+					acctest.ListBlock("second", nil, []string{fmt.Sprintf("workspace_id = %q", acctest.SecondWorkspace)}) +
+					acctest.ListBlock("two", []string{"limit = 2"}, nil),
 				QueryResultChecks: checks,
 			},
 		},
 	})
-	if ids := e.sandbox.ConnectorIDs(e.workspaceID); len(ids) != len(made) {
+	if ids := e.Sandbox.ConnectorIDs(e.WorkspaceID); len(ids) != len(made) {
 		t.Errorf("the workspace holds %d connectors after the queries, want %d", len(ids), len(made))
 	}
 }
@@ -108,43 +92,43 @@ func TestAccConnectorList_query(t *testing.T) {
 // status and message.
 func TestAccConnectorList_refused(t *testing.T) {
 	const other, otherKey = "33333333-3333-4333-8333-333333333333", "key-of-the-other-workspace"
-	e := newTestEnv(t, sandbox.Config{Jobs: 0, Keys: []sandbox.KeyBinding{
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0, Keys: []sandbox.KeyBinding{
 		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: sandbox.DefaultWorkspaceID},
 		{APIKey: otherKey, WorkspaceID: other},
 	}})
-	e.requireSandbox(t, "bind a second key to a second workspace")
-	requireCapability(t, capListResources)
+	e.RequireSandbox(t, "bind a second key to a second workspace")
+	acctest.RequireCapability(t, acctest.CapListResources)
 	t.Setenv(EnvWorkspaceID, "")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{Config: e.providerConfig()},
+			{Config: e.ProviderConfig()},
 			{
 				Query:       true,
-				Config:      listBlock("blank", nil, []string{`name = "  "`}),
-				ExpectError: phrases("Invalid Attribute Value", "name: the value is blank"),
+				Config:      acctest.ListBlock("blank", nil, []string{`name = "  "`}),
+				ExpectError: acctest.Phrases("Invalid Attribute Value", "name: the value is blank"),
 			},
 			{
 				Query:       true,
-				Config:      listBlock("bad", nil, []string{`workspace_id = "support"`}),
-				ExpectError: phrases("Invalid Attribute Value", "Allowed: a UUID"),
+				Config:      acctest.ListBlock("bad", nil, []string{`workspace_id = "support"`}),
+				ExpectError: acctest.Phrases("Invalid Attribute Value", "Allowed: a UUID"),
 			},
-			{Config: e.providerWithoutWorkspace()},
+			{Config: e.ProviderWithoutWorkspace()},
 			{
 				Query:       true,
-				Config:      listBlock("none", nil, nil),
-				ExpectError: phrases("Missing Workspace", "set workspace_id here"),
+				Config:      acctest.ListBlock("none", nil, nil),
+				ExpectError: acctest.Phrases("Missing Workspace", "set workspace_id here"),
 			},
-			{Config: e.providerConfig()},
+			{Config: e.ProviderConfig()},
 			{
 				Query:       true,
-				Config:      listBlock("theirs", nil, []string{fmt.Sprintf("workspace_id = %q", other)}),
-				ExpectError: phrases("Access Denied", "no access to workspace "+other, "HTTP 403"),
+				Config:      acctest.ListBlock("theirs", nil, []string{fmt.Sprintf("workspace_id = %q", other)}),
+				ExpectError: acctest.Phrases("Access Denied", "no access to workspace "+other, "HTTP 403"),
 			},
 		},
 	})
-	if got := e.sandbox.Stats().Requests; got != 1 {
-		t.Errorf("the sandbox served %d requests (%v), want one: the refused list of the other workspace", got, e.sandbox.Stats().ByRoute)
+	if got := e.Sandbox.Stats().Requests; got != 1 {
+		t.Errorf("the sandbox served %d requests (%v), want one: the refused list of the other workspace", got, e.Sandbox.Stats().ByRoute)
 	}
 }
 
@@ -154,17 +138,17 @@ func TestAccConnectorList_refused(t *testing.T) {
 // name sends one request.
 func TestConnectorList_pagesUpToLimit(t *testing.T) {
 	const n = 250
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	e.requireSandbox(t, "count the list requests")
-	c := e.client(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	e.RequireSandbox(t, "count the list requests")
+	c := e.Client(t)
 	for i := range n {
-		if _, err := c.CreateConnector(context.Background(), e.workspaceID, client.ConnectorSpec{
+		if _, err := c.CreateConnector(context.Background(), e.WorkspaceID, client.ConnectorSpec{
 			Name: fmt.Sprintf("desk %03d", i), URL: "https://acme.example-helpdesk.com", Token: "t", AgentEmail: "agent@acme.com",
 		}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	p := newProtoProvider(t, map[string]string{"base_url": e.baseURL, "api_key": e.apiKey, "workspace_id": e.workspaceID})
+	p := newProtoProvider(t, map[string]string{"base_url": e.BaseURL, "api_key": e.APIKey, "workspace_id": e.WorkspaceID})
 	for _, tc := range []struct {
 		limit       int64
 		want, pages int
@@ -174,12 +158,12 @@ func TestConnectorList_pagesUpToLimit(t *testing.T) {
 		{limit: 101, want: 101, pages: 2},
 		{limit: 1000, want: n, pages: 3, include: true},
 	} {
-		before := e.sandbox.Stats().ByRoute["GET "+routeConnectors]
-		results := p.listConnectors(t, nil, tc.limit, tc.include)
+		before := e.Sandbox.Stats().ByRoute["GET "+acctest.RouteConnectors]
+		results := listConnectors(p, t, nil, tc.limit, tc.include)
 		if len(results) != tc.want {
 			t.Errorf("limit %d: %d results, want %d", tc.limit, len(results), tc.want)
 		}
-		if got := e.sandbox.Stats().ByRoute["GET "+routeConnectors] - before; got != int64(tc.pages) {
+		if got := e.Sandbox.Stats().ByRoute["GET "+acctest.RouteConnectors] - before; got != int64(tc.pages) {
 			t.Errorf("limit %d: %d pages read, want %d", tc.limit, got, tc.pages)
 		}
 		seen := map[string]bool{}
@@ -196,40 +180,40 @@ func TestConnectorList_pagesUpToLimit(t *testing.T) {
 			}
 		}
 	}
-	before := e.sandbox.Stats().ByRoute["GET "+routeConnectors]
-	if got := p.listConnectors(t, map[string]string{"name": "desk 201"}, 100, false); len(got) != 1 || got[0].DisplayName != "desk 201" {
+	before := e.Sandbox.Stats().ByRoute["GET "+acctest.RouteConnectors]
+	if got := listConnectors(p, t, map[string]string{"name": "desk 201"}, 100, false); len(got) != 1 || got[0].DisplayName != "desk 201" {
 		t.Errorf("the list by name gave %d results (%v), want desk 201", len(got), got)
 	}
 	// A name check and a lookup by name send one request too.
-	if found, err := connectorsByName(context.Background(), c, e.workspaceID, "desk 117"); err != nil || len(found) != 1 {
+	if found, err := connectorsByName(context.Background(), c, e.WorkspaceID, "desk 117"); err != nil || len(found) != 1 {
 		t.Errorf("connectorsByName: %v, %v", found, err)
 	}
-	if got := e.sandbox.Stats().ByRoute["GET "+routeConnectors] - before; got != 2 {
+	if got := e.Sandbox.Stats().ByRoute["GET "+acctest.RouteConnectors] - before; got != 2 {
 		t.Errorf("two lists by name: %d requests, want 2", got)
 	}
 }
 
 // listConnectors lists connectors as `terraform query` asks for them, and
 // fails on an error diagnostic.
-func (p *protoProvider) listConnectors(tb testing.TB, config map[string]string, limit int64, include bool) []tfprotov6.ListResourceResult {
+func listConnectors(p *acctest.ProtoProvider, tb testing.TB, config map[string]string, limit int64, include bool) []tfprotov6.ListResourceResult {
 	tb.Helper()
-	cfg := protoValue(tb, p.schemas.ListResourceSchemas[connectorType], config)
+	cfg := acctest.ProtoValue(tb, p.Schemas.ListResourceSchemas[acctest.ConnectorType], config)
 	// ListResource, whichever interface of terraform-plugin-go holds it.
-	srv, ok := p.srv.(interface {
+	srv, ok := p.Server.(interface {
 		ListResource(context.Context, *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error)
 	})
 	if !ok {
-		tb.Fatalf("the provider server %T serves no list resource", p.srv)
+		tb.Fatalf("the provider server %T serves no list resource", p.Server)
 	}
 	stream, err := srv.ListResource(context.Background(), &tfprotov6.ListResourceRequest{
-		TypeName: connectorType, Config: &cfg, Limit: limit, IncludeResource: include,
+		TypeName: acctest.ConnectorType, Config: &cfg, Limit: limit, IncludeResource: include,
 	})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	var out []tfprotov6.ListResourceResult
 	for r := range stream.Results {
-		failOnProto(tb, r.Diagnostics)
+		acctest.FailOnProto(tb, r.Diagnostics)
 		out = append(out, r)
 	}
 	return out

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/config"
@@ -25,46 +27,41 @@ import (
 // plans nothing, and a workspace known only at apply plans the replacement
 // that one apply carries out.
 
-// importBlock is an import block of a resource by its import ID.
-func importBlock(to, id string) string {
-	return fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", to, id)
-}
-
 // TestAccProvider_workspaceInAnotherCase: resources made with the provider's
 // workspace in lower case plan nothing when it is given in upper case, in
 // the provider or in the resources; neither the connector nor the trigger
 // is replaced, so the job does not run again.
 func TestAccProvider_workspaceInAnotherCase(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond, Keys: letteredWorkspace})
-	e.requireSandbox(t, "count the job's executions")
-	jobs, _ := activeJobs(t, e, 1)
-	upper := e.upperWorkspace(t)
-	name := testName("case")
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond, Keys: acctest.LetteredWorkspace})
+	e.RequireSandbox(t, "count the job's executions")
+	jobs, _ := acctest.ActiveJobs(t, e, 1)
+	upper := e.UpperWorkspace(t)
+	name := acctest.Name("case")
 	resources := func(ws string) string {
-		args := newConnectorArgs(name)
+		args := acctest.NewConnectorArgs(name)
 		trigger := fmt.Sprintf("resource \"dataintegration_job_trigger\" \"test\" {\n  job_id = %q\n}\n", jobs[0])
 		if ws != "" {
-			args = args.with("workspace_id", fmt.Sprintf("%q", ws))
+			args = args.With("workspace_id", fmt.Sprintf("%q", ws))
 			trigger = fmt.Sprintf("resource \"dataintegration_job_trigger\" \"test\" {\n  job_id       = %q\n  workspace_id = %q\n}\n", jobs[0], ws)
 		}
-		return args.hcl() + trigger
+		return args.HCL() + trigger
 	}
 	unchanged := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
-	once := e.expectExecutions(jobs[0], sandbox.Execution{})
+	once := e.ExpectExecutions(jobs[0], sandbox.Execution{})
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             e.connectorsGone(t),
+		CheckDestroy:             e.ConnectorsGone(t),
 		Steps: []resource.TestStep{
-			{Config: e.providerConfig() + resources(""), Check: once},
-			{Config: e.providerWithWorkspace(upper) + resources(""), ConfigPlanChecks: unchanged, Check: once},
-			{Config: e.providerConfig() + resources(upper), ConfigPlanChecks: unchanged, Check: once},
+			{Config: e.ProviderConfig() + resources(""), Check: once},
+			{Config: e.ProviderWithWorkspace(upper) + resources(""), ConfigPlanChecks: unchanged, Check: once},
+			{Config: e.ProviderConfig() + resources(upper), ConfigPlanChecks: unchanged, Check: once},
 			{
-				Config:           e.providerWithWorkspace(upper) + resources(upper),
+				Config:           e.ProviderWithWorkspace(upper) + resources(upper),
 				ConfigPlanChecks: unchanged,
 				ConfigStateChecks: []statecheck.StateCheck{
 					// The state keeps the form it was made with.
-					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.workspaceID)),
-					statecheck.ExpectKnownValue(triggerAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.workspaceID)),
+					statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.WorkspaceID)),
+					statecheck.ExpectKnownValue(acctest.TriggerAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.WorkspaceID)),
 				},
 				Check: once,
 			},
@@ -75,14 +72,14 @@ func TestAccProvider_workspaceInAnotherCase(t *testing.T) {
 // TestAccConnectorDataSource_upperCaseID finds a connector by its ID in upper
 // case.
 func TestAccConnectorDataSource_upperCaseID(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	name := testName("upper lookup")
-	made := e.makeConnector(t, name)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	name := acctest.Name("upper lookup")
+	made := e.MakeConnector(t, name)
 	upper := strings.ToUpper(made.ID)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: e.providerConfig() + fmt.Sprintf("data \"dataintegration_customer_service_connector\" \"test\" {\n  id = %q\n}\n", upper),
+			Config: e.ProviderConfig() + fmt.Sprintf("data \"dataintegration_customer_service_connector\" \"test\" {\n  id = %q\n}\n", upper),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.dataintegration_customer_service_connector.test", tfjsonpath.New("id"), knownvalue.StringExact(upper)),
 				statecheck.ExpectKnownValue("data.dataintegration_customer_service_connector.test", tfjsonpath.New("name"), knownvalue.StringExact(name)),
@@ -95,16 +92,16 @@ func TestAccConnectorDataSource_upperCaseID(t *testing.T) {
 // to a workspace known only at apply: the plan shows both replaced, and one
 // apply moves them.
 func TestAccResources_unknownWorkspaceReplaces(t *testing.T) {
-	second := secondWorkspace
-	e := twoWorkspaces(t, sandbox.Config{Jobs: 0, RunDuration: time.Millisecond}, "bind the API key to a second workspace and add a job to both")
+	second := acctest.SecondWorkspace
+	e := acctest.TwoWorkspaces(t, sandbox.Config{Jobs: 0, RunDuration: time.Millisecond}, "bind the API key to a second workspace and add a job to both")
 	// The same job in both workspaces, so that only the workspace changes.
 	job := sandbox.Job{ID: "33333333-3333-4333-8333-333333333333", Name: "shared", IsActive: true}
-	for _, ws := range []string{e.workspaceID, second} {
-		if err := e.sandbox.AddJobs(ws, job); err != nil {
+	for _, ws := range []string{e.WorkspaceID, second} {
+		if err := e.Sandbox.AddJobs(ws, job); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cfg := e.providerConfig() + `
+	cfg := e.ProviderConfig() + `
 variable "workspace" {
   type = string
 }
@@ -115,33 +112,33 @@ resource "dataintegration_job_trigger" "test" {
   workspace_id = terraform_data.ws.output
   job_id       = "` + job.ID + `"
 }
-` + newConnectorArgs(testName("unknown workspace")).with("workspace_id", "terraform_data.ws.output").hcl()
+` + acctest.NewConnectorArgs(acctest.Name("unknown workspace")).With("workspace_id", "terraform_data.ws.output").HCL()
 	var first, moved string
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             e.connectorsGone(t),
+		CheckDestroy:             e.ConnectorsGone(t),
 		Steps: []resource.TestStep{
 			{
 				Config:          cfg,
-				ConfigVariables: config.Variables{"workspace": config.StringVariable(e.workspaceID)},
-				Check:           captureID(&first),
+				ConfigVariables: config.Variables{"workspace": config.StringVariable(e.WorkspaceID)},
+				Check:           acctest.CaptureID(&first),
 			},
 			{
 				Config:          cfg,
 				ConfigVariables: config.Variables{"workspace": config.StringVariable(second)},
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionDestroyBeforeCreate),
-						plancheck.ExpectResourceAction(triggerAddress, plancheck.ResourceActionDestroyBeforeCreate),
-						plancheck.ExpectUnknownValue(connectorAddress, tfjsonpath.New("workspace_id")),
+						plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectResourceAction(acctest.TriggerAddress, plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectUnknownValue(acctest.ConnectorAddress, tfjsonpath.New("workspace_id")),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					captureID(&moved),
-					e.expectMoved(&first, &moved, second),
+					acctest.CaptureID(&moved),
+					e.ExpectMoved(&first, &moved, second),
 					func(*terraform.State) error {
-						if n := len(e.sandbox.Executions(second, job.ID)); n != 1 {
+						if n := len(e.Sandbox.Executions(second, job.ID)); n != 1 {
 							return fmt.Errorf("the job ran %d times in workspace %s, want once", n, second)
 						}
 						return nil
@@ -155,10 +152,10 @@ resource "dataintegration_job_trigger" "test" {
 // TestAccConnector_streamsInAnotherOrder: the same streams in another order,
 // in the configuration or in the service's answer, plan nothing.
 func TestAccConnector_streamsInAnotherOrder(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	args := newConnectorArgs(testName("order"))
-	ordered := func(streams string) string { return e.providerConfig() + args.with("streams", streams).hcl() }
-	stored := e.expectStored(t, func(v sandbox.ConnectorView) error {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	args := acctest.NewConnectorArgs(acctest.Name("order"))
+	ordered := func(streams string) string { return e.ProviderConfig() + args.With("streams", streams).HCL() }
+	stored := e.ExpectStored(t, func(v sandbox.ConnectorView) error {
 		if !slices.Equal(v.Streams, []string{"tickets", "chats", "events"}) {
 			return fmt.Errorf("the service holds streams %q, want them as first sent", v.Streams)
 		}
@@ -166,7 +163,7 @@ func TestAccConnector_streamsInAnotherOrder(t *testing.T) {
 	})
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             e.connectorsGone(t),
+		CheckDestroy:             e.ConnectorsGone(t),
 		Steps: []resource.TestStep{
 			{Config: ordered(`["tickets", "chats", "events"]`), Check: stored},
 			{
@@ -176,10 +173,10 @@ func TestAccConnector_streamsInAnotherOrder(t *testing.T) {
 			},
 			{
 				// Another change still leaves the streams alone.
-				Config: e.providerConfig() + args.with("streams", `["events", "tickets", "chats"]`, "agent_email", `"desk@acme.com"`).hcl(),
+				Config: e.ProviderConfig() + args.With("streams", `["events", "tickets", "chats"]`, "agent_email", `"desk@acme.com"`).HCL(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact("tickets", "chats", "events")),
+					plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("streams"), acctest.StringsExact("tickets", "chats", "events")),
 				}},
 				Check: stored,
 			},
@@ -191,23 +188,23 @@ func TestAccConnector_streamsInAnotherOrder(t *testing.T) {
 // service lists its streams in another order than the configuration: the
 // streams are no change.
 func TestAccConnector_importStreamsInAnotherOrder(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	name := testName("import order")
-	made := e.makeConnector(t, name, "tickets", "chats")
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	name := acctest.Name("import order")
+	made := e.MakeConnector(t, name, "tickets", "chats")
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             e.connectorsGone(t),
+		CheckDestroy:             e.ConnectorsGone(t),
 		Steps: []resource.TestStep{{
-			Config: e.providerConfig() + importBlock(connectorAddress, e.workspaceID+"/"+made.ID) + newConnectorArgs(name).with("streams", `["chats", "tickets"]`).hcl(),
+			Config: e.ProviderConfig() + acctest.ImportBlock(acctest.ConnectorAddress, e.WorkspaceID+"/"+made.ID) + acctest.NewConnectorArgs(name).With("streams", `["chats", "tickets"]`).HCL(),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PreApply: []plancheck.PlanCheck{
 					// The token's update only: the streams stay as the service holds them.
-					plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact("tickets", "chats")),
+					plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("streams"), acctest.StringsExact("tickets", "chats")),
 				},
 				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
-			Check: e.expectStored(t, storedToken("platform-token-1", 2)),
+			Check: e.ExpectStored(t, acctest.StoredToken("platform-token-1", 2)),
 		}},
 	})
 }
@@ -217,18 +214,18 @@ func TestAccConnector_importStreamsInAnotherOrder(t *testing.T) {
 // <workspace_id>/<connector_id>, since the resource's own workspace_id is
 // not known at import.
 func TestAccConnector_importBareIDWithoutWorkspace(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	t.Setenv(EnvWorkspaceID, "")
-	made := e.makeConnector(t, testName("bare import"))
+	made := e.MakeConnector(t, acctest.Name("bare import"))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: e.providerWithoutWorkspace() +
-				newConnectorArgs("bare").with("workspace_id", fmt.Sprintf("%q", e.workspaceID)).hcl(),
-			ResourceName:  connectorAddress,
+			Config: e.ProviderWithoutWorkspace() +
+				acctest.NewConnectorArgs("bare").With("workspace_id", fmt.Sprintf("%q", e.WorkspaceID)).HCL(),
+			ResourceName:  acctest.ConnectorAddress,
 			ImportState:   true,
 			ImportStateId: made.ID,
-			ExpectError: phrases("Missing Workspace", fmt.Sprintf("The import ID %q names no workspace", made.ID),
+			ExpectError: acctest.Phrases("Missing Workspace", fmt.Sprintf("The import ID %q names no workspace", made.ID),
 				"Import by <workspace_id>/"+made.ID+" instead", "with the ID of the workspace that holds the connector"),
 		}},
 	})
@@ -239,7 +236,7 @@ func TestAccConnector_importBareIDWithoutWorkspace(t *testing.T) {
 // Terraform they are the number they always were, so no state or
 // configuration changes.
 func TestWholeNumbersStayNumbers(t *testing.T) {
-	resp := providerSchemas(t)
+	resp := serveProto(t).Schemas
 	for where, b := range map[string]*tfprotov6.SchemaBlock{
 		"provider":  resp.Provider.Block,
 		"connector": resp.ResourceSchemas["dataintegration_customer_service_connector"].Block,
@@ -255,21 +252,21 @@ func TestWholeNumbersStayNumbers(t *testing.T) {
 // TestAccConnector_tokenLeftOut: a connector that exists may leave both
 // token attributes out; the service keeps its token, and no token is sent.
 func TestAccConnector_tokenLeftOut(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	args := newConnectorArgs(testName("no token"))
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	args := acctest.NewConnectorArgs(acctest.Name("no token"))
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             e.connectorsGone(t),
+		CheckDestroy:             e.ConnectorsGone(t),
 		Steps: []resource.TestStep{
-			{Config: e.providerConfig() + args.hcl(), Check: e.expectStored(t, storedToken("platform-token-1", 1))},
+			{Config: e.ProviderConfig() + args.HCL(), Check: e.ExpectStored(t, acctest.StoredToken("platform-token-1", 1))},
 			{
-				Config: e.providerConfig() + args.with("token", "").hcl(),
+				Config: e.ProviderConfig() + args.With("token", "").HCL(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate)},
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionUpdate)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("token"), knownvalue.Null())},
-				Check:             e.expectStored(t, storedToken("platform-token-1", 1)),
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("token"), knownvalue.Null())},
+				Check:             e.ExpectStored(t, acctest.StoredToken("platform-token-1", 1)),
 			},
 		},
 	})

@@ -4,16 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/config"
-	"github.com/hashicorp/terraform-plugin-testing/helper/acctest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -26,202 +26,131 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
-const (
-	connectorAddress = "dataintegration_customer_service_connector.test"
-	routeConnectors  = "/developers/workspaces/{workspace_id}/connectors/"
-)
-
-// connectorArgs are a connector block's attributes as HCL expressions.
-type connectorArgs map[string]string
-
-// newConnectorArgs is a valid connector of the given name, with a token.
-func newConnectorArgs(name string) connectorArgs {
-	return connectorArgs{
-		"name":        strconv.Quote(name),
-		"url":         `"https://acme.example-helpdesk.com"`,
-		"agent_email": `"agent@acme.com"`,
-		"token":       `"platform-token-1"`,
-	}
-}
-
-// with is a copy of a with each key set to the value after it; an empty
-// value leaves the attribute out.
-func (a connectorArgs) with(kv ...string) connectorArgs {
-	out := maps.Clone(a)
-	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i+1] == "" {
-			delete(out, kv[i])
-		} else {
-			out[kv[i]] = kv[i+1]
-		}
-	}
-	return out
-}
-
-func (a connectorArgs) hcl() string {
-	var b strings.Builder
-	b.WriteString("resource \"dataintegration_customer_service_connector\" \"test\" {\n")
-	for _, k := range slices.Sorted(maps.Keys(a)) {
-		fmt.Fprintf(&b, "  %s = %s\n", k, a[k])
-	}
-	b.WriteString("}\n")
-	return b.String()
-}
-
-// testName is a connector name no other test run uses, so that the tests
-// can share the real service's workspace.
-func testName(what string) string {
-	return "tfacc " + what + " " + acctest.RandString(8)
-}
-
-// storedToken checks the token the sandbox holds and how many times one was
-// sent.
-func storedToken(token string, writes int) func(sandbox.ConnectorView) error {
-	return func(v sandbox.ConnectorView) error {
-		if v.Token != token || v.TokenWrites != writes {
-			return fmt.Errorf("the sandbox holds token %q written %d times, want %q written %d times", v.Token, v.TokenWrites, token, writes)
-		}
-		return nil
-	}
-}
-
-// captureID stores the ID of the test's connector.
-func captureID(id *string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[connectorAddress]
-		if !ok {
-			return fmt.Errorf("%s is not in the state", connectorAddress)
-		}
-		*id = rs.Primary.ID
-		return nil
-	}
-}
-
 func TestAccConnector_lifecycle(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	name := testName("lifecycle")
-	args := newConnectorArgs(name)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	name := acctest.Name("lifecycle")
+	args := acctest.NewConnectorArgs(name)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
-	update := func(a connectorArgs, checks ...resource.TestCheckFunc) resource.TestStep {
+	update := func(a acctest.ConnectorArgs, checks ...resource.TestCheckFunc) resource.TestStep {
 		return resource.TestStep{
-			Config: e.providerConfig() + a.hcl(),
+			Config: e.ProviderConfig() + a.HCL(),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate)},
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionUpdate)},
 				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
-			ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(connectorAddress, tfjsonpath.New("id"))},
+			ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(acctest.ConnectorAddress, tfjsonpath.New("id"))},
 			Check:             resource.ComposeAggregateTestCheckFunc(checks...),
 		}
 	}
 	var id string
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             e.connectorsGone(t),
+		CheckDestroy:             e.ConnectorsGone(t),
 		Steps: []resource.TestStep{
 			{
-				Config: e.providerConfig() + args.hcl(),
+				Config: e.ProviderConfig() + args.HCL(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionCreate),
+						plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionCreate),
 						// Without streams, the plan shows every stream.
-						plancheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact(validate.CustomerServiceStreams...)),
-						plancheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.workspaceID)),
-						plancheck.ExpectSensitiveValue(connectorAddress, tfjsonpath.New("token")),
+						plancheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("streams"), acctest.StringsExact(validate.CustomerServiceStreams...)),
+						plancheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.WorkspaceID)),
+						plancheck.ExpectSensitiveValue(acctest.ConnectorAddress, tfjsonpath.New("token")),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					sameID.AddStateValue(connectorAddress, tfjsonpath.New("id")),
-					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.workspaceID)),
-					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("name"), knownvalue.StringExact(name)),
-					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("url"), knownvalue.StringExact("https://acme.example-helpdesk.com")),
-					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("agent_email"), knownvalue.StringExact("agent@acme.com")),
-					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact(validate.CustomerServiceStreams...)),
-					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("connector_name"), knownvalue.StringExact("customer_service")),
-					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("created_at"), knownvalue.StringRegexp(timestampRE)),
-					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("updated_at"), knownvalue.StringRegexp(timestampRE)),
-					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("token_wo_version"), knownvalue.Null()),
+					sameID.AddStateValue(acctest.ConnectorAddress, tfjsonpath.New("id")),
+					statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.WorkspaceID)),
+					statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("name"), knownvalue.StringExact(name)),
+					statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("url"), knownvalue.StringExact("https://acme.example-helpdesk.com")),
+					statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("agent_email"), knownvalue.StringExact("agent@acme.com")),
+					statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("streams"), acctest.StringsExact(validate.CustomerServiceStreams...)),
+					statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("connector_name"), knownvalue.StringExact("customer_service")),
+					statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("created_at"), knownvalue.StringRegexp(acctest.TimestampRE)),
+					statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("updated_at"), knownvalue.StringRegexp(acctest.TimestampRE)),
+					statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("token_wo_version"), knownvalue.Null()),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					captureID(&id),
-					e.expectStored(t, storedToken("platform-token-1", 1)),
+					acctest.CaptureID(&id),
+					e.ExpectStored(t, acctest.StoredToken("platform-token-1", 1)),
 				),
 			},
 			// Each attribute changes in place; the token is sent only when it changes.
-			update(args.with("name", strconv.Quote(name+" renamed")),
-				resource.TestCheckResourceAttr(connectorAddress, "name", name+" renamed"),
-				e.expectStored(t, storedToken("platform-token-1", 1))),
-			update(args.with("name", strconv.Quote(name+" renamed"), "url", `"https://desk.example-helpdesk.com/"`),
-				resource.TestCheckResourceAttr(connectorAddress, "url", "https://desk.example-helpdesk.com/")),
-			update(args.with("name", strconv.Quote(name+" renamed"), "url", `"https://desk.example-helpdesk.com/"`, "agent_email", `"desk@acme.com"`),
-				resource.TestCheckResourceAttr(connectorAddress, "agent_email", "desk@acme.com")),
-			update(args.with("name", strconv.Quote(name+" renamed"), "url", `"https://desk.example-helpdesk.com/"`, "agent_email", `"desk@acme.com"`,
+			update(args.With("name", strconv.Quote(name+" renamed")),
+				resource.TestCheckResourceAttr(acctest.ConnectorAddress, "name", name+" renamed"),
+				e.ExpectStored(t, acctest.StoredToken("platform-token-1", 1))),
+			update(args.With("name", strconv.Quote(name+" renamed"), "url", `"https://desk.example-helpdesk.com/"`),
+				resource.TestCheckResourceAttr(acctest.ConnectorAddress, "url", "https://desk.example-helpdesk.com/")),
+			update(args.With("name", strconv.Quote(name+" renamed"), "url", `"https://desk.example-helpdesk.com/"`, "agent_email", `"desk@acme.com"`),
+				resource.TestCheckResourceAttr(acctest.ConnectorAddress, "agent_email", "desk@acme.com")),
+			update(args.With("name", strconv.Quote(name+" renamed"), "url", `"https://desk.example-helpdesk.com/"`, "agent_email", `"desk@acme.com"`,
 				"streams", `["tickets", "chats"]`),
-				resource.TestCheckResourceAttr(connectorAddress, "streams.#", "2"),
-				e.expectStored(t, func(v sandbox.ConnectorView) error {
+				resource.TestCheckResourceAttr(acctest.ConnectorAddress, "streams.#", "2"),
+				e.ExpectStored(t, func(v sandbox.ConnectorView) error {
 					if !slices.Equal(v.Streams, []string{"tickets", "chats"}) {
 						return fmt.Errorf("stored streams %q", v.Streams)
 					}
-					return storedToken("platform-token-1", 1)(v)
+					return acctest.StoredToken("platform-token-1", 1)(v)
 				})),
-			update(args.with("name", strconv.Quote(name+" renamed"), "url", `"https://desk.example-helpdesk.com/"`, "agent_email", `"desk@acme.com"`,
+			update(args.With("name", strconv.Quote(name+" renamed"), "url", `"https://desk.example-helpdesk.com/"`, "agent_email", `"desk@acme.com"`,
 				"streams", `["tickets", "chats"]`, "token", `"platform-token-2"`),
-				e.expectStored(t, storedToken("platform-token-2", 2))),
+				e.ExpectStored(t, acctest.StoredToken("platform-token-2", 2))),
 			{
-				ResourceName:            connectorAddress,
+				ResourceName:            acctest.ConnectorAddress,
 				ImportState:             true,
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"token"},
-				ImportStateIdFunc:       func(*terraform.State) (string, error) { return e.workspaceID + "/" + id, nil },
+				ImportStateIdFunc:       func(*terraform.State) (string, error) { return e.WorkspaceID + "/" + id, nil },
 			},
 			{
 				// The provider has a workspace_id: the connector's ID alone is enough.
-				ResourceName:            connectorAddress,
+				ResourceName:            acctest.ConnectorAddress,
 				ImportState:             true,
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"token"},
 				ImportStateIdFunc:       func(*terraform.State) (string, error) { return id, nil },
 			},
 			{
-				ResourceName:  connectorAddress,
+				ResourceName:  acctest.ConnectorAddress,
 				ImportState:   true,
-				ImportStateId: e.workspaceID + "/support-desk",
-				ExpectError:   phrases("Unexpected Format of ID", "Expected <workspace_id>/<connector_id>", `got "`+e.workspaceID+`/support-desk"`),
+				ImportStateId: e.WorkspaceID + "/support-desk",
+				ExpectError:   acctest.Phrases("Unexpected Format of ID", "Expected <workspace_id>/<connector_id>", `got "`+e.WorkspaceID+`/support-desk"`),
 			},
 		},
 	})
 }
 
 func TestAccConnector_outOfBandChanges(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	cfg := e.providerConfig() + newConnectorArgs(testName("drift")).with("streams", `["chats", "messages"]`).hcl()
-	c := e.client(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	cfg := e.ProviderConfig() + acctest.NewConnectorArgs(acctest.Name("drift")).With("streams", `["chats", "messages"]`).HCL()
+	c := e.Client(t)
 	ctx := context.Background()
 	var id, recreated string
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             e.connectorsGone(t),
+		CheckDestroy:             e.ConnectorsGone(t),
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,
-				Check:  captureID(&id),
+				Check:  acctest.CaptureID(&id),
 			},
 			{
 				// Someone changes the streams through the API.
 				PreConfig: func() {
-					if _, err := c.UpdateConnector(ctx, e.workspaceID, id, client.ConnectorUpdate{Streams: []string{"tickets"}}); err != nil {
+					if _, err := c.UpdateConnector(ctx, e.WorkspaceID, id, client.ConnectorUpdate{Streams: []string{"tickets"}}); err != nil {
 						t.Fatal(err)
 					}
 				},
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact("chats", "messages")),
+						plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("streams"), acctest.StringsExact("chats", "messages")),
 					},
 				},
 				Check: func(*terraform.State) error {
-					got, err := c.GetConnector(ctx, e.workspaceID, id)
+					got, err := c.GetConnector(ctx, e.WorkspaceID, id)
 					if err != nil {
 						return err
 					}
@@ -234,21 +163,21 @@ func TestAccConnector_outOfBandChanges(t *testing.T) {
 			{
 				// Someone deletes the connector: it is planned for creation.
 				PreConfig: func() {
-					if err := c.DeleteConnector(ctx, e.workspaceID, id); err != nil {
+					if err := c.DeleteConnector(ctx, e.WorkspaceID, id); err != nil {
 						t.Fatal(err)
 					}
 				},
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionCreate)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionCreate)},
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					captureID(&recreated),
+					acctest.CaptureID(&recreated),
 					func(*terraform.State) error {
 						if recreated == id {
 							return fmt.Errorf("the connector kept the deleted ID %s", id)
 						}
-						_, err := c.GetConnector(ctx, e.workspaceID, recreated)
+						_, err := c.GetConnector(ctx, e.WorkspaceID, recreated)
 						return err
 					},
 				),
@@ -272,23 +201,23 @@ func TestAccConnector_importBlockThenToken(t *testing.T) {
 		{"IDs in upper case", strings.ToUpper},
 	} {
 		t.Run(ids.name, func(t *testing.T) {
-			e := newTestEnv(t, sandbox.Config{Jobs: 0, Keys: letteredWorkspace})
-			name := testName("import")
-			made := e.makeConnector(t, name)
+			e := acctest.NewEnv(t, sandbox.Config{Jobs: 0, Keys: acctest.LetteredWorkspace})
+			name := acctest.Name("import")
+			made := e.MakeConnector(t, name)
 			resource.ParallelTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-				CheckDestroy:             e.connectorsGone(t),
+				CheckDestroy:             e.ConnectorsGone(t),
 				Steps: []resource.TestStep{{
-					Config: e.providerConfig() + importBlock(connectorAddress, ids.form(e.workspaceID+"/"+made.ID)) + newConnectorArgs(name).hcl(),
+					Config: e.ProviderConfig() + acctest.ImportBlock(acctest.ConnectorAddress, ids.form(e.WorkspaceID+"/"+made.ID)) + acctest.NewConnectorArgs(name).HCL(),
 					ConfigPlanChecks: resource.ConfigPlanChecks{
-						PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionUpdate)},
+						PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionUpdate)},
 						PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 					},
 					ConfigStateChecks: []statecheck.StateCheck{
-						statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("id"), knownvalue.StringExact(made.ID)),
-						statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("streams"), stringsExact(validate.CustomerServiceStreams...)),
+						statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("id"), knownvalue.StringExact(made.ID)),
+						statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("streams"), acctest.StringsExact(validate.CustomerServiceStreams...)),
 					},
-					Check: e.expectStored(t, storedToken("platform-token-1", 2)),
+					Check: e.ExpectStored(t, acctest.StoredToken("platform-token-1", 2)),
 				}},
 			})
 		})
@@ -320,19 +249,19 @@ func (n noTrace) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, re
 }
 
 func TestAccConnector_writeOnlyToken(t *testing.T) {
-	requireCapability(t, capWriteOnly)
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	acctest.RequireCapability(t, acctest.CapWriteOnly)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	// The token comes from an ephemeral variable, as a user would pass it:
 	// a literal would be kept in the configuration that a plan file holds.
-	name := testName("write-only")
+	name := acctest.Name("write-only")
 	cfg := func(version int) string {
-		return e.providerConfig() + `
+		return e.ProviderConfig() + `
 variable "platform_token" {
   type      = string
   sensitive = true
   ephemeral = true
 }
-` + newConnectorArgs(name).with("token", "", "token_wo", "var.platform_token", "token_wo_version", strconv.Itoa(version)).hcl()
+` + acctest.NewConnectorArgs(name).With("token", "", "token_wo", "var.platform_token", "token_wo_version", strconv.Itoa(version)).HCL()
 	}
 	secrets := noTrace{secrets: []string{"wo-token-1", "wo-token-2"}}
 	step := func(token string, version int, action plancheck.ResourceActionType, stored func(sandbox.ConnectorView) error) resource.TestStep {
@@ -340,32 +269,32 @@ variable "platform_token" {
 			Config:          cfg(version),
 			ConfigVariables: config.Variables{"platform_token": config.StringVariable(token)},
 			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, action), secrets},
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ConnectorAddress, action), secrets},
 				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan(), secrets},
 			},
 			ConfigStateChecks: []statecheck.StateCheck{
 				secrets,
-				statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("token_wo"), knownvalue.Null()),
-				statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("token"), knownvalue.Null()),
-				statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("token_wo_version"), knownvalue.Int64Exact(int64(version))),
+				statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("token_wo"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("token"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("token_wo_version"), knownvalue.Int64Exact(int64(version))),
 			},
-			Check: e.expectStored(t, stored),
+			Check: e.ExpectStored(t, stored),
 		}
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             e.connectorsGone(t),
+		CheckDestroy:             e.ConnectorsGone(t),
 		Steps: []resource.TestStep{
 			// Without a version, a new token_wo could never be sent.
 			{
-				Config:      e.providerConfig() + newConnectorArgs(name).with("token", "", "token_wo", `"wo-token-1"`).hcl(),
-				ExpectError: phrases(`Attribute "token_wo_version" must be specified when "token_wo" is specified`),
+				Config:      e.ProviderConfig() + acctest.NewConnectorArgs(name).With("token", "", "token_wo", `"wo-token-1"`).HCL(),
+				ExpectError: acctest.Phrases(`Attribute "token_wo_version" must be specified when "token_wo" is specified`),
 			},
-			step("wo-token-1", 1, plancheck.ResourceActionCreate, storedToken("wo-token-1", 1)),
+			step("wo-token-1", 1, plancheck.ResourceActionCreate, acctest.StoredToken("wo-token-1", 1)),
 			// A new token_wo alone changes nothing: Terraform cannot see it.
-			step("wo-token-2", 1, plancheck.ResourceActionNoop, storedToken("wo-token-1", 1)),
+			step("wo-token-2", 1, plancheck.ResourceActionNoop, acctest.StoredToken("wo-token-1", 1)),
 			// A new token_wo_version sends it.
-			step("wo-token-2", 2, plancheck.ResourceActionUpdate, storedToken("wo-token-2", 2)),
+			step("wo-token-2", 2, plancheck.ResourceActionUpdate, acctest.StoredToken("wo-token-2", 2)),
 		},
 	})
 }
@@ -374,16 +303,16 @@ variable "platform_token" {
 // attributes (Terraform before 1.11) refuse token_wo at plan with a clear
 // error, before any request.
 func TestAccConnector_writeOnlyNeedsNewEngine(t *testing.T) {
-	requireMissingCapability(t, capWriteOnly)
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	acctest.RequireMissingCapability(t, acctest.CapWriteOnly)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config:      e.providerConfig() + newConnectorArgs("old engine").with("token", "", "token_wo", `"wo-token-1"`, "token_wo_version", "1").hcl(),
-			ExpectError: phrases("WriteOnly Attribute Not Allowed", "only supported in Terraform 1.11 and later"),
+			Config:      e.ProviderConfig() + acctest.NewConnectorArgs("old engine").With("token", "", "token_wo", `"wo-token-1"`, "token_wo_version", "1").HCL(),
+			ExpectError: acctest.Phrases("WriteOnly Attribute Not Allowed", "only supported in Terraform 1.11 and later"),
 		}},
 	})
-	e.expectNoRequests(t)
+	e.ExpectNoRequests(t)
 }
 
 // TestAccConnector_preferWriteOnly: where the engine has write-only
@@ -392,36 +321,36 @@ func TestAccConnector_writeOnlyNeedsNewEngine(t *testing.T) {
 // resource and not at token's line, which would print the token; elsewhere,
 // and with token_wo, nothing is said.
 func TestAccConnector_preferWriteOnly(t *testing.T) {
-	eng := newEngine(t)
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	const warning = "Prefer token_wo"
-	first := newConnectorArgs(testName("prefer write-only")).hcl()
-	second := strings.Replace(newConnectorArgs(testName("prefer write-only 2")).with("token", `"platform-token-2"`).hcl(), `"test"`, `"second"`, 1)
-	withToken := configDir(t, first+second)
+	first := acctest.NewConnectorArgs(acctest.Name("prefer write-only")).HCL()
+	second := strings.Replace(acctest.NewConnectorArgs(acctest.Name("prefer write-only 2")).With("token", `"platform-token-2"`).HCL(), `"test"`, `"second"`, 1)
+	withToken := acctest.ConfigDir(t, first+second)
 	want := 0
-	if eng.info.has(capWriteOnly) {
+	if eng.Info.Has(acctest.CapWriteOnly) {
 		want = 2
 	}
 	for _, args := range [][]string{{"plan", "-input=false", "-no-color"}, {"apply", "-input=false", "-no-color", "-auto-approve"}} {
-		out, err := eng.try(withToken, e.serviceEnv(), args...)
+		out, err := eng.Try(withToken, e.ServiceEnv(), args...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := countWarnings(out, warning); got != want {
-			t.Errorf("%s (write-only: %v): %s warns %q %d times, want %d\n%s", eng.info, eng.info.has(capWriteOnly), args[0], warning, got, want, out)
+		if got := acctest.CountWarnings(out, warning); got != want {
+			t.Errorf("%s (write-only: %v): %s warns %q %d times, want %d\n%s", eng.Info, eng.Info.Has(acctest.CapWriteOnly), args[0], warning, got, want, out)
 		}
-		pointed := phrases(`on main.tf line 1, in resource "dataintegration_customer_service_connector" "test":`,
+		pointed := acctest.Phrases(`on main.tf line 1, in resource "dataintegration_customer_service_connector" "test":`,
 			`1: resource "dataintegration_customer_service_connector" "test" {`, "token_wo with token_wo_version keeps the token out of both")
 		if want > 0 && !pointed.MatchString(out) {
 			t.Errorf("%s: the warning does not point at the resource or does not say what to do:\n%s", args[0], out)
 		}
 	}
-	eng.run(t, withToken, e.serviceEnv(), "destroy", "-input=false", "-no-color", "-auto-approve")
-	if !eng.info.has(capWriteOnly) {
+	eng.Run(t, withToken, e.ServiceEnv(), "destroy", "-input=false", "-no-color", "-auto-approve")
+	if !eng.Info.Has(acctest.CapWriteOnly) {
 		return
 	}
-	withWriteOnly := configDir(t, newConnectorArgs(testName("prefer write-only")).with("token", "", "token_wo", `"wo-token"`, "token_wo_version", "1").hcl())
-	out, err := eng.try(withWriteOnly, e.serviceEnv(), "plan", "-input=false", "-no-color")
+	withWriteOnly := acctest.ConfigDir(t, acctest.NewConnectorArgs(acctest.Name("prefer write-only")).With("token", "", "token_wo", `"wo-token"`, "token_wo_version", "1").HCL())
+	out, err := eng.Try(withWriteOnly, e.ServiceEnv(), "plan", "-input=false", "-no-color")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,61 +360,61 @@ func TestAccConnector_preferWriteOnly(t *testing.T) {
 }
 
 func TestAccConnector_invalidConfigurations(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	base := newConnectorArgs("bad")
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	base := acctest.NewConnectorArgs("bad")
 	cases := []struct {
 		name string
-		args connectorArgs
+		args acctest.ConnectorArgs
 		want []string
 	}{
-		{"http URL", base.with("url", `"http://acme.example-helpdesk.com"`), []string{"url", "must use https"}},
-		{"URL with a path", base.with("url", `"https://acme.example-helpdesk.com/api/v2"`), []string{"url", "must not have a path", "Allowed: an https URL of a host only"}},
-		{"URL with a query", base.with("url", `"https://acme.example-helpdesk.com?tenant=1"`), []string{"url", "must not have a query or fragment"}},
-		{"URL with user information", base.with("url", `"https://agent:pw@acme.example-helpdesk.com"`), []string{"url", "must not carry user information"}},
-		{"relative URL", base.with("url", `"acme.example-helpdesk.com"`), []string{"url", "is not an absolute URL"}},
-		{"port out of range", base.with("url", `"https://acme.example.com:99999"`), []string{"url", "the port 99999 is not from 1 to 65535"}},
-		{"empty port", base.with("url", `"https://acme.example.com:"`), []string{"url", "the port after the colon is empty"}},
-		{"dots for a host", base.with("url", `"https://.."`), []string{"url", "has a label (a part between dots) that is empty"}},
-		{"hyphen for a host", base.with("url", `"https://-"`), []string{"url", "begins or ends with a hyphen"}},
-		{"e-mail domain without a dot", base.with("agent_email", `"a@b"`), []string{"agent_email", "the domain after the @ needs a dot"}},
-		{"e-mail local part too long", base.with("agent_email", strconv.Quote(strings.Repeat("l", 300)+"@acme.com")), []string{"agent_email", "the part before the @ is longer than 64 characters"}},
-		{"blank name", base.with("name", `"   "`), []string{"name: the value is blank"}},
-		{"invisible name", base.with("name", `"\u200b\u3164"`), []string{"name: the value is blank"}},
-		{"name with a bell", base.with("name", `"desk\u0007"`), []string{"name", "holds a control character"}},
-		{"name with a newline", base.with("name", `"desk\nEU"`), []string{"name", "holds a control character"}},
-		{"bad e-mail", base.with("agent_email", `"agent.acme.com"`), []string{"agent_email", `"agent.acme.com" is not an e-mail address`}},
-		{"e-mail with a display name", base.with("agent_email", `"Agent <agent@acme.com>"`), []string{"agent_email", "is not an e-mail address"}},
-		{"unknown stream", base.with("streams", `["chats", "gossip"]`), []string{"streams", `"gossip" is not a stream`, "Allowed: the names chats, messages, events, contacts, tickets, ticket_interactions, ticket_tags, ticket_groups, ticket_forms, ticket_priorities, ticket_types, ticket_channels, ticket_status, organizations, survey_submissions"}},
-		{"repeated stream", base.with("streams", `["chats", "tickets", "chats"]`), []string{"streams", `"chats" is listed twice`}},
-		{"no stream", base.with("streams", `[]`), []string{"streams", "at least one stream is needed"}},
-		{"empty name", base.with("name", `""`), []string{"name: the value is blank"}},
-		{"long name", base.with("name", strconv.Quote(strings.Repeat("n", 256))), []string{"name", "UTF-8 character count must be at most 255, got: 256"}},
-		{"empty token", base.with("token", `"  "`), []string{"token", "the token is empty"}},
-		{"both tokens", base.with("token_wo", `"wo-token-1"`), []string{"Invalid Attribute Combination", "These attributes cannot be configured together: [token,token_wo]"}},
-		{"neither token", base.with("token", ""), []string{"Missing Token", "A new connector needs the platform's token: set token, or token_wo with token_wo_version"}},
-		{"token_wo_version not whole", base.with("token_wo_version", "1.5"), []string{"token_wo_version: 1.5 is not a whole number", "Allowed: a whole number."}},
-		{"token_wo_version without token_wo", base.with("token_wo_version", "1"), []string{"Invalid Attribute Combination", `Attribute "token_wo" must be specified when "token_wo_version" is specified`}},
-		{"workspace not a UUID", base.with("workspace_id", `"workspace-1"`), []string{"workspace_id", `"workspace-1" is not a UUID`}},
+		{"http URL", base.With("url", `"http://acme.example-helpdesk.com"`), []string{"url", "must use https"}},
+		{"URL with a path", base.With("url", `"https://acme.example-helpdesk.com/api/v2"`), []string{"url", "must not have a path", "Allowed: an https URL of a host only"}},
+		{"URL with a query", base.With("url", `"https://acme.example-helpdesk.com?tenant=1"`), []string{"url", "must not have a query or fragment"}},
+		{"URL with user information", base.With("url", `"https://agent:pw@acme.example-helpdesk.com"`), []string{"url", "must not carry user information"}},
+		{"relative URL", base.With("url", `"acme.example-helpdesk.com"`), []string{"url", "is not an absolute URL"}},
+		{"port out of range", base.With("url", `"https://acme.example.com:99999"`), []string{"url", "the port 99999 is not from 1 to 65535"}},
+		{"empty port", base.With("url", `"https://acme.example.com:"`), []string{"url", "the port after the colon is empty"}},
+		{"dots for a host", base.With("url", `"https://.."`), []string{"url", "has a label (a part between dots) that is empty"}},
+		{"hyphen for a host", base.With("url", `"https://-"`), []string{"url", "begins or ends with a hyphen"}},
+		{"e-mail domain without a dot", base.With("agent_email", `"a@b"`), []string{"agent_email", "the domain after the @ needs a dot"}},
+		{"e-mail local part too long", base.With("agent_email", strconv.Quote(strings.Repeat("l", 300)+"@acme.com")), []string{"agent_email", "the part before the @ is longer than 64 characters"}},
+		{"blank name", base.With("name", `"   "`), []string{"name: the value is blank"}},
+		{"invisible name", base.With("name", `"\u200b\u3164"`), []string{"name: the value is blank"}},
+		{"name with a bell", base.With("name", `"desk\u0007"`), []string{"name", "holds a control character"}},
+		{"name with a newline", base.With("name", `"desk\nEU"`), []string{"name", "holds a control character"}},
+		{"bad e-mail", base.With("agent_email", `"agent.acme.com"`), []string{"agent_email", `"agent.acme.com" is not an e-mail address`}},
+		{"e-mail with a display name", base.With("agent_email", `"Agent <agent@acme.com>"`), []string{"agent_email", "is not an e-mail address"}},
+		{"unknown stream", base.With("streams", `["chats", "gossip"]`), []string{"streams", `"gossip" is not a stream`, "Allowed: the names chats, messages, events, contacts, tickets, ticket_interactions, ticket_tags, ticket_groups, ticket_forms, ticket_priorities, ticket_types, ticket_channels, ticket_status, organizations, survey_submissions"}},
+		{"repeated stream", base.With("streams", `["chats", "tickets", "chats"]`), []string{"streams", `"chats" is listed twice`}},
+		{"no stream", base.With("streams", `[]`), []string{"streams", "at least one stream is needed"}},
+		{"empty name", base.With("name", `""`), []string{"name: the value is blank"}},
+		{"long name", base.With("name", strconv.Quote(strings.Repeat("n", 256))), []string{"name", "UTF-8 character count must be at most 255, got: 256"}},
+		{"empty token", base.With("token", `"  "`), []string{"token", "the token is empty"}},
+		{"both tokens", base.With("token_wo", `"wo-token-1"`), []string{"Invalid Attribute Combination", "These attributes cannot be configured together: [token,token_wo]"}},
+		{"neither token", base.With("token", ""), []string{"Missing Token", "A new connector needs the platform's token: set token, or token_wo with token_wo_version"}},
+		{"token_wo_version not whole", base.With("token_wo_version", "1.5"), []string{"token_wo_version: 1.5 is not a whole number", "Allowed: a whole number."}},
+		{"token_wo_version without token_wo", base.With("token_wo_version", "1"), []string{"Invalid Attribute Combination", `Attribute "token_wo" must be specified when "token_wo_version" is specified`}},
+		{"workspace not a UUID", base.With("workspace_id", `"workspace-1"`), []string{"workspace_id", `"workspace-1" is not a UUID`}},
 	}
 	var steps []resource.TestStep
 	for _, c := range cases {
-		steps = append(steps, resource.TestStep{Config: e.providerConfig() + c.args.hcl(), ExpectError: phrases(c.want...)})
+		steps = append(steps, resource.TestStep{Config: e.ProviderConfig() + c.args.HCL(), ExpectError: acctest.Phrases(c.want...)})
 	}
 	if os.Getenv(EnvWorkspaceID) == "" {
 		steps = append(steps, resource.TestStep{
-			Config:      e.providerWithoutWorkspace() + base.hcl(),
-			ExpectError: phrases("Missing Workspace", "set workspace_id here, or workspace_id in the provider configuration"),
+			Config:      e.ProviderWithoutWorkspace() + base.HCL(),
+			ExpectError: acctest.Phrases("Missing Workspace", "set workspace_id here, or workspace_id in the provider configuration"),
 		})
 	}
 	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
-	if e.sandbox != nil {
-		for route, n := range e.sandbox.Stats().ByRoute {
-			if strings.Contains(route, routeConnectors) {
+	if e.Sandbox != nil {
+		for route, n := range e.Sandbox.Stats().ByRoute {
+			if strings.Contains(route, acctest.RouteConnectors) {
 				t.Errorf("the sandbox served %d requests on %s, want none", n, route)
 			}
 		}
 	}
-	e.expectNoRequests(t)
+	e.ExpectNoRequests(t)
 }
 
 // TestAccConnector_wrongBasePath: a base_url whose path is wrong gets a 404
@@ -494,22 +423,22 @@ func TestAccConnector_invalidConfigurations(t *testing.T) {
 // fails, naming the path asked, the state keeps the connector, and with the
 // right base_url the plan is empty.
 func TestAccConnector_wrongBasePath(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	e.requireSandbox(t, "know that a wrong path prefix answers 404")
-	name := testName("wrong path")
-	wrong := providerBlock(e.baseURL+"/api/v1", e.apiKey, e.workspaceID)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	e.RequireSandbox(t, "know that a wrong path prefix answers 404")
+	name := acctest.Name("wrong path")
+	wrong := acctest.ProviderBlock(e.BaseURL+"/api/v1", e.APIKey, e.WorkspaceID)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             e.connectorsGone(t),
+		CheckDestroy:             e.ConnectorsGone(t),
 		Steps: []resource.TestStep{
-			{Config: e.providerConfig() + newConnectorArgs(name).hcl()},
+			{Config: e.ProviderConfig() + acctest.NewConnectorArgs(name).HCL()},
 			{
-				Config:   wrong + newConnectorArgs(name).hcl(),
+				Config:   wrong + acctest.NewConnectorArgs(name).HCL(),
 				PlanOnly: true,
-				ExpectError: phrases("Unable to Read Connector", "answered 404 (not found) for connector", "listing the connectors of workspace",
+				ExpectError: acctest.Phrases("Unable to Read Connector", "answered 404 (not found) for connector", "listing the connectors of workspace",
 					"GET /api/v1/developers/workspaces/", "kept in the state"),
 			},
-			{Config: e.providerConfig() + newConnectorArgs(name).hcl(), PlanOnly: true},
+			{Config: e.ProviderConfig() + acctest.NewConnectorArgs(name).HCL(), PlanOnly: true},
 		},
 	})
 }
@@ -519,22 +448,22 @@ func TestAccConnector_wrongBasePath(t *testing.T) {
 // connector of another workspace is not found there, and the error says
 // where it looked and how to import it.
 func TestAccConnector_importBareIDFromAnotherWorkspace(t *testing.T) {
-	second := secondWorkspace
-	e := twoWorkspaces(t, sandbox.Config{Jobs: 0}, "bind the API key to a second workspace")
-	name := testName("other workspace")
-	made, err := e.client(t).CreateConnector(context.Background(), second, client.ConnectorSpec{
+	second := acctest.SecondWorkspace
+	e := acctest.TwoWorkspaces(t, sandbox.Config{Jobs: 0}, "bind the API key to a second workspace")
+	name := acctest.Name("other workspace")
+	made, err := e.Client(t).CreateConnector(context.Background(), second, client.ConnectorSpec{
 		Name: name, URL: "https://acme.example-helpdesk.com", Token: "outside-token", AgentEmail: "agent@acme.com",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = e.client(t).DeleteConnector(context.Background(), second, made.ID) })
+	t.Cleanup(func() { _ = e.Client(t).DeleteConnector(context.Background(), second, made.ID) })
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: e.providerConfig() + importBlock(connectorAddress, made.ID) +
-				newConnectorArgs(name).with("workspace_id", strconv.Quote(second)).hcl(),
-			ExpectError: phrases("Connector Not Found", "Workspace "+e.workspaceID+" holds no connector "+made.ID,
+			Config: e.ProviderConfig() + acctest.ImportBlock(acctest.ConnectorAddress, made.ID) +
+				acctest.NewConnectorArgs(name).With("workspace_id", strconv.Quote(second)).HCL(),
+			ExpectError: acctest.Phrases("Connector Not Found", "Workspace "+e.WorkspaceID+" holds no connector "+made.ID,
 				"workspace_id in the import block's identity, or an import ID of <workspace_id>/<connector_id>, "+
 					"and the same workspace_id in the resource's configuration"),
 		}},
@@ -542,36 +471,36 @@ func TestAccConnector_importBareIDFromAnotherWorkspace(t *testing.T) {
 }
 
 func TestAccConnector_workspaceChangeReplaces(t *testing.T) {
-	second := secondWorkspace
-	e := twoWorkspaces(t, sandbox.Config{Jobs: 0}, "bind the API key to a second workspace")
-	args := newConnectorArgs(testName("move"))
+	second := acctest.SecondWorkspace
+	e := acctest.TwoWorkspaces(t, sandbox.Config{Jobs: 0}, "bind the API key to a second workspace")
+	args := acctest.NewConnectorArgs(acctest.Name("move"))
 	var first, moved string
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             e.connectorsGone(t),
+		CheckDestroy:             e.ConnectorsGone(t),
 		Steps: []resource.TestStep{
 			{
-				Config: e.providerConfig() + args.hcl(),
-				Check:  captureID(&first),
+				Config: e.ProviderConfig() + args.HCL(),
+				Check:  acctest.CaptureID(&first),
 			},
 			{
 				// Naming the provider's workspace explicitly changes nothing.
-				Config: e.providerConfig() + args.with("workspace_id", strconv.Quote(e.workspaceID)).hcl(),
+				Config: e.ProviderConfig() + args.With("workspace_id", strconv.Quote(e.WorkspaceID)).HCL(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionNoop)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionNoop)},
 				},
 			},
 			{
-				Config: e.providerConfig() + args.with("workspace_id", strconv.Quote(second)).hcl(),
+				Config: e.ProviderConfig() + args.With("workspace_id", strconv.Quote(second)).HCL(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(connectorAddress, plancheck.ResourceActionReplace),
-						plancheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(second)),
+						plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionReplace),
+						plancheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(second)),
 					},
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					captureID(&moved),
-					e.expectMoved(&first, &moved, second),
+					acctest.CaptureID(&moved),
+					e.ExpectMoved(&first, &moved, second),
 				),
 			},
 		},
@@ -584,22 +513,22 @@ func TestAccConnector_workspaceChangeReplaces(t *testing.T) {
 // resources of one name in one apply make one connector, and the second is
 // told that the first made it.
 func TestAccConnector_nameTaken(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	e.requireSandbox(t, "count the connectors of a name")
-	name := testName("taken")
-	there := e.makeConnector(t, name, "tickets")
-	args := newConnectorArgs(name).with("streams", `["tickets"]`, "url", `"https://acme.example-helpdesk.com"`)
-	twiceName := testName("twice")
-	once := e.providerConfig() + args.hcl() + strings.Replace(newConnectorArgs(twiceName).hcl(), `"test"`, `"once"`, 1)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	e.RequireSandbox(t, "count the connectors of a name")
+	name := acctest.Name("taken")
+	there := e.MakeConnector(t, name, "tickets")
+	args := acctest.NewConnectorArgs(name).With("streams", `["tickets"]`, "url", `"https://acme.example-helpdesk.com"`)
+	twiceName := acctest.Name("twice")
+	once := e.ProviderConfig() + args.HCL() + strings.Replace(acctest.NewConnectorArgs(twiceName).HCL(), `"test"`, `"once"`, 1)
 	// "twice" after "once", so that the state keeps "once", which the last
 	// step keeps: were "twice" the one created, that step would destroy it
 	// while creating "once", whose name check could still find it. That
 	// two creates of one name wait for each other, whichever comes first,
 	// is TestConnectorCreatesOfOneNameWait's.
-	twice := once + strings.Replace(strings.Replace(newConnectorArgs(twiceName).hcl(), `"test"`, `"twice"`, 1),
+	twice := once + strings.Replace(strings.Replace(acctest.NewConnectorArgs(twiceName).HCL(), `"test"`, `"twice"`, 1),
 		"\n}\n", "\n  depends_on = [dataintegration_customer_service_connector.once]\n}\n", 1)
 	oneEach := func(*terraform.State) error {
-		if held := e.connectorsByName(t); len(held[name]) != 1 || len(held[twiceName]) != 1 || len(held) != 2 {
+		if held := e.ConnectorsByName(t); len(held[name]) != 1 || len(held[twiceName]) != 1 || len(held) != 2 {
 			return fmt.Errorf("the service holds %v, want one connector of each name", held)
 		}
 		return nil
@@ -608,19 +537,19 @@ func TestAccConnector_nameTaken(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: e.providerConfig() + args.hcl(),
-				ExpectError: phrases("Connector Name Taken", fmt.Sprintf("already holds a connector named %q: %s", name, there.ID),
-					"import {", fmt.Sprintf(`id = "%s/%s"`, e.workspaceID, there.ID)),
+				Config: e.ProviderConfig() + args.HCL(),
+				ExpectError: acctest.Phrases("Connector Name Taken", fmt.Sprintf("already holds a connector named %q: %s", name, there.ID),
+					"import {", fmt.Sprintf(`id = "%s/%s"`, e.WorkspaceID, there.ID)),
 			},
 			{
-				Config: e.providerConfig() + args.hcl() + fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", connectorAddress, e.workspaceID+"/"+there.ID),
+				Config: e.ProviderConfig() + args.HCL() + fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", acctest.ConnectorAddress, e.WorkspaceID+"/"+there.ID),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(connectorAddress, tfjsonpath.New("id"), knownvalue.StringExact(there.ID)),
+					statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("id"), knownvalue.StringExact(there.ID)),
 				},
 			},
 			{
 				Config:      twice,
-				ExpectError: phrases("Connector Name Taken", "Another resource of this apply has just created connector", "Give each resource a name of its own"),
+				ExpectError: acctest.Phrases("Connector Name Taken", "Another resource of this apply has just created connector", "Give each resource a name of its own"),
 			},
 			{Config: once, Check: oneEach},
 		},

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
@@ -84,10 +86,10 @@ func TestStreamsValueKeepsThePriorOrder(t *testing.T) {
 func TestConnectorEmptyNameOneError(t *testing.T) {
 	p := serveProto(t)
 	const connector = "dataintegration_customer_service_connector"
-	cfg := protoValue(t, p.schemas.ResourceSchemas[connector], map[string]string{
+	cfg := acctest.ProtoValue(t, p.Schemas.ResourceSchemas[connector], map[string]string{
 		"name": "", "url": "https://acme.example.com", "agent_email": "agent@acme.com", "token": "platform-token-1",
 	})
-	resp, err := p.srv.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: connector, Config: &cfg})
+	resp, err := p.Server.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: connector, Config: &cfg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
@@ -17,23 +19,23 @@ import (
 // configuration: filters, an ordering, a workspace in upper case, nothing
 // found, a workspace the key cannot reach, and no workspace at all.
 func TestFastJobsAnswersAsTheFramework(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 250})
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 250})
 	framework := func(settings map[string]string) tfprotov6.ProviderServer {
 		srv, err := providerserver.NewProtocol6WithError(New("test")())()
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := &protoProvider{srv: srv, schemas: serveProto(t).schemas}
-		cfg := protoValue(t, p.schemas.Provider, settings)
+		p := &acctest.ProtoProvider{Server: srv, Schemas: serveProto(t).Schemas}
+		cfg := acctest.ProtoValue(t, p.Schemas.Provider, settings)
 		resp, err := srv.ConfigureProvider(context.Background(), &tfprotov6.ConfigureProviderRequest{Config: &cfg})
 		if err != nil {
 			t.Fatal(err)
 		}
-		failOnProto(t, resp.Diagnostics)
+		acctest.FailOnProto(t, resp.Diagnostics)
 		return srv
 	}
-	withWS := map[string]string{"base_url": e.baseURL, "api_key": e.apiKey, "workspace_id": e.workspaceID}
-	noWS := map[string]string{"base_url": e.baseURL, "api_key": e.apiKey}
+	withWS := map[string]string{"base_url": e.BaseURL, "api_key": e.APIKey, "workspace_id": e.WorkspaceID}
+	noWS := map[string]string{"base_url": e.BaseURL, "api_key": e.APIKey}
 	t.Setenv(EnvWorkspaceID, "")
 	for _, tc := range []struct {
 		name     string
@@ -43,22 +45,22 @@ func TestFastJobsAnswersAsTheFramework(t *testing.T) {
 	}{
 		{"every job", withWS, nil, ""},
 		{"filters and an ordering", withWS, map[string]any{"is_active": true, "ordering": "-name"}, ""},
-		{"workspace in upper case", withWS, map[string]any{"workspace_id": strings.ToUpper(e.workspaceID)}, ""},
+		{"workspace in upper case", withWS, map[string]any{"workspace_id": strings.ToUpper(e.WorkspaceID)}, ""},
 		{"nothing found", withWS, map[string]any{"name": "no such job"}, ""},
-		{"a workspace out of reach", withWS, map[string]any{"workspace_id": secondWorkspace}, "Access Denied"},
+		{"a workspace out of reach", withWS, map[string]any{"workspace_id": acctest.SecondWorkspace}, "Access Denied"},
 		{"no workspace", noWS, nil, "Missing Workspace"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fast := newProtoProvider(t, tc.settings)
 			plain := framework(tc.settings)
-			cfg := protoValue(t, fast.schemas.DataSourceSchemas[jobsTypeName], tc.config)
+			cfg := acctest.ProtoValue(t, fast.Schemas.DataSourceSchemas[jobsTypeName], tc.config)
 			req := &tfprotov6.ReadDataSourceRequest{TypeName: jobsTypeName, Config: &cfg}
-			got, err1 := fast.srv.ReadDataSource(context.Background(), req)
+			got, err1 := fast.Server.ReadDataSource(context.Background(), req)
 			want, err2 := plain.ReadDataSource(context.Background(), req)
 			if err1 != nil || err2 != nil {
 				t.Fatal(err1, err2)
 			}
-			if n := fast.srv.(*secretLines).fullServer.(*fastJobs).answered.Load(); n != 1 {
+			if n := fast.Server.(*secretLines).fullServer.(*fastJobs).answered.Load(); n != 1 {
 				t.Fatalf("fastJobs answered %d reads, want 1", n)
 			}
 			if len(got.Diagnostics) != len(want.Diagnostics) {
@@ -76,7 +78,7 @@ func TestFastJobsAnswersAsTheFramework(t *testing.T) {
 				}
 				return
 			}
-			typ := fast.schemas.DataSourceSchemas[jobsTypeName].ValueType()
+			typ := fast.Schemas.DataSourceSchemas[jobsTypeName].ValueType()
 			gv, err1 := got.State.Unmarshal(typ)
 			wv, err2 := want.State.Unmarshal(typ)
 			if err1 != nil || err2 != nil {
@@ -90,7 +92,7 @@ func TestFastJobsAnswersAsTheFramework(t *testing.T) {
 			if !bytes.Equal(got.State.MsgPack, want.State.MsgPack) {
 				t.Errorf("the encoded states differ (%d bytes, the framework's %d)", len(got.State.MsgPack), len(want.State.MsgPack))
 			}
-			if n := fast.jobsInState(t, got.State); n == 0 && tc.name != "nothing found" {
+			if n := fast.JobsInState(t, got.State); n == 0 && tc.name != "nothing found" {
 				t.Error("no job read: the comparison proved nothing")
 			}
 		})

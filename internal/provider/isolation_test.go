@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
@@ -19,18 +21,18 @@ import (
 // it was.
 func TestAccIsolation_otherWorkspace(t *testing.T) {
 	const other, otherKey = "33333333-3333-4333-8333-333333333333", "key-of-the-other-workspace"
-	e := newTestEnv(t, sandbox.Config{Jobs: 8, Keys: []sandbox.KeyBinding{
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 8, Keys: []sandbox.KeyBinding{
 		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: sandbox.DefaultWorkspaceID},
 		{APIKey: otherKey, WorkspaceID: other},
 	}})
-	e.requireSandbox(t, "bind a second key to a second workspace")
+	e.RequireSandbox(t, "bind a second key to a second workspace")
 
 	// The other workspace's own key makes a connector there.
-	theirs, err := client.New(client.Config{BaseURL: e.baseURL, APIKey: otherKey, Version: "test"})
+	theirs, err := client.New(client.Config{BaseURL: e.BaseURL, APIKey: otherKey, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := testName("theirs")
+	name := acctest.Name("theirs")
 	c, err := theirs.CreateConnector(context.Background(), other, client.ConnectorSpec{
 		Name: name, URL: "https://theirs.example.com", Token: "their-token", AgentEmail: "agent@theirs.com",
 		Streams: []string{"tickets"},
@@ -39,18 +41,18 @@ func TestAccIsolation_otherWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	var job string
-	for _, j := range e.sandbox.Jobs(other) {
+	for _, j := range e.Sandbox.Jobs(other) {
 		if j.IsActive {
 			job = j.ID
 			break
 		}
 	}
-	before := e.sandbox.Stats().ByRoute
+	before := e.Sandbox.Stats().ByRoute
 
 	denied := func(hcl string) resource.TestStep {
 		return resource.TestStep{
-			Config:      e.providerConfig() + hcl,
-			ExpectError: phrases("Access Denied", "The API key has no access to workspace "+other, "HTTP 403"),
+			Config:      e.ProviderConfig() + hcl,
+			ExpectError: acctest.Phrases("Access Denied", "The API key has no access to workspace "+other, "HTTP 403"),
 		}
 	}
 	ws := strconv.Quote(other)
@@ -66,14 +68,14 @@ func TestAccIsolation_otherWorkspace(t *testing.T) {
   workspace_id = %s
   id           = %q
 }`, ws, c.ID)),
-			denied(newConnectorArgs(testName("intruder")).with("workspace_id", ws).hcl()),
+			denied(acctest.NewConnectorArgs(acctest.Name("intruder")).With("workspace_id", ws).HCL()),
 			denied(fmt.Sprintf(`resource "dataintegration_job_trigger" "test" {
   workspace_id = %s
   job_id       = %q
 }`, ws, job)),
 			{
-				Config:        e.providerConfig() + newConnectorArgs(name).hcl(),
-				ResourceName:  connectorAddress,
+				Config:        e.ProviderConfig() + acctest.NewConnectorArgs(name).HCL(),
+				ResourceName:  acctest.ConnectorAddress,
 				ImportState:   true,
 				ImportStateId: other + "/" + c.ID,
 				ExpectError:   regexp.MustCompile(`Access Denied`),
@@ -81,16 +83,16 @@ func TestAccIsolation_otherWorkspace(t *testing.T) {
 		},
 	})
 
-	after := e.sandbox.Stats()
+	after := e.Sandbox.Stats()
 	refused := after.ByRoute
-	if ids := e.sandbox.ConnectorIDs(other); len(ids) != 1 || ids[0] != c.ID {
+	if ids := e.Sandbox.ConnectorIDs(other); len(ids) != 1 || ids[0] != c.ID {
 		t.Errorf("the other workspace holds connectors %v, want only its own %s", ids, c.ID)
 	}
-	if v, _ := e.sandbox.Connector(other, c.ID); v.Name != name || v.Token != "their-token" {
+	if v, _ := e.Sandbox.Connector(other, c.ID); v.Name != name || v.Token != "their-token" {
 		t.Errorf("the other workspace's connector changed: %+v", v)
 	}
-	for _, j := range e.sandbox.Jobs(other) {
-		if n := len(e.sandbox.Executions(other, j.ID)); n != 0 {
+	for _, j := range e.Sandbox.Jobs(other) {
+		if n := len(e.Sandbox.Executions(other, j.ID)); n != 0 {
 			t.Errorf("job %s of the other workspace has %d executions", j.ID, n)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -17,57 +19,33 @@ import (
 // The actions under an engine that has them (Terraform 1.14+); skipped,
 // saying why, on the others.
 
-// runJobHCL is a dataintegration_run_job action named name, whose config
-// holds body, and a terraform_data of the same name whose input is input,
-// which runs the action after it is created and updated.
-func runJobHCL(name, input, body string) string {
-	return fmt.Sprintf(`
-action "dataintegration_run_job" %[1]q {
-  config {
-%[3]s
-  }
-}
-
-resource "terraform_data" %[1]q {
-  input = %[2]q
-
-  lifecycle {
-    action_trigger {
-      events  = [after_create, after_update]
-      actions = [action.dataintegration_run_job.%[1]s]
-    }
-  }
-}
-`, name, input, body)
-}
-
 // expectTriggers checks how many triggers the sandbox served in all.
-func (e *testEnv) expectTriggers(want int64) resource.TestCheckFunc {
-	return e.expectRouteCount(routeRunJob, want)
+func expectTriggers(e *acctest.Env, want int64) resource.TestCheckFunc {
+	return e.ExpectRouteCount(acctest.RouteRunJob, want)
 }
 
 // TestAccRunJobAction_actionTrigger: an action_trigger after create runs
 // the job once, an apply with nothing changed runs nothing, an update runs
 // it again; nothing of the runs is in the state.
 func TestAccRunJobAction_actionTrigger(t *testing.T) {
-	requireCapability(t, capActions)
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
-	e.requireSandbox(t, "count the job's executions")
-	jobs, _ := activeJobs(t, e, 1)
+	acctest.RequireCapability(t, acctest.CapActions)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
+	e.RequireSandbox(t, "count the job's executions")
+	jobs, _ := acctest.ActiveJobs(t, e, 1)
 	job := jobs[0]
 	cfg := func(commit string) string {
-		return e.providerConfig() + runJobHCL("commit", commit, fmt.Sprintf("    job_id = %q\n    force_full_refresh = true", strings.ToUpper(job)))
+		return e.ProviderConfig() + acctest.RunJobHCL("commit", commit, fmt.Sprintf("    job_id = %q\n    force_full_refresh = true", strings.ToUpper(job)))
 	}
 	full := sandbox.Execution{ForceFullRefresh: true}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{Config: cfg("a1b2c3"), Check: resource.ComposeAggregateTestCheckFunc(e.expectExecutions(job, full), e.expectTriggers(1))},
-			{Config: cfg("a1b2c3"), Check: resource.ComposeAggregateTestCheckFunc(e.expectExecutions(job, full), e.expectTriggers(1))},
+			{Config: cfg("a1b2c3"), Check: resource.ComposeAggregateTestCheckFunc(e.ExpectExecutions(job, full), expectTriggers(e, 1))},
+			{Config: cfg("a1b2c3"), Check: resource.ComposeAggregateTestCheckFunc(e.ExpectExecutions(job, full), expectTriggers(e, 1))},
 			{
 				PreConfig: func() { time.Sleep(10 * time.Millisecond) }, // the first execution ends
 				Config:    cfg("d4e5f6"),
-				Check: resource.ComposeAggregateTestCheckFunc(e.expectExecutions(job, full, full), e.expectTriggers(2),
+				Check: resource.ComposeAggregateTestCheckFunc(e.ExpectExecutions(job, full, full), expectTriggers(e, 2),
 					func(s *terraform.State) error {
 						if n := len(s.RootModule().Resources); n != 1 {
 							return fmt.Errorf("the state holds %d resources, want the terraform_data alone", n)
@@ -82,23 +60,23 @@ func TestAccRunJobAction_actionTrigger(t *testing.T) {
 // TestAccRunJobAction_refusals: bad arguments fail the plan with no
 // request sent; the service's refusals fail the apply, with the reason.
 func TestAccRunJobAction_refusals(t *testing.T) {
-	requireCapability(t, capActions)
+	acctest.RequireCapability(t, acctest.CapActions)
 	const job = "5f0c6f5e-3f7c-4c55-9d55-1c6f3e0d2a10"
 	t.Run("before any request", func(t *testing.T) {
-		e := newTestEnv(t, sandbox.Config{Jobs: 1})
+		e := acctest.NewEnv(t, sandbox.Config{Jobs: 1})
 		var steps []resource.TestStep
 		for _, c := range []struct{ provider, body, want string }{
-			{e.providerConfig(), `    job_id = "42"`, `job_id: "42" is not a UUID`},
-			{e.providerConfig(), `    job_name = " "`, `job_name: `},
-			{e.providerConfig(), fmt.Sprintf("    job_id = %q\n    job_name = \"Orders\"", job), `job_name`},
-			{e.providerConfig(), fmt.Sprintf("    job_id = %q\n    if_running = \"queue\"", job), `Allowed: "fail" or "wait"`},
-			{e.providerConfig(), fmt.Sprintf("    job_id = %q\n    timeout = \"0s\"", job), `timeout: the duration must be positive`},
-			{e.providerWithoutWorkspace(), fmt.Sprintf("    job_id = %q", job), `Missing Workspace`},
+			{e.ProviderConfig(), `    job_id = "42"`, `job_id: "42" is not a UUID`},
+			{e.ProviderConfig(), `    job_name = " "`, `job_name: `},
+			{e.ProviderConfig(), fmt.Sprintf("    job_id = %q\n    job_name = \"Orders\"", job), `job_name`},
+			{e.ProviderConfig(), fmt.Sprintf("    job_id = %q\n    if_running = \"queue\"", job), `Allowed: "fail" or "wait"`},
+			{e.ProviderConfig(), fmt.Sprintf("    job_id = %q\n    timeout = \"0s\"", job), `timeout: the duration must be positive`},
+			{e.ProviderWithoutWorkspace(), fmt.Sprintf("    job_id = %q", job), `Missing Workspace`},
 		} {
-			steps = append(steps, resource.TestStep{Config: c.provider + runJobHCL("bad", "a1", c.body), ExpectError: phrases(c.want)})
+			steps = append(steps, resource.TestStep{Config: c.provider + acctest.RunJobHCL("bad", "a1", c.body), ExpectError: acctest.Phrases(c.want)})
 		}
 		resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
-		e.expectNoRequests(t)
+		e.ExpectNoRequests(t)
 	})
 	t.Run("from variables", func(t *testing.T) {
 		// Terraform validates an action before variables have values: the
@@ -133,8 +111,8 @@ func TestAccRunJobAction_refusals(t *testing.T) {
 			})
 	})
 	t.Run("by the service", func(t *testing.T) {
-		e, running, inactive := refusingEnv(t)
-		badKey := e.providerWithKey("not-the-key")
+		e, running, inactive := acctest.RefusingEnv(t)
+		badKey := e.ProviderWithKey("not-the-key")
 		var steps []resource.TestStep
 		// Each step a new input, so that each runs the action: a failed run
 		// leaves the terraform_data updated all the same.
@@ -142,26 +120,26 @@ func TestAccRunJobAction_refusals(t *testing.T) {
 			provider, job string
 			want          []string
 		}{
-			{e.providerConfig(), inactive, []string{"Job Is Inactive", "refused to run job " + inactive, "HTTP 409: job is inactive"}},
-			{e.providerConfig(), running, []string{"Job Already Running", "refused to run job " + running, "HTTP 409: job is already running"}},
-			{e.providerConfig(), job, []string{"Job Not Found", "No job has the ID " + job, "HTTP 404"}},
+			{e.ProviderConfig(), inactive, []string{"Job Is Inactive", "refused to run job " + inactive, "HTTP 409: job is inactive"}},
+			{e.ProviderConfig(), running, []string{"Job Already Running", "refused to run job " + running, "HTTP 409: job is already running"}},
+			{e.ProviderConfig(), job, []string{"Job Not Found", "No job has the ID " + job, "HTTP 404"}},
 			{badKey, running, []string{"Authentication Failed", "HTTP 401: Invalid API key."}},
 		} {
 			steps = append(steps, resource.TestStep{
-				Config:      c.provider + runJobHCL("refused", fmt.Sprint("commit ", i), fmt.Sprintf("    job_id = %q", c.job)),
-				ExpectError: phrases(c.want...),
+				Config:      c.provider + acctest.RunJobHCL("refused", fmt.Sprint("commit ", i), fmt.Sprintf("    job_id = %q", c.job)),
+				ExpectError: acctest.Phrases(c.want...),
 			})
 		}
 		// The terraform_data was created all the same: applying the same
 		// commit again runs nothing (the guide says to use -invoke).
 		again := steps[0]
-		again.ExpectError, again.Check = nil, e.expectTriggers(2)
+		again.ExpectError, again.Check = nil, expectTriggers(e, 2)
 		steps = append(steps[:1], append([]resource.TestStep{again}, steps[1:]...)...)
 		resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
-		if got := e.sandbox.Stats().ByRoute[routeRunJob]; got != 1+4 {
+		if got := e.Sandbox.Stats().ByRoute[acctest.RouteRunJob]; got != 1+4 {
 			t.Errorf("the sandbox served %d triggers, want 5 (one by the test, four refused)", got)
 		}
-		if got := e.sandbox.Executions(e.workspaceID, running); len(got) != 1 {
+		if got := e.Sandbox.Executions(e.WorkspaceID, running); len(got) != 1 {
 			t.Errorf("the running job has %d executions, want 1", len(got))
 		}
 	})
@@ -177,7 +155,7 @@ type refusedValues struct{ values, want string }
 // when planOnly, and no request may reach the service.
 func expectValuesRefused(t *testing.T, job, decl, body string, planOnly bool, cases []refusedValues) {
 	t.Helper()
-	e := newTestEnv(t, sandbox.Config{Jobs: 1})
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 1})
 	var steps []resource.TestStep
 	for i, c := range cases {
 		values := c.values
@@ -185,30 +163,30 @@ func expectValuesRefused(t *testing.T, job, decl, body string, planOnly bool, ca
 			values = fmt.Sprintf(values, job)
 		}
 		steps = append(steps, resource.TestStep{
-			Config:      e.providerConfig() + fmt.Sprintf(decl, values) + runJobHCL("refused", fmt.Sprint("commit ", i), body),
+			Config:      e.ProviderConfig() + fmt.Sprintf(decl, values) + acctest.RunJobHCL("refused", fmt.Sprint("commit ", i), body),
 			PlanOnly:    planOnly,
-			ExpectError: phrases(c.want),
+			ExpectError: acctest.Phrases(c.want),
 		})
 	}
 	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
-	e.expectNoRequests(t)
+	e.ExpectNoRequests(t)
 }
 
 // TestAccRunJobAction_waitsIfRunning: with if_running = "wait", a job
 // started a moment before is waited for; the second execution starts after
 // the first ended.
 func TestAccRunJobAction_waitsIfRunning(t *testing.T) {
-	requireCapability(t, capActions)
+	acctest.RequireCapability(t, acctest.CapActions)
 	testWaitsIfRunning(t, func(job string) string {
-		return runJobHCL("wait", "a1", fmt.Sprintf("    job_id = %q\n    if_running = \"wait\"\n    timeout = \"1m\"", job))
+		return acctest.RunJobHCL("wait", "a1", fmt.Sprintf("    job_id = %q\n    if_running = \"wait\"\n    timeout = \"1m\"", job))
 	})
 }
 
 // TestAccJobTrigger_waitsIfRunning: the trigger resource's
 // if_running = "wait", on every engine.
 func TestAccJobTrigger_waitsIfRunning(t *testing.T) {
-	testWaitsIfRunning(t, func(job string) string { return triggerHCL("test", job, "  if_running = \"wait\"") },
-		resource.TestCheckResourceAttr(triggerAddress, "if_running", "wait"))
+	testWaitsIfRunning(t, func(job string) string { return acctest.TriggerHCL("test", job, "  if_running = \"wait\"") },
+		resource.TestCheckResourceAttr(acctest.TriggerAddress, "if_running", "wait"))
 }
 
 // testWaitsIfRunning starts an execution of a few seconds, then applies
@@ -216,20 +194,20 @@ func TestAccJobTrigger_waitsIfRunning(t *testing.T) {
 // the second execution after the first ended.
 func testWaitsIfRunning(t *testing.T, config func(job string) string, checks ...resource.TestCheckFunc) {
 	t.Helper()
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 3 * time.Second})
-	e.requireSandbox(t, "start an execution of a few seconds and read its times")
-	jobs, _ := activeJobs(t, e, 1)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 3 * time.Second})
+	e.RequireSandbox(t, "start an execution of a few seconds and read its times")
+	jobs, _ := acctest.ActiveJobs(t, e, 1)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
-				if err := e.client(t).TriggerJob(context.Background(), e.workspaceID, jobs[0], false); err != nil {
+				if err := e.Client(t).TriggerJob(context.Background(), e.WorkspaceID, jobs[0], false); err != nil {
 					t.Fatal(err)
 				}
 			},
-			Config: e.providerConfig() + config(jobs[0]),
+			Config: e.ProviderConfig() + config(jobs[0]),
 			Check: resource.ComposeAggregateTestCheckFunc(append(checks, func(*terraform.State) error {
-				expectSequential(t, e.sandbox.Executions(e.workspaceID, jobs[0]), 2)
+				acctest.ExpectSequential(t, e.Sandbox.Executions(e.WorkspaceID, jobs[0]), 2)
 				return nil
 			})...),
 		}},
@@ -240,11 +218,11 @@ func testWaitsIfRunning(t *testing.T, config func(job string) string, checks ...
 // or 503 before doing anything; the retries make every run succeed, and
 // every job runs exactly once.
 func TestAccRunJobAction_faults(t *testing.T) {
-	requireCapability(t, capActions)
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
-	e.requireSandbox(t, "inject faults")
-	jobs, _ := activeJobs(t, e, 8)
-	all := e.allJobs(t)
+	acctest.RequireCapability(t, acctest.CapActions)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	e.RequireSandbox(t, "inject faults")
+	jobs, _ := acctest.ActiveJobs(t, e, 8)
+	all := e.AllJobs(t)
 	names := map[string]string{}
 	for _, j := range all {
 		names[j.ID] = *j.Name
@@ -256,10 +234,10 @@ func TestAccRunJobAction_faults(t *testing.T) {
 		if i%2 == 1 {
 			by = fmt.Sprintf("    job_name = %q", names[id])
 		}
-		body.WriteString(runJobHCL(fmt.Sprintf("r%d", i), "a1", by))
+		body.WriteString(acctest.RunJobHCL(fmt.Sprintf("r%d", i), "a1", by))
 	}
 	// Retries enough that all of them failing does not happen in practice.
-	e.testFaultsRunEachOnce(t, e.providerConfig("max_retries = 10")+body.String(), jobs, 5)
+	faultsRunEachOnce(t, e, e.ProviderConfig("max_retries = 10")+body.String(), jobs, 5)
 }
 
 // TestAccJobActions_invoke: `terraform apply -invoke` runs the job once
@@ -267,13 +245,13 @@ func TestAccRunJobAction_faults(t *testing.T) {
 // warns when there is none. terraform-plugin-testing has no -invoke: the
 // CLI is run by hand.
 func TestAccJobActions_invoke(t *testing.T) {
-	requireCapability(t, capActions) // before building the provider
-	eng := newEngine(t)
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Hour})
-	e.requireSandbox(t, "count the job's executions")
-	jobs, _ := activeJobs(t, e, 1)
+	acctest.RequireCapability(t, acctest.CapActions) // before building the provider
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Hour})
+	e.RequireSandbox(t, "count the job's executions")
+	jobs, _ := acctest.ActiveJobs(t, e, 1)
 	job := jobs[0]
-	dir := configDir(t, fmt.Sprintf(`
+	dir := acctest.ConfigDir(t, fmt.Sprintf(`
 provider "dataintegration" {}
 
 action "dataintegration_run_job" "now" {
@@ -292,25 +270,25 @@ resource "terraform_data" "untouched" {
   input = "a1"
 }
 `, job))
-	vars := e.serviceEnv()
+	vars := e.ServiceEnv()
 	invoke := func(name string) string {
 		t.Helper()
-		return eng.run(t, dir, vars, "apply", "-auto-approve", "-input=false", "-no-color", "-invoke=action."+name)
+		return eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false", "-no-color", "-invoke=action."+name)
 	}
 
 	out := invoke("dataintegration_run_job.now")
-	if ex := e.sandbox.Executions(e.workspaceID, job); len(ex) != 1 || ex[0].Status != sandbox.StatusRunning {
+	if ex := e.Sandbox.Executions(e.WorkspaceID, job); len(ex) != 1 || ex[0].Status != sandbox.StatusRunning {
 		t.Fatalf("executions %+v, want one running", ex)
 	}
 	if !strings.Contains(out, "job "+job+" triggered") {
 		t.Errorf("the invoke did not report the trigger:\n%s", out)
 	}
-	if res := stateResources(t, eng.run(t, dir, nil, "show", "-json")); len(res) != 0 {
+	if res := acctest.StateResources(t, eng.Run(t, dir, nil, "show", "-json")); len(res) != 0 {
 		t.Errorf("-invoke applied more than the action: the state holds %v", res)
 	}
 
 	invoke("dataintegration_cancel_job.now")
-	if ex := e.sandbox.Executions(e.workspaceID, job); len(ex) != 1 || ex[0].Status != sandbox.StatusCancelled {
+	if ex := e.Sandbox.Executions(e.WorkspaceID, job); len(ex) != 1 || ex[0].Status != sandbox.StatusCancelled {
 		t.Fatalf("executions %+v, want one cancelled", ex)
 	}
 	out = invoke("dataintegration_cancel_job.now")
@@ -318,10 +296,10 @@ resource "terraform_data" "untouched" {
 		t.Errorf("cancelling again did not warn that no execution runs:\n%s", out)
 	}
 	invoke("dataintegration_run_job.now")
-	if ex := e.sandbox.Executions(e.workspaceID, job); len(ex) != 2 {
+	if ex := e.Sandbox.Executions(e.WorkspaceID, job); len(ex) != 2 {
 		t.Errorf("executions %+v, want two: one per invoke", ex)
 	}
-	if got := e.sandbox.Stats().ByRoute[routeRunJob]; got != 2 {
+	if got := e.Sandbox.Stats().ByRoute[acctest.RouteRunJob]; got != 2 {
 		t.Errorf("%d triggers sent, want 2", got)
 	}
 }
@@ -331,15 +309,15 @@ resource "terraform_data" "untouched" {
 // terraform_data; the next apply of the same commit waits again and runs
 // the job, once; the one after runs nothing (Terraform 1.16+).
 func TestAccRunJobAction_taintedAfterTimeout(t *testing.T) {
-	requireCapability(t, capActionTriggers)
+	acctest.RequireCapability(t, acctest.CapActionTriggers)
 	// The first apply must reach its 2s wait well before the execution
 	// started before it ends, however loaded the machine.
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 20 * time.Second})
-	e.requireSandbox(t, "start an execution of some seconds and count the job's executions")
-	jobs, _ := activeJobs(t, e, 1)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 20 * time.Second})
+	e.RequireSandbox(t, "start an execution of some seconds and count the job's executions")
+	jobs, _ := acctest.ActiveJobs(t, e, 1)
 	job := jobs[0]
 	cfg := func(timeout string) string {
-		return e.providerConfig() + fmt.Sprintf(`
+		return e.ProviderConfig() + fmt.Sprintf(`
 action "dataintegration_run_job" "this" {
   config {
     job_id     = %q
@@ -363,7 +341,7 @@ resource "terraform_data" "commit" {
 	}
 	executions := func(n int) resource.TestCheckFunc {
 		return func(*terraform.State) error {
-			expectSequential(t, e.sandbox.Executions(e.workspaceID, job), n)
+			acctest.ExpectSequential(t, e.Sandbox.Executions(e.WorkspaceID, job), n)
 			return nil
 		}
 	}
@@ -372,7 +350,7 @@ resource "terraform_data" "commit" {
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					if err := e.client(t).TriggerJob(context.Background(), e.workspaceID, job, false); err != nil {
+					if err := e.Client(t).TriggerJob(context.Background(), e.WorkspaceID, job, false); err != nil {
 						t.Fatal(err)
 					}
 				},

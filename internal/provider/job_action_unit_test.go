@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -42,7 +44,7 @@ func invoke(t *testing.T, a action.Action, data *providerData, model any) invoke
 	st := tfsdk.State{Schema: sr.Schema, Raw: tftypes.NewValue(sr.Schema.Type().TerraformType(ctx), nil)}
 	if set, ok := model.(map[string]any); ok {
 		typ := sr.Schema.Type().TerraformType(ctx).(tftypes.Object)
-		st.Raw = tftypes.NewValue(typ, objectAttrs(typ, set))
+		st.Raw = tftypes.NewValue(typ, acctest.ObjectAttrs(typ, set))
 	} else {
 		failOn(t, st.Set(ctx, model))
 	}
@@ -110,7 +112,7 @@ func TestRunJobActionRefusals(t *testing.T) {
 	const other = "0f0f0f0f-0000-4000-8000-00000000abcd"
 	cfg := sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Hour, Keys: []sandbox.KeyBinding{
 		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: sandbox.DefaultWorkspaceID},
-		{APIKey: "other-key", WorkspaceID: secondWorkspace},
+		{APIKey: "other-key", WorkspaceID: acctest.SecondWorkspace},
 	}}
 	srv, data := unitSandbox(t, cfg, sandbox.DefaultAPIKey)
 	var active, inactive string
@@ -127,7 +129,7 @@ func TestRunJobActionRefusals(t *testing.T) {
 	byName := runJob("", "")
 	byName.JobID, byName.JobName = types.StringNull(), types.StringValue("no such job")
 	elsewhere := runJob(active, "")
-	elsewhere.WorkspaceID = types.StringValue(secondWorkspace)
+	elsewhere.WorkspaceID = types.StringValue(acctest.SecondWorkspace)
 	for _, c := range []struct {
 		name    string
 		model   runJobModel
@@ -143,7 +145,7 @@ func TestRunJobActionRefusals(t *testing.T) {
 		{"unknown ID", runJob(other, ""), "", "Job Not Found", []string{other, "HTTP 404"}},
 		{"unknown name", byName, "", "Job Not Found", []string{`No job is named "no such job"`}},
 		{"refused key", runJob(active, ""), "not-the-key", "Authentication Failed", []string{"HTTP 401"}},
-		{"other workspace", elsewhere, "", "Access Denied", []string{secondWorkspace, "HTTP 403"}},
+		{"other workspace", elsewhere, "", "Access Denied", []string{acctest.SecondWorkspace, "HTTP 403"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d := data
@@ -153,7 +155,7 @@ func TestRunJobActionRefusals(t *testing.T) {
 			before := srv.Stats().ByRoute
 			onlyError(t, invoke(t, NewRunJobAction(), d, c.model).diags, c.summary, c.phrases...)
 			after := srv.Stats().ByRoute
-			if runs, lists := after[routeRunJob]-before[routeRunJob], after[routeListJobs]-before[routeListJobs]; runs > 1 || lists > 1 {
+			if runs, lists := after[acctest.RouteRunJob]-before[acctest.RouteRunJob], after[acctest.RouteListJobs]-before[acctest.RouteListJobs]; runs > 1 || lists > 1 {
 				t.Errorf("%d triggers and %d job lists sent, want at most one of each", runs, lists)
 			}
 		})
@@ -175,7 +177,7 @@ func TestRunJobActionWaitsForTheRunningExecution(t *testing.T) {
 	failOn(t, got.diags)
 	expectProgress(t, got.progress, "job "+job+" is running; waiting (0s elapsed)")
 	expectProgress(t, got.progress, "triggered")
-	expectSequential(t, srv.Executions(data.workspaceID, job), 2)
+	acctest.ExpectSequential(t, srv.Executions(data.workspaceID, job), 2)
 }
 
 // runningJob is a sandbox of one job, and the job's ID, with an execution
@@ -188,20 +190,6 @@ func runningJob(t *testing.T, runFor time.Duration) (*sandbox.Server, *providerD
 		t.Fatal(err)
 	}
 	return srv, data, job
-}
-
-// expectSequential checks that a job has n executions, each started after
-// the one before had ended.
-func expectSequential(t *testing.T, ex []sandbox.Execution, n int) {
-	t.Helper()
-	if len(ex) != n {
-		t.Fatalf("executions %+v, want %d", ex, n)
-	}
-	for i := 1; i < n; i++ {
-		if ex[i-1].EndedAt == nil || ex[i].CreatedAt.Before(*ex[i-1].EndedAt) {
-			t.Errorf("execution %d started at %v, before execution %d ended (%v)", i, ex[i].CreatedAt, i-1, ex[i-1].EndedAt)
-		}
-	}
 }
 
 // TestRunJobActionWaitEndsAtTheTimeout: a wait that outlasts the timeout
@@ -233,7 +221,7 @@ func TestJobTriggerWaitsForTheRunningExecution(t *testing.T) {
 	if resp.State.Raw.IsNull() {
 		t.Fatal("the trigger was not recorded")
 	}
-	expectSequential(t, srv.Executions(data.workspaceID, job), 2)
+	acctest.ExpectSequential(t, srv.Executions(data.workspaceID, job), 2)
 }
 
 // TestJobTriggerWaitEndsAtTheCreateTimeout: the create timeout bounds the
@@ -317,13 +305,13 @@ var actionConfigCases = func() []struct {
 func TestJobActionsCheckTheirConfiguration(t *testing.T) {
 	const job = actionConfigJob
 	p := serveProto(t)
-	actions, ok := p.srv.(tfprotov6.ActionServer)
+	actions, ok := p.Server.(tfprotov6.ActionServer)
 	if !ok {
 		t.Fatal("the provider's server has no actions")
 	}
 	for _, c := range actionConfigCases {
 		resp, err := actions.ValidateActionConfig(context.Background(), &tfprotov6.ValidateActionConfigRequest{
-			ActionType: c.action, Config: p.actionConfig(t, c.action, c.set),
+			ActionType: c.action, Config: actionConfig(p, t, c.action, c.set),
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -385,12 +373,12 @@ func TestJobActionsCheckTheirConfigurationWhenInvoked(t *testing.T) {
 
 // actionConfig is a configuration of an action: the given attributes set
 // (strings and bools), every other one null.
-func (p *protoProvider) actionConfig(t *testing.T, name string, set map[string]any) *tfprotov6.DynamicValue {
+func actionConfig(p *acctest.ProtoProvider, t *testing.T, name string, set map[string]any) *tfprotov6.DynamicValue {
 	t.Helper()
-	s, ok := p.schemas.ActionSchemas[name]
+	s, ok := p.Schemas.ActionSchemas[name]
 	if !ok {
 		t.Fatalf("no action %s", name)
 	}
-	dv := protoValue(t, s.Schema, set)
+	dv := acctest.ProtoValue(t, s.Schema, set)
 	return &dv
 }

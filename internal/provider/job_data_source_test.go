@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -12,8 +14,6 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
-
-const jobAddress = "data.dataintegration_job.test"
 
 // expectJob checks every attribute of the dataintegration_job data source.
 func expectJob(workspaceID string, j client.Job) []statecheck.StateCheck {
@@ -30,14 +30,14 @@ func expectJob(workspaceID string, j client.Job) []statecheck.StateCheck {
 	}
 	var checks []statecheck.StateCheck
 	for attr, c := range want {
-		checks = append(checks, statecheck.ExpectKnownValue(jobAddress, tfjsonpath.New(attr), c))
+		checks = append(checks, statecheck.ExpectKnownValue(acctest.JobAddress, tfjsonpath.New(attr), c))
 	}
 	return checks
 }
 
 func TestAccJobDataSource_byNameAndByID(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 250})
-	all := e.allJobs(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 250})
+	all := e.AllJobs(t)
 	// A job on the last page: finding it by id means reading every page.
 	last := all[len(all)-1]
 	other := all[len(all)/2]
@@ -45,59 +45,59 @@ func TestAccJobDataSource_byNameAndByID(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config:            e.providerConfig() + fmt.Sprintf(`data "dataintegration_job" "test" { name = %q }`, *other.Name),
-				ConfigStateChecks: expectJob(e.workspaceID, other),
+				Config:            e.ProviderConfig() + fmt.Sprintf(`data "dataintegration_job" "test" { name = %q }`, *other.Name),
+				ConfigStateChecks: expectJob(e.WorkspaceID, other),
 			},
 			{
-				Config:            e.providerConfig() + fmt.Sprintf(`data "dataintegration_job" "test" { id = %q }`, last.ID),
-				ConfigStateChecks: expectJob(e.workspaceID, last),
+				Config:            e.ProviderConfig() + fmt.Sprintf(`data "dataintegration_job" "test" { id = %q }`, last.ID),
+				ConfigStateChecks: expectJob(e.WorkspaceID, last),
 			},
 		},
 	})
 }
 
 func TestAccJobDataSource_failures(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
 	const missingID = "0f0f0f0f-0000-4000-8000-00000000abcd"
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config:      e.providerConfig() + `data "dataintegration_job" "test" { name = "no job has this name" }`,
-				ExpectError: phrases("Job Not Found", `No job is named "no job has this name" in workspace`),
+				Config:      e.ProviderConfig() + `data "dataintegration_job" "test" { name = "no job has this name" }`,
+				ExpectError: acctest.Phrases("Job Not Found", `No job is named "no job has this name" in workspace`),
 			},
 			{
-				Config:      e.providerConfig() + fmt.Sprintf(`data "dataintegration_job" "test" { id = %q }`, missingID),
-				ExpectError: phrases("Job Not Found", "No job has the ID "+missingID),
+				Config:      e.ProviderConfig() + fmt.Sprintf(`data "dataintegration_job" "test" { id = %q }`, missingID),
+				ExpectError: acctest.Phrases("Job Not Found", "No job has the ID "+missingID),
 			},
 			{
-				Config:      e.providerConfig() + `data "dataintegration_job" "test" {}`,
-				ExpectError: phrases("Missing Attribute Configuration", "Exactly one of these attributes must be configured: [id,name]"),
+				Config:      e.ProviderConfig() + `data "dataintegration_job" "test" {}`,
+				ExpectError: acctest.Phrases("Missing Attribute Configuration", "Exactly one of these attributes must be configured: [id,name]"),
 			},
 			{
-				Config:      e.providerConfig() + fmt.Sprintf("data \"dataintegration_job\" \"test\" {\n  id   = %q\n  name = \"x\"\n}", missingID),
-				ExpectError: phrases("Invalid Attribute Combination", "Exactly one of these attributes must be configured: [id,name]"),
+				Config:      e.ProviderConfig() + fmt.Sprintf("data \"dataintegration_job\" \"test\" {\n  id   = %q\n  name = \"x\"\n}", missingID),
+				ExpectError: acctest.Phrases("Invalid Attribute Combination", "Exactly one of these attributes must be configured: [id,name]"),
 			},
 			{
-				Config:      e.providerConfig() + `data "dataintegration_job" "test" { id = "job-1" }`,
-				ExpectError: phrases("Invalid Attribute Value", `"job-1" is not a UUID`),
+				Config:      e.ProviderConfig() + `data "dataintegration_job" "test" { id = "job-1" }`,
+				ExpectError: acctest.Phrases("Invalid Attribute Value", `"job-1" is not a UUID`),
 			},
 		},
 	})
 }
 
 func TestAccJobDataSource_severalMatches(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
-	e.requireSandbox(t, "create two jobs of the same name")
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	e.RequireSandbox(t, "create two jobs of the same name")
 	twin := sandbox.Job{Name: "nightly export", DataSource: "postgres", ConnectorName: "database", SchemaName: "raw", IsActive: true}
-	if err := e.sandbox.AddJobs(e.workspaceID, twin, twin); err != nil {
+	if err := e.Sandbox.AddJobs(e.WorkspaceID, twin, twin); err != nil {
 		t.Fatal(err)
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config:      e.providerConfig() + `data "dataintegration_job" "test" { name = "nightly export" }`,
-			ExpectError: phrases("Several Jobs Match", `2 jobs are named "nightly export"`, "give the job's ID instead"),
+			Config:      e.ProviderConfig() + `data "dataintegration_job" "test" { name = "nightly export" }`,
+			ExpectError: acctest.Phrases("Several Jobs Match", `2 jobs are named "nightly export"`, "give the job's ID instead"),
 		}},
 	})
 }
@@ -108,10 +108,10 @@ func TestAccJobDataSource_severalMatches(t *testing.T) {
 // saying what is allowed, before any request. A name with spaces at either
 // end is a name: it finds the job that has it.
 func TestAccJobLookups_blankRefused(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
-	e.requireSandbox(t, "count the requests, and add a job whose name has spaces at either end")
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	e.RequireSandbox(t, "count the requests, and add a job whose name has spaces at either end")
 	const padded = "  nightly export "
-	if err := e.sandbox.AddJobs(e.workspaceID, sandbox.Job{Name: padded, IsActive: true}); err != nil {
+	if err := e.Sandbox.AddJobs(e.WorkspaceID, sandbox.Job{Name: padded, IsActive: true}); err != nil {
 		t.Fatal(err)
 	}
 	const mustBeAName = "Allowed: a job's exact name, with a character that shows"
@@ -119,35 +119,35 @@ func TestAccJobLookups_blankRefused(t *testing.T) {
 	var cases []refusal
 	for _, blank := range []string{"", "   ", "\t", "\u200b", "\u3164"} {
 		cases = append(cases,
-			refusal{"trigger", "job_name", blank, triggerByNameHCL(blank, ""), mustBeAName},
+			refusal{"trigger", "job_name", blank, acctest.TriggerByNameHCL(blank, ""), mustBeAName},
 			refusal{"job", "name", blank, fmt.Sprintf("data \"dataintegration_job\" \"test\" {\n  name = %q\n}\n", blank), mustBeAName},
 			refusal{"jobs", "ordering", blank, fmt.Sprintf("data \"dataintegration_jobs\" \"test\" {\n  ordering = %q\n}\n", blank), "leave it out for the service's order"})
 		for _, f := range []string{"connector_name", "data_source", "name", "schema_name"} {
 			cases = append(cases, refusal{"jobs", f, blank, fmt.Sprintf("data \"dataintegration_jobs\" \"test\" {\n  %s = %q\n}\n", f, blank), "leave it out to list jobs of any " + f})
 		}
 	}
-	before := e.sandbox.Stats().Requests
+	before := e.Sandbox.Stats().Requests
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s %s %q", c.where, c.attr, c.blank), func(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				Steps: []resource.TestStep{{
-					Config:      e.providerConfig() + c.hcl,
+					Config:      e.ProviderConfig() + c.hcl,
 					PlanOnly:    true,
-					ExpectError: phrases("Invalid Attribute Value", c.attr+": the value is blank", c.allowed),
+					ExpectError: acctest.Phrases("Invalid Attribute Value", c.attr+": the value is blank", c.allowed),
 				}},
 			})
 		})
 	}
-	if n := e.sandbox.Stats().Requests - before; n != 0 {
+	if n := e.Sandbox.Stats().Requests - before; n != 0 {
 		t.Errorf("the sandbox served %d requests, want none", n)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: e.providerConfig() + fmt.Sprintf("data \"dataintegration_job\" \"test\" {\n  name = %q\n}\n", padded),
+			Config: e.ProviderConfig() + fmt.Sprintf("data \"dataintegration_job\" \"test\" {\n  name = %q\n}\n", padded),
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(jobAddress, tfjsonpath.New("name"), knownvalue.StringExact(padded)),
+				statecheck.ExpectKnownValue(acctest.JobAddress, tfjsonpath.New("name"), knownvalue.StringExact(padded)),
 			},
 		}},
 	})

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/google/uuid"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
@@ -31,7 +33,7 @@ func TestJobLookupsShareOnePass(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if got := srv.Stats().ByRoute[routeListJobs]; got != 10 {
+	if got := srv.Stats().ByRoute[acctest.RouteListJobs]; got != 10 {
 		t.Errorf("50 lookups made %d list requests, want 10: one shared pass", got)
 	}
 }
@@ -66,7 +68,7 @@ func TestJobLookupStopsAtItsPage(t *testing.T) {
 				if j, err := data.jobs.find(ctx, data.client, data.workspaceID, jobs[c.index].ID); err != nil || j == nil || j.ID != jobs[c.index].ID {
 					t.Fatalf("job %d: %v, %v", c.index, j, err)
 				}
-				if got := srv.Stats().ByRoute[routeListJobs]; got < c.lo || got > c.hi {
+				if got := srv.Stats().ByRoute[acctest.RouteListJobs]; got < c.lo || got > c.hi {
 					t.Errorf("after looking up job %d: %d list requests, want %d to %d", c.index, got, c.lo, c.hi)
 				}
 			}
@@ -84,7 +86,7 @@ func TestJobLookupSeesJobsCreatedSince(t *testing.T) {
 	if j, err := data.jobs.find(ctx, data.client, data.workspaceID, missing); j != nil || err != nil {
 		t.Fatalf("an unknown ID: %+v, %v", j, err)
 	}
-	if got := srv.Stats().ByRoute[routeListJobs]; got != 2 {
+	if got := srv.Stats().ByRoute[acctest.RouteListJobs]; got != 2 {
 		t.Errorf("an unknown ID cost %d list requests, want 2: one pass", got)
 	}
 	added := sandbox.Job{ID: uuid.NewString(), Name: "added", IsActive: true}
@@ -95,7 +97,7 @@ func TestJobLookupSeesJobsCreatedSince(t *testing.T) {
 	if err != nil || j == nil || *j.Name != "added" {
 		t.Fatalf("a job created after the first pass: %+v, %v", j, err)
 	}
-	if got := srv.Stats().ByRoute[routeListJobs]; got != 4 {
+	if got := srv.Stats().ByRoute[acctest.RouteListJobs]; got != 4 {
 		t.Errorf("%d list requests in all, want 4: a second pass for the new job", got)
 	}
 }
@@ -123,7 +125,7 @@ func TestJobLookupFailureIsShared(t *testing.T) {
 	}
 	wg.Wait()
 	// The client makes no retry here (MaxRetries 0).
-	if got := srv.Stats().ByRoute[routeListJobs]; got != 1 {
+	if got := srv.Stats().ByRoute[acctest.RouteListJobs]; got != 1 {
 		t.Errorf("%d list requests for 10 lookups of one failing pass, want 1", got)
 	}
 	if err := srv.SetFaults(sandbox.Faults{}); err != nil {
@@ -148,7 +150,7 @@ func TestJobLookupIgnoresLetterCase(t *testing.T) {
 		}
 	}
 	// Page 3 is asked beside page 2, and may still be on its way.
-	if got := srv.Stats().ByRoute[routeListJobs]; got < 2 || got > 3 {
+	if got := srv.Stats().ByRoute[acctest.RouteListJobs]; got < 2 || got > 3 {
 		t.Errorf("two lookups of the job on page 2 made %d list requests, want 2 or 3: one pass, each page once", got)
 	}
 }

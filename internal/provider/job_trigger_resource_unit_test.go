@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -163,8 +164,8 @@ func TestTriggersPlan(t *testing.T) {
 // over protocol 6.
 func TestJobTriggerTimeoutsOneErrorEach(t *testing.T) {
 	p := serveProto(t)
-	srv := p.srv
-	typ, ok := p.schemas.ResourceSchemas["dataintegration_job_trigger"].ValueType().(tftypes.Object)
+	srv := p.Server
+	typ, ok := p.Schemas.ResourceSchemas["dataintegration_job_trigger"].ValueType().(tftypes.Object)
 	if !ok {
 		t.Fatal("the trigger's schema is not an object")
 	}
@@ -190,7 +191,7 @@ func validateTrigger(t *testing.T, srv tfprotov6.ProviderServer, typ tftypes.Obj
 	if !ok {
 		t.Fatal("timeouts is not an object")
 	}
-	vals := objectAttrs(typ, map[string]any{"job_id": "5f0c6f5e-3f7c-4c55-9d55-1c6f3e0d2a10", "timeouts": objectAttrs(tt, durations)})
+	vals := acctest.ObjectAttrs(typ, map[string]any{"job_id": "5f0c6f5e-3f7c-4c55-9d55-1c6f3e0d2a10", "timeouts": acctest.ObjectAttrs(tt, durations)})
 	cfg, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, vals))
 	if err != nil {
 		t.Fatal(err)

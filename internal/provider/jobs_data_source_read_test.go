@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -18,16 +20,16 @@ import (
 // with the configuration after Read, for nothing: 40% of the provider's CPU
 // in a plan reading 10,000 jobs.
 func TestJobsReadLeavesConfigAlone(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 150})
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 150})
 	ctx := context.Background()
-	d := &jobsDataSource{data: &providerData{client: e.client(t), workspaceID: e.workspaceID}}
+	d := &jobsDataSource{data: &providerData{client: e.Client(t), workspaceID: e.WorkspaceID}}
 	var s datasource.SchemaResponse
 	d.Schema(ctx, datasource.SchemaRequest{}, &s)
 	typ, ok := s.Schema.Type().TerraformType(ctx).(tftypes.Object)
 	if !ok {
 		t.Fatal("the schema's type is not an object")
 	}
-	config := tftypes.NewValue(typ, objectAttrs[any](typ, nil))
+	config := tftypes.NewValue(typ, acctest.ObjectAttrs[any](typ, nil))
 	want := config.Copy()
 	resp := &datasource.ReadResponse{State: tfsdk.State{Schema: s.Schema, Raw: config.Copy()}}
 	d.Read(ctx, datasource.ReadRequest{Config: tfsdk.Config{Schema: s.Schema, Raw: config}}, resp)

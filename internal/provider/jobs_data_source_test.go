@@ -1,56 +1,44 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-const jobsAddress = "data.dataintegration_jobs.test"
-
-// jobIDs are the IDs of jobs, in their order.
-func jobIDs(jobs []client.Job) []string {
-	ids := make([]string, len(jobs))
-	for i, j := range jobs {
-		ids[i] = j.ID
-	}
-	return ids
-}
-
-// expectIDs checks the ids attribute of the test's jobs data source.
-func expectIDs(ids []string) statecheck.StateCheck {
-	return statecheck.ExpectKnownValue(jobsAddress, tfjsonpath.New("ids"), stringsExact(ids...))
-}
-
 func TestAccJobsDataSource_all(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
-	want := e.allJobs(t)
-	if e.sandbox != nil {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	want := e.AllJobs(t)
+	if e.Sandbox != nil {
 		// Against the sandbox, the oracle is its seed, not the list itself.
 		want = nil
-		for _, j := range sandbox.SeedJobs(e.workspaceID, sandbox.DefaultJobs) {
+		for _, j := range sandbox.SeedJobs(e.WorkspaceID, sandbox.DefaultJobs) {
 			want = append(want, client.Job{ID: j.ID})
 		}
 	}
-	first := e.allJobs(t)[0]
+	first := e.AllJobs(t)[0]
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: e.providerConfig() + `data "dataintegration_jobs" "test" {}`,
+			Config: e.ProviderConfig() + `data "dataintegration_jobs" "test" {}`,
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectIDs(jobIDs(want)),
-				statecheck.ExpectKnownValue(jobsAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.workspaceID)),
-				statecheck.ExpectKnownValue(jobsAddress, tfjsonpath.New("jobs").AtSliceIndex(0), knownvalue.ObjectExact(map[string]knownvalue.Check{
+				acctest.ExpectIDs(acctest.JobIDs(want)),
+				statecheck.ExpectKnownValue(acctest.JobsAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.WorkspaceID)),
+				statecheck.ExpectKnownValue(acctest.JobsAddress, tfjsonpath.New("jobs").AtSliceIndex(0), knownvalue.ObjectExact(map[string]knownvalue.Check{
 					"id":             knownvalue.StringExact(first.ID),
 					"name":           knownvalue.StringExact(*first.Name),
 					"data_source":    knownvalue.StringExact(*first.DataSource),
@@ -69,8 +57,8 @@ func TestAccJobsDataSource_all(t *testing.T) {
 // against the unfiltered list filtered here: the provider must send the
 // filters, and the service apply them.
 func TestAccJobsDataSource_filters(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
-	all := e.allJobs(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	all := e.AllJobs(t)
 	ref := all[0]
 	f := func(keep func(client.Job) bool) []string {
 		var ids []string
@@ -102,16 +90,16 @@ func TestAccJobsDataSource_filters(t *testing.T) {
 	var steps []resource.TestStep
 	for _, c := range cases {
 		steps = append(steps, resource.TestStep{
-			Config:            e.providerConfig() + "data \"dataintegration_jobs\" \"test\" {\n  " + c.args + "\n}",
-			ConfigStateChecks: []statecheck.StateCheck{expectIDs(c.want)},
+			Config:            e.ProviderConfig() + "data \"dataintegration_jobs\" \"test\" {\n  " + c.args + "\n}",
+			ConfigStateChecks: []statecheck.StateCheck{acctest.ExpectIDs(c.want)},
 		})
 	}
 	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }
 
 func TestAccJobsDataSource_ordering(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
-	all := e.allJobs(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	all := e.AllJobs(t)
 	if len(all) < 2 {
 		t.Fatal("need at least two jobs to check an order")
 	}
@@ -119,14 +107,14 @@ func TestAccJobsDataSource_ordering(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: e.providerConfig() + `data "dataintegration_jobs" "test" { ordering = "-name" }`,
+			Config: e.ProviderConfig() + `data "dataintegration_jobs" "test" { ordering = "-name" }`,
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectIDs(jobIDs(all)),
-				statecheck.ExpectKnownValue(jobsAddress, tfjsonpath.New("ordering"), knownvalue.StringExact("-name")),
+				acctest.ExpectIDs(acctest.JobIDs(all)),
+				statecheck.ExpectKnownValue(acctest.JobsAddress, tfjsonpath.New("ordering"), knownvalue.StringExact("-name")),
 			},
 			Check: resource.ComposeTestCheckFunc(
-				resource.TestCheckResourceAttr(jobsAddress, "jobs.0.name", *all[0].Name),
-				resource.TestCheckResourceAttr(jobsAddress, "jobs.1.name", *all[1].Name),
+				resource.TestCheckResourceAttr(acctest.JobsAddress, "jobs.0.name", *all[0].Name),
+				resource.TestCheckResourceAttr(acctest.JobsAddress, "jobs.1.name", *all[1].Name),
 			),
 		}},
 	})
@@ -135,37 +123,37 @@ func TestAccJobsDataSource_ordering(t *testing.T) {
 // TestAccJobsDataSource_everyPage reads 250 jobs: three pages of 100, three
 // requests, following next_page.
 func TestAccJobsDataSource_everyPage(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 250})
-	e.requireSandbox(t, "seed 250 jobs and count the list requests")
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 250})
+	e.RequireSandbox(t, "seed 250 jobs and count the list requests")
 	var want []string
-	for _, j := range sandbox.SeedJobs(e.workspaceID, 250) {
+	for _, j := range sandbox.SeedJobs(e.WorkspaceID, 250) {
 		want = append(want, j.ID)
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config:            e.providerConfig() + `data "dataintegration_jobs" "test" {}`,
-			ConfigStateChecks: []statecheck.StateCheck{expectIDs(want)},
+			Config:            e.ProviderConfig() + `data "dataintegration_jobs" "test" {}`,
+			ConfigStateChecks: []statecheck.StateCheck{acctest.ExpectIDs(want)},
 			// Checked right after the apply: the plan read the data source once.
 			Check: resource.ComposeTestCheckFunc(
-				resource.TestCheckResourceAttr(jobsAddress, "jobs.#", "250"),
-				e.expectRouteCount(routeListJobs, 3),
+				resource.TestCheckResourceAttr(acctest.JobsAddress, "jobs.#", "250"),
+				e.ExpectRouteCount(acctest.RouteListJobs, 3),
 			),
 		}},
 	})
 }
 
 func TestAccJobsDataSource_unknownOrdering(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
 	want := []string{"Unable to List Jobs", "HTTP 400"}
-	if e.sandbox != nil {
+	if e.Sandbox != nil {
 		want = append(want, `invalid ordering field "colour"`)
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config:      e.providerConfig() + `data "dataintegration_jobs" "test" { ordering = "colour" }`,
-			ExpectError: phrases(want...),
+			Config:      e.ProviderConfig() + `data "dataintegration_jobs" "test" { ordering = "colour" }`,
+			ExpectError: acctest.Phrases(want...),
 		}},
 	})
 }
@@ -173,30 +161,30 @@ func TestAccJobsDataSource_unknownOrdering(t *testing.T) {
 // TestAccJobsDataSource_missingWorkspace runs with no workspace anywhere:
 // not in the provider, not in the data source, not in the environment.
 func TestAccJobsDataSource_missingWorkspace(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
 	t.Setenv(EnvWorkspaceID, "")
-	config := e.providerWithoutWorkspace() + `data "dataintegration_jobs" "test" {}`
+	config := e.ProviderWithoutWorkspace() + `data "dataintegration_jobs" "test" {}`
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      config,
-			ExpectError: phrases("Missing Workspace", "workspace_id", "DATAINTEGRATION_WORKSPACE_ID"),
+			ExpectError: acctest.Phrases("Missing Workspace", "workspace_id", "DATAINTEGRATION_WORKSPACE_ID"),
 		}},
 	})
-	e.expectNoRequests(t)
+	e.ExpectNoRequests(t)
 }
 
 func TestAccJobsDataSource_unknownAPIKey(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
 	badKey := "not-a-key-" + strings.Repeat("7", 24)
-	config := e.providerWithKey(badKey) + `data "dataintegration_jobs" "test" {}`
-	check := &errorMatching{re: phrases("Authentication Failed", "Authentication failed", "HTTP 401"), secrets: []string{badKey, e.apiKey}}
+	config := e.ProviderWithKey(badKey) + `data "dataintegration_jobs" "test" {}`
+	check := &acctest.ErrorMatching{Want: acctest.Phrases("Authentication Failed", "Authentication failed", "HTTP 401"), Secrets: []string{badKey, e.APIKey}}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		ErrorCheck:               check.check,
+		ErrorCheck:               check.Check,
 		Steps:                    []resource.TestStep{{Config: config}},
 	})
-	if !check.seen {
+	if !check.Seen {
 		t.Error("the apply with an unknown API key did not fail")
 	}
 }
@@ -211,12 +199,83 @@ func TestJobsDataSourceReadsEachPageOnce(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	p := newProtoProvider(t, map[string]string{"base_url": ts.URL, "api_key": sandbox.DefaultAPIKey, "workspace_id": sandbox.DefaultWorkspaceID})
-	state := p.readJobs(t)
-	if n := p.jobsInState(t, state); n != 10000 {
+	state := p.ReadJobs(t)
+	if n := p.JobsInState(t, state); n != 10000 {
 		t.Errorf("%d jobs in the state, want 10000", n)
 	}
 	st := srv.Stats()
-	if st.Requests != 100 || st.ByRoute[routeListJobs] != 100 {
+	if st.Requests != 100 || st.ByRoute[acctest.RouteListJobs] != 100 {
 		t.Errorf("%d requests (%v), want exactly 100 list requests", st.Requests, fmt.Sprint(st.ByRoute))
 	}
+}
+
+// clientAndConversion returns a read of every job as the data source does
+// it: the provider's client, and the encoding of each page into the state
+// Terraform receives, the state itself included.
+func clientAndConversion(tb testing.TB, p *acctest.ProtoProvider, base string) func() {
+	tb.Helper()
+	typ, ok := p.Schemas.DataSourceSchemas[jobsTypeName].ValueType().(tftypes.Object)
+	if !ok {
+		tb.Fatal("the data source's type is not an object")
+	}
+	c, err := client.New(client.Config{BaseURL: base, APIKey: sandbox.DefaultAPIKey, Version: "bench"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	attrs := map[string]tftypes.Value{}
+	for name, t := range typ.AttributeTypes {
+		attrs[name] = tftypes.NewValue(t, nil)
+	}
+	return func() {
+		sink, err := newPackedJobs(typ)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := c.EachJobPage(context.Background(), sandbox.DefaultWorkspaceID, client.JobFilter{}, client.Visitor[client.Job]{Page: sink.add, Reset: sink.reset}); err != nil || sink.n != 10000 {
+			tb.Fatalf("%d jobs, %v", sink.n, err)
+		}
+		if _, err := sink.state(attrs); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkClientAndConversion is the provider's client and conversion of
+// 10,000 jobs, BenchmarkJobsRead the whole read through the protocol, and
+// BenchmarkBareRead the bare loop, for `go test -bench`.
+func BenchmarkClientAndConversion(b *testing.B) {
+	s := acctest.NewEnv(b, sandbox.Config{Jobs: 10000})
+	read := clientAndConversion(b, newProtoProvider(b, map[string]string{"base_url": s.BaseURL, "api_key": s.APIKey}), s.BaseURL)
+	b.ReportAllocs()
+	for b.Loop() {
+		read()
+	}
+}
+
+// BenchmarkClientAndConversionAgainstBareLoop holds the provider's client and
+// the data source's conversion of 10,000 jobs to at most 1.2 times the bare
+// loop's read (acctest.BareRead), best of 5 each, in turns so that the
+// machine's load falls on both alike. make bench prints its row.
+func BenchmarkClientAndConversionAgainstBareLoop(b *testing.B) {
+	e := acctest.NewEnv(b, sandbox.Config{Jobs: 10000})
+	p := newProtoProvider(b, map[string]string{"base_url": e.BaseURL, "api_key": e.APIKey, "workspace_id": e.WorkspaceID})
+	read := clientAndConversion(b, p, e.BaseURL)
+	ours, bare := time.Duration(1<<63-1), time.Duration(1<<63-1)
+	for range 5 {
+		ours = min(ours, acctest.Best(1, read))
+		bare = min(bare, acctest.Best(1, func() {
+			if n, err := acctest.BareRead(e.BaseURL); err != nil || n != 10000 {
+				b.Fatalf("bare loop: %d jobs, %v", n, err)
+			}
+		}))
+	}
+	ratio := float64(ours) / float64(bare)
+	rows := []acctest.BenchRow{{
+		Figure: "same read: the provider's client and data-source conversion against a bare net/http + encoding/json loop, best of 5",
+		Value:  fmt.Sprintf("%.2f× (%v against %v)", ratio, ours.Round(time.Millisecond), bare.Round(time.Millisecond)),
+		Target: "at most 1.2×", Met: ratio <= 1.2,
+	}}
+	acctest.PrintFigures(rows)
+	b.ReportMetric(ratio, "provider/bare")
+	acctest.Missed(b, rows)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -19,23 +21,19 @@ output "jobs" {
 }
 `
 
-// noLogVars unsets, for one command, whatever log levels the environment of
-// the test run sets.
-var noLogVars = []string{"TF_LOG=", "TF_LOG_PROVIDER=", "TF_LOG_CORE=", "TF_LOG_PATH="}
-
 // captureProviderStderr points the engine's dev override at a wrapper that
 // runs the provider with its standard error, where terraform-plugin-log
 // writes every line, appended to the returned file. The engine then sees no
 // log line of the provider, whatever the level.
-func captureProviderStderr(t *testing.T, eng *engine) (env []string, stderr string) {
+func captureProviderStderr(t *testing.T, eng *acctest.Engine) (env []string, stderr string) {
 	t.Helper()
 	dir := t.TempDir()
 	stderr = filepath.Join(dir, "stderr.log")
-	script := fmt.Sprintf("#!/bin/sh\nexec %q \"$@\" 2>>%q\n", eng.provider, stderr)
+	script := fmt.Sprintf("#!/bin/sh\nexec %q \"$@\" 2>>%q\n", eng.Provider, stderr)
 	if err := os.WriteFile(filepath.Join(dir, "terraform-provider-dataintegration"), []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	return []string{"TF_CLI_CONFIG_FILE=" + devOverride(t, dir)}, stderr
+	return []string{"TF_CLI_CONFIG_FILE=" + acctest.DevOverrideFile(t, dir)}, stderr
 }
 
 // TestAccLogging_quietUnlessCollected runs the same plan with and without
@@ -44,13 +42,13 @@ func captureProviderStderr(t *testing.T, eng *engine) (env []string, stderr stri
 // TF_LOG_PROVIDER=DEBUG alone, it writes its lines and the engine's log
 // holds a DEBUG line for the request, as the docs promise.
 func TestAccLogging_quietUnlessCollected(t *testing.T) {
-	eng := newEngine(t)
-	e := newTestEnv(t, sandbox.Config{Jobs: 3})
-	dir := configDir(t, loggingHCL)
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
+	dir := acctest.ConfigDir(t, loggingHCL)
 	wrapped, stderr := captureProviderStderr(t, eng)
-	vars := e.serviceEnv(noLogVars...)
+	vars := e.ServiceEnv(acctest.NoLogVars...)
 
-	eng.run(t, dir, append(vars, wrapped...), "plan", "-input=false")
+	eng.Run(t, dir, append(vars, wrapped...), "plan", "-input=false")
 	written, err := os.ReadFile(stderr)
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
@@ -61,13 +59,13 @@ func TestAccLogging_quietUnlessCollected(t *testing.T) {
 
 	for _, level := range []string{"TF_LOG=DEBUG", "TF_LOG_PROVIDER=DEBUG"} {
 		log := filepath.Join(t.TempDir(), "debug.log")
-		eng.run(t, dir, append(vars, level, "TF_LOG_PATH="+log), "plan", "-input=false")
+		eng.Run(t, dir, append(vars, level, "TF_LOG_PATH="+log), "plan", "-input=false")
 		text, err := os.ReadFile(log)
 		if err != nil {
 			t.Fatalf("%s: %v", level, err)
 		}
 		fields := []string{`method=GET`, `path=/developers/workspaces/[0-9a-f-]+/jobs/ `, `status=200`, `attempt=1`, `duration_ms=\d+`}
-		if !logHasRequest(string(text), fields) {
+		if !acctest.LogHasRequest(string(text), fields) {
 			t.Errorf("with %s, the log has no DEBUG line of the request with %v", level, fields)
 		}
 		if strings.Contains(string(text), "[TRACE] provider") {
@@ -76,7 +74,7 @@ func TestAccLogging_quietUnlessCollected(t *testing.T) {
 		if err := os.Remove(stderr); err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
-		eng.run(t, dir, append(append(vars, wrapped...), level), "plan", "-input=false")
+		eng.Run(t, dir, append(append(vars, wrapped...), level), "plan", "-input=false")
 		if written, _ := os.ReadFile(stderr); !strings.Contains(string(written), `"API request"`) {
 			t.Errorf("with %s, the provider wrote no line of its request: %.200s", level, written)
 		}
@@ -87,16 +85,16 @@ func TestAccLogging_quietUnlessCollected(t *testing.T) {
 // as the engines read it (TF_LOG, or TF_LOG_PROVIDER over TF_LOG): the
 // provider writes no line below it, as the engine would drop them all.
 func TestAccLogging_atTheLevelKept(t *testing.T) {
-	eng := newEngine(t)
-	e := newTestEnv(t, sandbox.Config{Jobs: 3})
-	dir := configDir(t, loggingHCL)
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
+	dir := acctest.ConfigDir(t, loggingHCL)
 	wrapped, stderr := captureProviderStderr(t, eng)
-	vars := append(e.serviceEnv(noLogVars...), wrapped...)
+	vars := append(e.ServiceEnv(acctest.NoLogVars...), wrapped...)
 	for _, levels := range [][]string{{"TF_LOG=warn"}, {"TF_LOG=TRACE", "TF_LOG_PROVIDER=ERROR"}} {
 		if err := os.Remove(stderr); err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
-		eng.run(t, dir, append(slices.Clone(vars), levels...), "plan", "-input=false")
+		eng.Run(t, dir, append(slices.Clone(vars), levels...), "plan", "-input=false")
 		written, err := os.ReadFile(stderr)
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -30,9 +32,9 @@ var lostAnswerFaults = sandbox.Faults{Rate: 0.3, Statuses: []int{500, 502, 504},
 // applyJSON applies dir with machine-readable output, and counts the
 // diagnostics by severity and summary, such as "warning: Connector Not
 // Created". Terraform's human output folds similar warnings into one.
-func (e *engine) applyJSON(t *testing.T, dir string, env []string) (map[string]int, error) {
+func applyJSON(e *acctest.Engine, t *testing.T, dir string, env []string) (map[string]int, error) {
 	t.Helper()
-	out, err := e.try(dir, env, "apply", "-auto-approve", "-input=false", "-json")
+	out, err := e.Try(dir, env, "apply", "-auto-approve", "-input=false", "-json")
 	counts := map[string]int{}
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -54,14 +56,14 @@ func (e *engine) applyJSON(t *testing.T, dir string, env []string) (map[string]i
 // expectAtMostOnce checks what the issue of lost answers is about: the state
 // holds exactly the connectors the service holds, and no job ran more than
 // once. It returns how many jobs ran.
-func expectAtMostOnce(t *testing.T, e *engine, dir string, env *testEnv, jobs []string, connectors int) (ran int) {
+func expectAtMostOnce(t *testing.T, e *acctest.Engine, dir string, env *acctest.Env, jobs []string, connectors int) (ran int) {
 	t.Helper()
-	expectStateMatchesService(t, e, dir, env, jobs)
-	if held := len(env.sandbox.ConnectorIDs(env.workspaceID)); held != connectors {
+	acctest.ExpectStateMatchesService(t, e, dir, env, jobs)
+	if held := len(env.Sandbox.ConnectorIDs(env.WorkspaceID)); held != connectors {
 		t.Errorf("the service holds %d connectors for %d configured", held, connectors)
 	}
 	for _, job := range jobs {
-		ran += min(len(env.sandbox.Executions(env.workspaceID, job)), 1)
+		ran += min(len(env.Sandbox.Executions(env.WorkspaceID, job)), 1)
 	}
 	return ran
 }
@@ -74,21 +76,21 @@ func expectAtMostOnce(t *testing.T, e *engine, dir string, env *testEnv, jobs []
 // empty. Nothing was sent twice. The executions last an hour: a trigger
 // sent again would fail with Job Already Running, as long as they run.
 func TestAccLostAnswers(t *testing.T) {
-	e := newEngine(t)
-	env := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Hour})
-	env.requireSandbox(t, "lose the service's answers")
-	jobs, jobsVar := activeJobIDs(t, env, 10)
-	dir := configDir(t, fleetHCL(20, "", false))
-	vars := env.serviceEnv(jobsVar)
-	if err := env.sandbox.SetFaults(lostAnswerFaults); err != nil {
+	e := acctest.NewEngine(t)
+	env := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Hour})
+	env.RequireSandbox(t, "lose the service's answers")
+	jobs, jobsVar := acctest.ActiveJobIDs(t, env, 10)
+	dir := acctest.ConfigDir(t, acctest.FleetHCL(20, "", false))
+	vars := env.ServiceEnv(jobsVar)
+	if err := env.Sandbox.SetFaults(lostAnswerFaults); err != nil {
 		t.Fatal(err)
 	}
 
-	diags, err := e.applyJSON(t, dir, vars)
+	diags, err := applyJSON(e, t, dir, vars)
 	if err != nil {
 		t.Fatalf("the first apply failed: %v", err)
 	}
-	st := env.sandbox.Stats()
+	st := env.Sandbox.Stats()
 	adopted, triggersLost := diags["warning: "+summaryAdopted], diags["warning: "+summaryTriggerLost]
 	t.Logf("%d answers lost of %d POSTs: %d connectors adopted, %d triggers recorded without their answer; diagnostics %v",
 		st.Faults, st.ByRoute[routeCreateConnector]+st.ByRoute[routeTriggerJob], adopted, triggersLost, diags)
@@ -101,11 +103,11 @@ func TestAccLostAnswers(t *testing.T) {
 	if ran := expectAtMostOnce(t, e, dir, env, jobs, 20); ran != 10 {
 		t.Errorf("%d of 10 jobs ran, want each once: every trigger was carried out", ran)
 	}
-	e.expectConverged(t, dir, vars)
-	if err := env.sandbox.SetFaults(sandbox.Faults{}); err != nil {
+	e.ExpectConverged(t, dir, vars)
+	if err := env.Sandbox.SetFaults(sandbox.Faults{}); err != nil {
 		t.Fatal(err)
 	}
-	e.run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
+	e.Run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
 }
 
 // loseBefore answers a share rate of the POSTs with a 502 without passing
@@ -138,20 +140,20 @@ func loseBefore(h http.Handler, rate float64, seed uint64) (http.Handler, func()
 // run: at most once. Within five applies the configuration converges with
 // 20 connectors, no job run twice, and an empty plan.
 func TestAccLostAnswers_mixedFaults(t *testing.T) {
-	e := newEngine(t)
-	env := newTestEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 100 * time.Millisecond})
-	env.requireSandbox(t, "lose the service's answers")
-	jobs, jobsVar := activeJobIDs(t, env, 10)
-	front, refused := loseBefore(env.sandbox, 0.15, 9)
+	e := acctest.NewEngine(t)
+	env := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 100 * time.Millisecond})
+	env.RequireSandbox(t, "lose the service's answers")
+	jobs, jobsVar := acctest.ActiveJobIDs(t, env, 10)
+	front, refused := loseBefore(env.Sandbox, 0.15, 9)
 	ts := httptest.NewServer(front)
 	t.Cleanup(ts.Close)
 	mixed := *env
-	mixed.baseURL = ts.URL
-	dir := configDir(t, fleetHCL(20, "", false))
-	vars := mixed.serviceEnv(jobsVar)
+	mixed.BaseURL = ts.URL
+	dir := acctest.ConfigDir(t, acctest.FleetHCL(20, "", false))
+	vars := mixed.ServiceEnv(jobsVar)
 	after := lostAnswerFaults
 	after.Rate = 0.15
-	if err := env.sandbox.SetFaults(after); err != nil {
+	if err := env.Sandbox.SetFaults(after); err != nil {
 		t.Fatal(err)
 	}
 
@@ -161,7 +163,7 @@ func TestAccLostAnswers_mixedFaults(t *testing.T) {
 		if applies++; applies > 5 {
 			t.Fatalf("no convergence in 5 applies: %v", total)
 		}
-		diags, err := e.applyJSON(t, dir, vars)
+		diags, err := applyJSON(e, t, dir, vars)
 		for k, n := range diags {
 			total[k] += n
 		}
@@ -169,9 +171,9 @@ func TestAccLostAnswers_mixedFaults(t *testing.T) {
 		if !done && diags["error: "+summaryNotCreated] == 0 {
 			t.Fatalf("apply %d failed without a connector found not created: %v", applies, err)
 		}
-		expectStateMatchesService(t, e, dir, &mixed, jobs)
+		acctest.ExpectStateMatchesService(t, e, dir, &mixed, jobs)
 	}
-	st := env.sandbox.Stats()
+	st := env.Sandbox.Stats()
 	ran := expectAtMostOnce(t, e, dir, &mixed, jobs, 20)
 	t.Logf("converged in %d applies: %d POSTs refused before the service, %d answers lost after it; "+
 		"%d connectors adopted, %d found not created (made by a later apply); %d triggers recorded without their answer; %d of 10 jobs ran",
@@ -183,9 +185,9 @@ func TestAccLostAnswers_mixedFaults(t *testing.T) {
 		t.Errorf("%d jobs did not run and %d trigger answers were lost after the service, but %d lost triggers were reported",
 			10-ran, int(st.Faults)-total["warning: "+summaryAdopted], total["warning: "+summaryTriggerLost])
 	}
-	e.expectConverged(t, dir, vars)
-	if err := env.sandbox.SetFaults(sandbox.Faults{}); err != nil {
+	e.ExpectConverged(t, dir, vars)
+	if err := env.Sandbox.SetFaults(sandbox.Faults{}); err != nil {
 		t.Fatal(err)
 	}
-	e.run(t, dir, env.serviceEnv(jobsVar), "destroy", "-auto-approve", "-input=false")
+	e.Run(t, dir, env.ServiceEnv(jobsVar), "destroy", "-auto-approve", "-input=false")
 }

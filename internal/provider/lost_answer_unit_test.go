@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -267,7 +269,7 @@ func TestJobTriggerWhoseAnswerIsLost(t *testing.T) {
 					t.Errorf("job %s: %d executions, want %d", j, n, runs)
 				}
 			}
-			if n := srv.Stats().ByRoute[routeRunJob]; n != 2 {
+			if n := srv.Stats().ByRoute[acctest.RouteRunJob]; n != 2 {
 				t.Errorf("%d triggers sent, want one each", n)
 			}
 		})
@@ -381,7 +383,7 @@ func TestConnectorCreateInterruptedDuringNameCheck(t *testing.T) {
 	time.AfterFunc(200*time.Millisecond, cancel)
 	resp := createIn(ctx, t, configured(t, NewConnectorResource(), data), plannedConnector(data))
 	onlyError(t, resp.Diagnostics, "Connector Not Created", "Terraform was interrupted", "nothing was created")
-	if n := srv.Stats().ByRoute["POST "+routeConnectors]; n != 0 || stateID(t, resp) != "" {
+	if n := srv.Stats().ByRoute["POST "+acctest.RouteConnectors]; n != 0 || stateID(t, resp) != "" {
 		t.Errorf("%d creates sent, state %v", n, resp.State.Raw)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -18,18 +20,12 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// oneByOne are the IDs of jobsOneByOne.
-func (e *testEnv) oneByOne(t testing.TB, f client.JobFilter) []string {
-	t.Helper()
-	return jobIDs(e.jobsOneByOne(t, f))
-}
-
 // expectHeldAtMost checks that the sandbox never held more than bound
 // requests at once, and, when atLeast, that it held more than one: the
 // pages were read side by side.
-func (e *testEnv) expectHeldAtMost(bound int64, atLeast bool) resource.TestCheckFunc {
+func expectHeldAtMost(e *acctest.Env, bound int64, atLeast bool) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		held := e.sandbox.Stats().MaxInFlight
+		held := e.Sandbox.Stats().MaxInFlight
 		if held > bound || atLeast && held < 2 {
 			return fmt.Errorf("the sandbox held %d requests at once, want 2 to %d", held, bound)
 		}
@@ -64,27 +60,27 @@ func TestAccPaging_oneAtATime(t *testing.T) {
 // are those of one page after another, each page is read once, and the
 // sandbox held at most bound requests at once (at least 2 when bound is).
 func testPaging(t *testing.T, jobs, bound, latencyMS int) {
-	e := newTestEnv(t, sandbox.Config{Jobs: jobs})
-	e.requireSandbox(t, "add latency and count the requests held at once")
-	all, byName := e.oneByOne(t, client.JobFilter{}), e.oneByOne(t, client.JobFilter{Ordering: "-name"})
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: jobs})
+	e.RequireSandbox(t, "add latency and count the requests held at once")
+	all, byName := e.OneByOne(t, client.JobFilter{}), e.OneByOne(t, client.JobFilter{Ordering: "-name"})
 	if slices.Equal(all, byName) {
 		t.Fatal("the two orders are the same: the test could not tell them apart")
 	}
-	if err := e.sandbox.SetFaults(sandbox.Faults{LatencyMS: latencyMS}); err != nil {
+	if err := e.Sandbox.SetFaults(sandbox.Faults{LatencyMS: latencyMS}); err != nil {
 		t.Fatal(err)
 	}
-	before := e.sandbox.Stats().ByRoute[routeListJobs]
+	before := e.Sandbox.Stats().ByRoute[acctest.RouteListJobs]
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: e.providerConfig(fmt.Sprintf("max_concurrent_requests = %d", bound)) + pagingHCL,
+			Config: e.ProviderConfig(fmt.Sprintf("max_concurrent_requests = %d", bound)) + pagingHCL,
 			ConfigStateChecks: []statecheck.StateCheck{
-				expectIDs(all),
-				statecheck.ExpectKnownValue("data.dataintegration_jobs.by_name", tfjsonpath.New("ids"), stringsExact(byName...)),
+				acctest.ExpectIDs(all),
+				statecheck.ExpectKnownValue("data.dataintegration_jobs.by_name", tfjsonpath.New("ids"), acctest.StringsExact(byName...)),
 			},
 			Check: resource.ComposeTestCheckFunc(
-				e.expectRouteCount(routeListJobs, before+int64(2*jobs/client.PageSize)),
-				e.expectHeldAtMost(int64(bound), bound > 1),
+				e.ExpectRouteCount(acctest.RouteListJobs, before+int64(2*jobs/client.PageSize)),
+				expectHeldAtMost(e, int64(bound), bound > 1),
 			),
 		}},
 	})
@@ -94,21 +90,21 @@ func testPaging(t *testing.T, jobs, bound, latencyMS int) {
 // with Retry-After, which pauses every request), the jobs are the same, in
 // the same order, and the bound holds.
 func TestAccPaging_faults(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 1000})
-	e.requireSandbox(t, "inject faults and count the requests held at once")
-	all := e.oneByOne(t, client.JobFilter{})
-	if err := e.sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{429, 503}, Seed: 7, LatencyMS: 10}); err != nil {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 1000})
+	e.RequireSandbox(t, "inject faults and count the requests held at once")
+	all := e.OneByOne(t, client.JobFilter{})
+	if err := e.Sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{429, 503}, Seed: 7, LatencyMS: 10}); err != nil {
 		t.Fatal(err)
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config:            e.providerConfig("max_retries = 10", "max_concurrent_requests = 4") + `data "dataintegration_jobs" "test" {}`,
-			ConfigStateChecks: []statecheck.StateCheck{expectIDs(all)},
+			Config:            e.ProviderConfig("max_retries = 10", "max_concurrent_requests = 4") + `data "dataintegration_jobs" "test" {}`,
+			ConfigStateChecks: []statecheck.StateCheck{acctest.ExpectIDs(all)},
 			Check: resource.ComposeTestCheckFunc(
-				e.expectHeldAtMost(4, false),
+				expectHeldAtMost(e, 4, false),
 				func(*terraform.State) error {
-					if e.sandbox.Stats().Faults == 0 {
+					if e.Sandbox.Stats().Faults == 0 {
 						return fmt.Errorf("no fault was injected: the test proved nothing")
 					}
 					return nil
@@ -139,18 +135,18 @@ func TestJobsDataSourceReadsAChangedListAgain(t *testing.T) {
 			srv.ServeHTTP(w, r)
 		}))
 		p := newProtoProvider(t, map[string]string{"base_url": ts.URL, "api_key": sandbox.DefaultAPIKey, "workspace_id": sandbox.DefaultWorkspaceID})
-		resp := p.readJobsResponse(t)
+		resp := p.ReadJobsResponse(t)
 		switch changes {
 		case 1:
 			var want []string
 			for _, j := range srv.Jobs(sandbox.DefaultWorkspaceID) {
 				want = append(want, j.ID)
 			}
-			if got := p.idsInState(t, resp.State); len(want) != 451 || !slices.Equal(got, want) {
+			if got := p.IDsInState(t, resp.State); len(want) != 451 || !slices.Equal(got, want) {
 				t.Errorf("one change: %d jobs in the state, want the sandbox's %d in its order", len(got), len(want))
 			}
 			// Page 1 to 5 asked, then the list again: 5 pages.
-			if got := srv.Stats().ByRoute[routeListJobs]; got < 6 || got > 10 {
+			if got := srv.Stats().ByRoute[acctest.RouteListJobs]; got < 6 || got > 10 {
 				t.Errorf("one change: %d list requests, want 6 to 10", got)
 			}
 		case 2:

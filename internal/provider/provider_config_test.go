@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
@@ -13,8 +15,8 @@ import (
 // TestAccProvider_badSettings: each bad setting fails at plan with a
 // diagnostic on the attribute, saying what is allowed, before any request.
 func TestAccProvider_badSettings(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 1})
-	e.requireSandbox(t, "count the requests made")
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 1})
+	e.RequireSandbox(t, "count the requests made")
 	cases := []struct {
 		name, settings string
 		want           []string
@@ -48,24 +50,24 @@ provider "dataintegration" {
 data "dataintegration_jobs" "test" {}
 `, c.settings)
 			// Every other setting comes from the environment, and is good.
-			t.Setenv(EnvBaseURL, e.baseURL)
-			t.Setenv(EnvAPIKey, e.apiKey)
-			t.Setenv(EnvWorkspaceID, e.workspaceID)
+			t.Setenv(EnvBaseURL, e.BaseURL)
+			t.Setenv(EnvAPIKey, e.APIKey)
+			t.Setenv(EnvWorkspaceID, e.WorkspaceID)
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-				Steps:                    []resource.TestStep{{Config: config, ExpectError: phrases(c.want...)}},
+				Steps:                    []resource.TestStep{{Config: config, ExpectError: acctest.Phrases(c.want...)}},
 			})
 		})
 	}
-	e.expectNoRequests(t)
+	e.ExpectNoRequests(t)
 }
 
 func TestAccProvider_missingSettings(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 1})
-	e.requireSandbox(t, "count the requests made")
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 1})
+	e.RequireSandbox(t, "count the requests made")
 	for _, c := range []struct{ attr, env, settings string }{
-		{"base_url", EnvBaseURL, fmt.Sprintf("api_key = %q", e.apiKey)},
-		{"api_key", EnvAPIKey, fmt.Sprintf("base_url = %q", e.baseURL)},
+		{"base_url", EnvBaseURL, fmt.Sprintf("api_key = %q", e.APIKey)},
+		{"api_key", EnvAPIKey, fmt.Sprintf("base_url = %q", e.BaseURL)},
 	} {
 		t.Run(c.attr, func(t *testing.T) {
 			t.Setenv(EnvBaseURL, "")
@@ -74,55 +76,55 @@ func TestAccProvider_missingSettings(t *testing.T) {
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				Steps: []resource.TestStep{{
 					Config:      fmt.Sprintf("provider \"dataintegration\" {\n  %s\n}\ndata \"dataintegration_jobs\" \"test\" {}\n", c.settings),
-					ExpectError: phrases("Missing Provider Setting", "The provider needs "+c.attr, c.env+" environment variable"),
+					ExpectError: acctest.Phrases("Missing Provider Setting", "The provider needs "+c.attr, c.env+" environment variable"),
 				}},
 			})
 		})
 	}
 	t.Run("api_key from the environment is checked, and never shown", func(t *testing.T) {
-		t.Setenv(EnvBaseURL, e.baseURL)
-		t.Setenv(EnvAPIKey, e.apiKey+"\n")
-		t.Setenv(EnvWorkspaceID, e.workspaceID)
-		check := &errorMatching{re: phrases("Invalid Provider Setting", EnvAPIKey+": the API key holds a control character"), secrets: []string{e.apiKey}}
+		t.Setenv(EnvBaseURL, e.BaseURL)
+		t.Setenv(EnvAPIKey, e.APIKey+"\n")
+		t.Setenv(EnvWorkspaceID, e.WorkspaceID)
+		check := &acctest.ErrorMatching{Want: acctest.Phrases("Invalid Provider Setting", EnvAPIKey+": the API key holds a control character"), Secrets: []string{e.APIKey}}
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-			ErrorCheck:               check.check,
+			ErrorCheck:               check.Check,
 			Steps:                    []resource.TestStep{{Config: `data "dataintegration_jobs" "test" {}`}},
 		})
-		if !check.seen {
+		if !check.Seen {
 			t.Error("no error")
 		}
 	})
 	t.Run("base_url from the environment is checked", func(t *testing.T) {
 		t.Setenv(EnvBaseURL, "http://api.example.com")
-		t.Setenv(EnvAPIKey, e.apiKey)
-		t.Setenv(EnvWorkspaceID, e.workspaceID)
+		t.Setenv(EnvAPIKey, e.APIKey)
+		t.Setenv(EnvWorkspaceID, e.WorkspaceID)
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 			Steps: []resource.TestStep{{
 				Config:      `data "dataintegration_jobs" "test" {}`,
-				ExpectError: phrases("Invalid Provider Setting", EnvBaseURL+": \"http://api.example.com\" uses http"),
+				ExpectError: acctest.Phrases("Invalid Provider Setting", EnvBaseURL+": \"http://api.example.com\" uses http"),
 			}},
 		})
 	})
-	e.expectNoRequests(t)
+	e.ExpectNoRequests(t)
 }
 
 // TestAccProvider_environment: with no provider block at all, the three
 // variables configure the provider; a setting in the configuration wins
 // over its variable; a trailing slash on base_url works.
 func TestAccProvider_environment(t *testing.T) {
-	e := newTestEnv(t, sandbox.Config{Jobs: 3})
-	ids := jobIDs(e.allJobs(t))
-	t.Setenv(EnvBaseURL, e.baseURL)
-	t.Setenv(EnvAPIKey, e.apiKey)
-	t.Setenv(EnvWorkspaceID, e.workspaceID)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
+	ids := acctest.JobIDs(e.AllJobs(t))
+	t.Setenv(EnvBaseURL, e.BaseURL)
+	t.Setenv(EnvAPIKey, e.APIKey)
+	t.Setenv(EnvWorkspaceID, e.WorkspaceID)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config:            `data "dataintegration_jobs" "test" {}`,
-				ConfigStateChecks: []statecheck.StateCheck{expectIDs(ids)},
+				ConfigStateChecks: []statecheck.StateCheck{acctest.ExpectIDs(ids)},
 			},
 			{
 				PreConfig: func() {
@@ -134,8 +136,8 @@ provider "dataintegration" {
   base_url = "%s/"
 }
 data "dataintegration_jobs" "test" {}
-`, e.baseURL),
-				ConfigStateChecks: []statecheck.StateCheck{expectIDs(ids)},
+`, e.BaseURL),
+				ConfigStateChecks: []statecheck.StateCheck{acctest.ExpectIDs(ids)},
 			},
 		},
 	})

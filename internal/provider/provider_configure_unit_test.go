@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
@@ -65,7 +66,7 @@ func configure(t *testing.T, settings map[string]any) diag.Diagnostics {
 		t.Fatalf("the provider's schema is not an object")
 	}
 	var resp provider.ConfigureResponse
-	p.Configure(ctx, provider.ConfigureRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: tftypes.NewValue(typ, objectAttrs(typ, settings))}}, &resp)
+	p.Configure(ctx, provider.ConfigureRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: tftypes.NewValue(typ, acctest.ObjectAttrs(typ, settings))}}, &resp)
 	return resp.Diagnostics
 }
 

@@ -2,32 +2,16 @@ package provider
 
 import (
 	"context"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
-// providerSchemas is what the provider answers Terraform's request for its
-// schemas.
-func providerSchemas(t *testing.T) *tfprotov6.GetProviderSchemaResponse {
-	t.Helper()
-	srv, err := testAccProtoV6ProviderFactories["dataintegration"]()
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := srv.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
-}
-
 // TestProviderSchemaIsValid checks the provider's own schema and those of its
 // resources and data sources, as Terraform would.
 func TestProviderSchemaIsValid(t *testing.T) {
-	resp := providerSchemas(t)
+	resp := serveProto(t).Schemas
 	for _, d := range resp.Diagnostics {
 		t.Errorf("schema diagnostic: %s: %s", d.Summary, d.Detail)
 	}
@@ -56,7 +40,7 @@ func TestProviderSchemaIsValid(t *testing.T) {
 // attribute of a resource identity, has a description: docs/ is generated
 // from them.
 func TestEverySchemaIsDescribed(t *testing.T) {
-	resp := providerSchemas(t)
+	resp := serveProto(t).Schemas
 	schemas := map[string]*tfprotov6.Schema{"provider": resp.Provider}
 	for name, s := range resp.ResourceSchemas {
 		schemas["resource "+name] = s
@@ -106,7 +90,3 @@ func TestEverySchemaIsDescribed(t *testing.T) {
 		}
 	}
 }
-
-// timestampRE is the service's timestamp format: ISO 8601 with milliseconds
-// and Z.
-var timestampRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)

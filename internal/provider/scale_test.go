@@ -4,6 +4,8 @@ import (
 	"maps"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -14,17 +16,17 @@ import (
 // nothing else (a trigger's refresh sends nothing).
 func TestAccScale_requestCounts(t *testing.T) {
 	const n = 20
-	eng := newEngine(t)
-	e := newTestEnv(t, sandbox.Config{Jobs: 40})
-	e.requireSandbox(t, "count the requests")
-	_, jobsVar := activeJobIDs(t, e, n)
-	dir := configDir(t, fleetHCL(n, "", false))
-	vars := e.serviceEnv(jobsVar)
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 40})
+	e.RequireSandbox(t, "count the requests")
+	_, jobsVar := acctest.ActiveJobIDs(t, e, n)
+	dir := acctest.ConfigDir(t, acctest.FleetHCL(n, "", false))
+	vars := e.ServiceEnv(jobsVar)
 
 	counts := func(run func()) (int64, map[string]int64) {
-		before := e.sandbox.Stats()
+		before := e.Sandbox.Stats()
 		run()
-		after := e.sandbox.Stats()
+		after := e.Sandbox.Stats()
 		diff := maps.Clone(after.ByRoute)
 		for r, c := range before.ByRoute {
 			if diff[r] -= c; diff[r] == 0 {
@@ -33,13 +35,13 @@ func TestAccScale_requestCounts(t *testing.T) {
 		}
 		return after.Requests - before.Requests, diff
 	}
-	total, byRoute := counts(func() { eng.run(t, dir, vars, "apply", "-auto-approve", "-input=false") })
-	if total != 3*n || byRoute["GET "+routeConnectors] != n || byRoute["POST "+routeConnectors] != n || byRoute[routeRunJob] != n {
+	total, byRoute := counts(func() { eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false") })
+	if total != 3*n || byRoute["GET "+acctest.RouteConnectors] != n || byRoute["POST "+acctest.RouteConnectors] != n || byRoute[acctest.RouteRunJob] != n {
 		t.Errorf("the apply sent %d requests %v, want %d name checks, %d creates and %d triggers only", total, byRoute, n, n, n)
 	}
-	total, byRoute = counts(func() { eng.expectConverged(t, dir, vars) })
-	if total != n || byRoute["GET "+routeConnectors+"{_id}/"] != n {
+	total, byRoute = counts(func() { eng.ExpectConverged(t, dir, vars) })
+	if total != n || byRoute["GET "+acctest.RouteConnectors+"{_id}/"] != n {
 		t.Errorf("the plan sent %d requests %v, want %d connector reads only", total, byRoute, n)
 	}
-	eng.run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
+	eng.Run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
 }

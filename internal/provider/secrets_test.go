@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/acctest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
+	sdkacctest "github.com/hashicorp/terraform-plugin-testing/helper/acctest"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
@@ -50,7 +51,7 @@ resource "dataintegration_customer_service_connector" "s" {
 // secretWatch runs commands with TF_LOG=TRACE into one log file, and keeps
 // everything they printed, to look for secrets in both.
 type secretWatch struct {
-	eng     *engine
+	eng     *acctest.Engine
 	log     string
 	printed strings.Builder
 	// json is what `show -json` printed for configurations with token.
@@ -63,7 +64,7 @@ func (w *secretWatch) env(extra ...string) []string {
 
 func (w *secretWatch) run(t *testing.T, dir string, env []string, args ...string) string {
 	t.Helper()
-	out, err := w.eng.try(dir, w.env(env...), args...)
+	out, err := w.eng.Try(dir, w.env(env...), args...)
 	w.printed.WriteString(out)
 	if err != nil {
 		w.printed.WriteString(err.Error())
@@ -78,7 +79,7 @@ func (w *secretWatch) run(t *testing.T, dir string, env []string, args ...string
 // environment, must be absent from it. token_wo keeps a token out.
 func (w *secretWatch) showJSON(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	out, err := w.eng.try(dir, w.env(), append([]string{"show", "-json"}, args...)...)
+	out, err := w.eng.Try(dir, w.env(), append([]string{"show", "-json"}, args...)...)
 	if err != nil {
 		t.Fatalf("show -json: %v", err)
 	}
@@ -89,7 +90,7 @@ func (w *secretWatch) showJSON(t *testing.T, dir string, args ...string) string 
 // fail runs a command that must fail, and returns what it printed.
 func (w *secretWatch) fail(t *testing.T, dir string, env []string, args ...string) string {
 	t.Helper()
-	out, err := w.eng.try(dir, w.env(env...), args...)
+	out, err := w.eng.Try(dir, w.env(env...), args...)
 	if err == nil {
 		t.Fatalf("%s succeeded, want a failure", strings.Join(args, " "))
 	}
@@ -123,34 +124,34 @@ func (w *secretWatch) expectNone(t *testing.T, secrets map[string]string) {
 // nor a token shows in the log, the output, the plans' JSON or the errors.
 // The log shows each request at DEBUG, so that a user can follow them.
 func TestAccSecrets_neverShown(t *testing.T) {
-	eng := newEngine(t)
-	apiKey := "key-" + acctest.RandString(24)
-	e := newTestEnv(t, sandbox.Config{Keys: []sandbox.KeyBinding{{APIKey: apiKey, WorkspaceID: sandbox.DefaultWorkspaceID}}})
+	eng := acctest.NewEngine(t)
+	apiKey := "key-" + sdkacctest.RandString(24)
+	e := acctest.NewEnv(t, sandbox.Config{Keys: []sandbox.KeyBinding{{APIKey: apiKey, WorkspaceID: sandbox.DefaultWorkspaceID}}})
 	secrets := map[string]string{
-		"API key":        e.apiKey,
-		"first token":    "token-" + acctest.RandString(24),
-		"second token":   "token-" + acctest.RandString(24),
-		"refused key":    "key-" + acctest.RandString(24),
-		"write-only key": "token-" + acctest.RandString(24),
+		"API key":        e.APIKey,
+		"first token":    "token-" + sdkacctest.RandString(24),
+		"second token":   "token-" + sdkacctest.RandString(24),
+		"refused key":    "key-" + sdkacctest.RandString(24),
+		"write-only key": "token-" + sdkacctest.RandString(24),
 	}
 	w := &secretWatch{eng: eng, log: filepath.Join(t.TempDir(), "trace.log")}
-	dir := configDir(t, fmt.Sprintf(secretsHCL, testName("secrets")))
-	first := e.serviceEnv("TF_VAR_token=" + secrets["first token"])
-	second := e.serviceEnv("TF_VAR_token=" + secrets["second token"])
+	dir := acctest.ConfigDir(t, fmt.Sprintf(secretsHCL, acctest.Name("secrets")))
+	first := e.ServiceEnv("TF_VAR_token=" + secrets["first token"])
+	second := e.ServiceEnv("TF_VAR_token=" + secrets["second token"])
 	address := "dataintegration_customer_service_connector.s"
 
 	w.run(t, dir, first, "plan", "-input=false", "-out=create.tfplan")
 	w.showJSON(t, dir, "create.tfplan")
 	w.run(t, dir, first, "apply", "-input=false", "create.tfplan")
 	w.run(t, dir, first, "apply", "-refresh-only", "-auto-approve", "-input=false")
-	id := stateResourceID(t, w.showJSON(t, dir), address)
+	id := acctest.StateResourceID(t, w.showJSON(t, dir), address)
 	w.run(t, dir, nil, "state", "rm", address)
-	w.run(t, dir, first, "import", "-input=false", address, e.workspaceID+"/"+id)
+	w.run(t, dir, first, "import", "-input=false", address, e.WorkspaceID+"/"+id)
 	w.run(t, dir, second, "plan", "-input=false", "-out=update.tfplan")
 	w.showJSON(t, dir, "update.tfplan")
 	w.run(t, dir, second, "apply", "-input=false", "update.tfplan")
-	if e.sandbox != nil {
-		if v, _ := e.sandbox.Connector(e.workspaceID, id); v.Token != secrets["second token"] {
+	if e.Sandbox != nil {
+		if v, _ := e.Sandbox.Connector(e.WorkspaceID, id); v.Token != secrets["second token"] {
 			t.Error("the second token did not reach the service")
 		}
 	}
@@ -160,12 +161,12 @@ func TestAccSecrets_neverShown(t *testing.T) {
 	}
 	w.run(t, dir, second, "destroy", "-auto-approve", "-input=false")
 
-	if !eng.info.has(capWriteOnly) {
-		t.Logf("token_wo not exercised: this engine is %s, without %s (%s)", eng.info, capWriteOnly.name, capWriteOnly.where())
+	if !eng.Info.Has(acctest.CapWriteOnly) {
+		t.Logf("token_wo not exercised: this engine is %s, without %s (%s)", eng.Info, acctest.CapWriteOnly.Name, acctest.CapWriteOnly.Where())
 		delete(secrets, "write-only key")
 	} else {
-		wo := configDir(t, fmt.Sprintf(writeOnlySecretsHCL, testName("secrets")))
-		vars := e.serviceEnv("TF_VAR_token=" + secrets["write-only key"])
+		wo := acctest.ConfigDir(t, fmt.Sprintf(writeOnlySecretsHCL, acctest.Name("secrets")))
+		vars := e.ServiceEnv("TF_VAR_token=" + secrets["write-only key"])
 		w.run(t, wo, vars, "plan", "-input=false", "-out=wo.tfplan")
 		w.run(t, wo, nil, "show", "-json", "wo.tfplan") // kept with the output: no token may show
 		w.run(t, wo, vars, "apply", "-input=false", "wo.tfplan")
@@ -190,26 +191,8 @@ func TestAccSecrets_neverShown(t *testing.T) {
 		{`method=DELETE`, `status=204`},
 		{`method=GET`, `status=401`},
 	} {
-		if !logHasRequest(string(log), fields) {
+		if !acctest.LogHasRequest(string(log), fields) {
 			t.Errorf("the log has no DEBUG line of a request with %v", fields)
 		}
 	}
-}
-
-// logHasRequest tells whether one of the provider's DEBUG "API request"
-// lines has every field, in any order.
-func logHasRequest(log string, fields []string) bool {
-	for _, line := range strings.Split(log, "\n") {
-		if !strings.Contains(line, "[DEBUG] provider.terraform-provider-dataintegration: API request:") {
-			continue
-		}
-		all := true
-		for _, f := range fields {
-			all = all && regexp.MustCompile(`(^| )`+f).MatchString(line)
-		}
-		if all {
-			return true
-		}
-	}
-	return false
 }

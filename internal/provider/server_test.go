@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -29,8 +31,8 @@ func TestSecretLines(t *testing.T) {
 	}
 	validate := func(set map[string]any, writeOnly bool) []*tfprotov6.Diagnostic {
 		t.Helper()
-		cfg := protoValue(t, p.schemas.ResourceSchemas[connector], set)
-		resp, err := p.srv.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{
+		cfg := acctest.ProtoValue(t, p.Schemas.ResourceSchemas[connector], set)
+		resp, err := p.Server.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{
 			TypeName: connector, Config: &cfg,
 			ClientCapabilities: &tfprotov6.ValidateResourceConfigClientCapabilities{WriteOnlyAttributesAllowed: writeOnly},
 		})
@@ -93,8 +95,8 @@ func TestSecretLines(t *testing.T) {
 		}
 	}
 
-	cfg := protoValue(t, p.schemas.Provider, map[string]string{"base_url": "https://api.example.com", "api_key": " key-literal"})
-	resp, err := p.srv.ValidateProviderConfig(context.Background(), &tfprotov6.ValidateProviderConfigRequest{Config: &cfg})
+	cfg := acctest.ProtoValue(t, p.Schemas.Provider, map[string]string{"base_url": "https://api.example.com", "api_key": " key-literal"})
+	resp, err := p.Server.ValidateProviderConfig(context.Background(), &tfprotov6.ValidateProviderConfigRequest{Config: &cfg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/querycheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -38,7 +40,7 @@ var serviceVariants = map[string]sandbox.Variant{
 // order (on page 3 of 100) whose names a partial or ignored name filter
 // confuses with "nightly", the last of them.
 type variantEnv struct {
-	*testEnv
+	*acctest.Env
 	jobs    []sandbox.Job
 	nightly sandbox.Job
 	// other is the connector made outside Terraform: a name check that a
@@ -48,19 +50,19 @@ type variantEnv struct {
 
 func newVariantEnv(t *testing.T, v sandbox.Variant, name string, run time.Duration) *variantEnv {
 	t.Helper()
-	e := newTestEnv(t, sandbox.Config{Jobs: 256, Variant: v, RunDuration: run})
-	e.requireSandbox(t, "play a service that settles the API's open points another way")
-	ve := &variantEnv{testEnv: e, other: e.makeConnector(t, strings.ToUpper(name)+" (old)")}
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 256, Variant: v, RunDuration: run})
+	e.RequireSandbox(t, "play a service that settles the API's open points another way")
+	ve := &variantEnv{Env: e, other: e.MakeConnector(t, strings.ToUpper(name)+" (old)")}
 	now := time.Now().UTC()
 	for i, n := range []string{"nightly (copy)", "Nightly", "nightly"} {
 		at := now.Add(time.Duration(i) * time.Second)
-		if err := e.sandbox.AddJobs(e.workspaceID, sandbox.Job{
+		if err := e.Sandbox.AddJobs(e.WorkspaceID, sandbox.Job{
 			Name: n, DataSource: "zendesk", ConnectorName: "customer_service", SchemaName: "raw", IsActive: true, CreatedAt: at, UpdatedAt: at,
 		}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ve.jobs = e.sandbox.Jobs(e.workspaceID)
+	ve.jobs = e.Sandbox.Jobs(e.WorkspaceID)
 	ve.nightly = ve.jobs[len(ve.jobs)-1]
 	if ve.nightly.Name != "nightly" || len(ve.jobs) != 260 {
 		t.Fatalf("the sandbox's last job is %q of %d", ve.nightly.Name, len(ve.jobs))
@@ -74,7 +76,7 @@ func newVariantEnv(t *testing.T, v sandbox.Variant, name string, run time.Durati
 func (ve *variantEnv) expectOnlyNightlyRan(want ...string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		for _, j := range ve.jobs {
-			ex := ve.sandbox.Executions(ve.workspaceID, j.ID)
+			ex := ve.Sandbox.Executions(ve.WorkspaceID, j.ID)
 			if j.ID != ve.nightly.ID {
 				if len(ex) != 0 {
 					return fmt.Errorf("job %q ran %d times, want none: only %q was named", j.Name, len(ex), ve.nightly.Name)
@@ -89,7 +91,7 @@ func (ve *variantEnv) expectOnlyNightlyRan(want ...string) resource.TestCheckFun
 				return fmt.Errorf("job %q has executions %v, want %v", j.Name, got, want)
 			}
 		}
-		if _, ok := ve.sandbox.Connector(ve.workspaceID, ve.other.ID); !ok {
+		if _, ok := ve.Sandbox.Connector(ve.WorkspaceID, ve.other.ID); !ok {
 			return fmt.Errorf("the connector %q made outside Terraform is gone", ve.other.Name)
 		}
 		return nil
@@ -107,14 +109,14 @@ func (ve *variantEnv) expectOnlyNightlyRan(want ...string) resource.TestCheckFun
 func TestAccLists_serviceVariants(t *testing.T) {
 	for label, v := range serviceVariants {
 		t.Run(label, func(t *testing.T) {
-			name := testName("variant")
+			name := acctest.Name("variant")
 			e := newVariantEnv(t, v, name, time.Millisecond)
 			ids := make([]string, len(e.jobs))
 			for i, j := range e.jobs {
 				ids[i] = j.ID
 			}
 			page3 := e.jobs[210]
-			config := e.providerConfig() + fmt.Sprintf(`
+			config := e.ProviderConfig() + fmt.Sprintf(`
 data "dataintegration_jobs" "all" {}
 
 data "dataintegration_job" "by_id" {
@@ -179,19 +181,19 @@ data "dataintegration_customer_service_connector" "by_name" {
 // over more than one page where the service serves 25, and by name finds
 // exactly the one of that name.
 func TestAccLists_serviceVariantsActionsAndQuery(t *testing.T) {
-	requireCapability(t, capActions)
-	requireCapability(t, capListResources)
+	acctest.RequireCapability(t, acctest.CapActions)
+	acctest.RequireCapability(t, acctest.CapListResources)
 	for label, v := range serviceVariants {
 		t.Run(label, func(t *testing.T) {
-			name := testName("variant")
+			name := acctest.Name("variant")
 			e := newVariantEnv(t, v, name, time.Hour)
 			made := []string{e.other.ID}
 			for i := range 30 {
-				made = append(made, e.makeConnector(t, fmt.Sprintf("%s %02d", name, i)).ID)
+				made = append(made, e.MakeConnector(t, fmt.Sprintf("%s %02d", name, i)).ID)
 			}
-			exact := e.makeConnector(t, name)
+			exact := e.MakeConnector(t, name)
 			made = append(made, exact.ID)
-			run := e.providerConfig() + runJobHCL("run", "a", `    job_name = "nightly"`)
+			run := e.ProviderConfig() + acctest.RunJobHCL("run", "a", `    job_name = "nightly"`)
 			cancel := run + `
 action "dataintegration_cancel_job" "cancel" {
   config {
@@ -208,9 +210,9 @@ resource "terraform_data" "cancel" {
   }
 }
 `
-			all := []querycheck.QueryResultCheck{querycheck.ExpectLength(connectorType+".all", len(made))}
+			all := []querycheck.QueryResultCheck{querycheck.ExpectLength(acctest.ConnectorType+".all", len(made))}
 			for _, id := range made {
-				all = append(all, querycheck.ExpectIdentity(connectorType+".all", connectorIdentityCheck(id, e.workspaceID)))
+				all = append(all, querycheck.ExpectIdentity(acctest.ConnectorType+".all", acctest.ConnectorIdentityCheck(id, e.WorkspaceID)))
 			}
 			resource.ParallelTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -219,11 +221,11 @@ resource "terraform_data" "cancel" {
 					{Config: cancel, Check: e.expectOnlyNightlyRan(sandbox.StatusCancelled)},
 					{
 						Query: true,
-						Config: listBlock("all", nil, nil) +
-							listBlock("by_name", nil, []string{fmt.Sprintf("name = %q", name)}),
+						Config: acctest.ListBlock("all", nil, nil) +
+							acctest.ListBlock("by_name", nil, []string{fmt.Sprintf("name = %q", name)}),
 						QueryResultChecks: append(all,
-							querycheck.ExpectLength(connectorType+".by_name", 1),
-							querycheck.ExpectIdentity(connectorType+".by_name", connectorIdentityCheck(exact.ID, e.workspaceID)),
+							querycheck.ExpectLength(acctest.ConnectorType+".by_name", 1),
+							querycheck.ExpectIdentity(acctest.ConnectorType+".by_name", acctest.ConnectorIdentityCheck(exact.ID, e.WorkspaceID)),
 						),
 					},
 				},

@@ -14,21 +14,6 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// objectAttrs is what tftypes.NewValue takes for a value of the object type
-// typ: each attribute in set as given (a Go value that tftypes.NewValue
-// takes for the attribute's type), every other one null.
-func objectAttrs[V any](typ tftypes.Object, set map[string]V) map[string]tftypes.Value {
-	vals := make(map[string]tftypes.Value, len(typ.AttributeTypes))
-	for name, at := range typ.AttributeTypes {
-		var v any
-		if x, ok := set[name]; ok {
-			v = x
-		}
-		vals[name] = tftypes.NewValue(at, v)
-	}
-	return vals
-}
-
 // unitSandbox is a sandbox and the provider data of a client to it, for
 // tests that call a resource's methods directly.
 func unitSandbox(t *testing.T, cfg sandbox.Config, apiKey string) (*sandbox.Server, *providerData) {

@@ -1,4 +1,4 @@
-package provider
+package docs
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
@@ -52,36 +54,36 @@ curl -fsS -X POST -H "Authorization: $DATAINTEGRATION_API_KEY" \
 // destroy-time action that fails halts a replacement, and is a warning to
 // `terraform destroy`, which deletes the connector all the same.
 func TestAccGuide_cancelBeforeDestroy(t *testing.T) {
-	requireCapability(t, capActionTriggers) // before building the provider
-	eng := newEngine(t)
+	acctest.RequireCapability(t, acctest.CapActionTriggers) // before building the provider
+	eng := acctest.NewEngine(t)
 	var requests syncBuffer
-	e := newTestEnv(t, sandbox.Config{RunDuration: time.Minute, Log: log.New(&requests, "", 0)})
-	e.requireSandbox(t, "read the order of the requests and the execution's status")
+	e := acctest.NewEnv(t, sandbox.Config{RunDuration: time.Minute, Log: log.New(&requests, "", 0)})
+	e.RequireSandbox(t, "read the order of the requests and the execution's status")
 	dir := workdir(t, "guides/cancel-before-destroy")
-	env := e.serviceEnv("TF_VAR_platform_token=" + testName("token"))
-	eng.run(t, dir, env, "apply", "-input=false", "-auto-approve", "-no-color")
-	connector := stateResourceID(t, eng.run(t, dir, nil, "show", "-json"), "dataintegration_customer_service_connector.support")
+	env := e.ServiceEnv("TF_VAR_platform_token=" + acctest.Name("token"))
+	eng.Run(t, dir, env, "apply", "-input=false", "-auto-approve", "-no-color")
+	connector := acctest.StateResourceID(t, eng.Run(t, dir, nil, "show", "-json"), "dataintegration_customer_service_connector.support")
 	job := jobNamed(t, e, "Support desk")
 	expectGuideSays(t, "running-jobs-from-ci", startConnectorJobRun)
 	runScript(t, dir, env, startConnectorJobRun)
-	if ex := e.sandbox.Executions(e.workspaceID, job); len(ex) != 1 || ex[0].Status != sandbox.StatusRunning {
+	if ex := e.Sandbox.Executions(e.WorkspaceID, job); len(ex) != 1 || ex[0].Status != sandbox.StatusRunning {
 		t.Fatalf("the guide's commands started %+v, want one running execution", ex)
 	}
 
-	out := eng.run(t, dir, env, "destroy", "-input=false", "-auto-approve", "-no-color")
+	out := eng.Run(t, dir, env, "destroy", "-input=false", "-auto-approve", "-no-color")
 	if want := "the running execution of job " + job + " cancelled"; !strings.Contains(out, want) {
 		t.Errorf("the destroy did not say %q:\n%s", want, out)
 	}
 	// The sandbox answers a cancel 204 only when it ended a running
 	// execution as cancelled, and deleting the connector deletes its job and
 	// executions: the order of the requests says what the status was.
-	cancel := fmt.Sprintf("DELETE /developers/workspaces/%s/jobs/%s/cancel/ 204", e.workspaceID, job)
-	deleted := fmt.Sprintf("DELETE /developers/workspaces/%s/connectors/%s/ 204", e.workspaceID, connector)
+	cancel := fmt.Sprintf("DELETE /developers/workspaces/%s/jobs/%s/cancel/ 204", e.WorkspaceID, job)
+	deleted := fmt.Sprintf("DELETE /developers/workspaces/%s/connectors/%s/ 204", e.WorkspaceID, connector)
 	got := requests.String()
 	if c, d := strings.Index(got, cancel), strings.Index(got, deleted); c < 0 || d < 0 || c > d {
 		t.Errorf("want %q, then %q; the sandbox served:\n%s", cancel, deleted, got)
 	}
-	if ids := e.sandbox.ConnectorIDs(e.workspaceID); len(ids) != 0 {
+	if ids := e.Sandbox.ConnectorIDs(e.WorkspaceID); len(ids) != 0 {
 		t.Errorf("the workspace still holds connectors %v", ids)
 	}
 
@@ -95,21 +97,21 @@ func TestAccGuide_cancelBeforeDestroy(t *testing.T) {
 	if err := os.WriteFile(mainTF, failing.ReplaceAll(b, []byte(`job_name = "${caller.name} (old)"`)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	eng.run(t, dir, env, "apply", "-input=false", "-auto-approve", "-no-color")
-	connector = stateResourceID(t, eng.run(t, dir, nil, "show", "-json"), "dataintegration_customer_service_connector.support")
-	_, err = eng.try(dir, env, "apply", "-input=false", "-auto-approve", "-no-color",
+	eng.Run(t, dir, env, "apply", "-input=false", "-auto-approve", "-no-color")
+	connector = acctest.StateResourceID(t, eng.Run(t, dir, nil, "show", "-json"), "dataintegration_customer_service_connector.support")
+	_, err = eng.Try(dir, env, "apply", "-input=false", "-auto-approve", "-no-color",
 		"-replace=dataintegration_customer_service_connector.support")
 	if err == nil || !strings.Contains(err.Error(), "Error: Job Not Found") {
 		t.Errorf("a replacement whose cancel failed did not fail with Job Not Found: %v", err)
 	}
-	if ids := e.sandbox.ConnectorIDs(e.workspaceID); len(ids) != 1 || ids[0] != connector {
+	if ids := e.Sandbox.ConnectorIDs(e.WorkspaceID); len(ids) != 1 || ids[0] != connector {
 		t.Errorf("after the halted replacement the workspace holds %v, want %s alone", ids, connector)
 	}
-	out = eng.run(t, dir, env, "destroy", "-input=false", "-auto-approve", "-no-color")
+	out = eng.Run(t, dir, env, "destroy", "-input=false", "-auto-approve", "-no-color")
 	if !strings.Contains(out, "Warning: Job Not Found") || !strings.Contains(out, "Destroy complete!") {
 		t.Errorf("the destroy whose cancel failed did not warn and go on:\n%s", out)
 	}
-	if ids := e.sandbox.ConnectorIDs(e.workspaceID); len(ids) != 0 {
+	if ids := e.Sandbox.ConnectorIDs(e.WorkspaceID); len(ids) != 0 {
 		t.Errorf("the destroy whose cancel failed left connectors %v", ids)
 	}
 }
@@ -120,10 +122,10 @@ func TestAccGuide_cancelBeforeDestroy(t *testing.T) {
 // for_each; the next plan is empty, with or without the IDs; a name written
 // in another case is refused before any request.
 func TestAccGuide_adoptingWithAModule(t *testing.T) {
-	requireCapability(t, capModuleImports) // before building the provider
-	eng := newEngine(t)
-	e := newTestEnv(t, sandbox.Config{})
-	e.requireSandbox(t, "have a workspace of the test's own: the guide adopts every connector in it")
+	acctest.RequireCapability(t, acctest.CapModuleImports) // before building the provider
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{})
+	e.RequireSandbox(t, "have a workspace of the test's own: the guide adopts every connector in it")
 	// As the guide copies them: the example with its module, and the
 	// script of the guide's first part.
 	dir := workdir(t, "guides/adopting-connectors-module")
@@ -134,11 +136,11 @@ func TestAccGuide_adoptingWithAModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token := testName("token")
-	vars := e.serviceEnv("TF_VAR_platform_token=" + token)
+	token := acctest.Name("token")
+	vars := e.ServiceEnv("TF_VAR_platform_token=" + token)
 	runScript(t, dir, vars, string(script))
-	eng.run(t, dir, nil, "init", "-input=false", "-no-color") // installs the module
-	made, err := e.client(t).ListConnectors(context.Background(), e.workspaceID, client.ConnectorFilter{})
+	eng.Run(t, dir, nil, "init", "-input=false", "-no-color") // installs the module
+	made, err := e.Client(t).ListConnectors(context.Background(), e.WorkspaceID, client.ConnectorFilter{})
 	if err != nil || len(made) != 3 {
 		t.Fatalf("make-connectors.sh made %+v (%v), want three connectors", made, err)
 	}
@@ -150,17 +152,17 @@ func TestAccGuide_adoptingWithAModule(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	before := e.sandbox.Stats().Requests
+	before := e.Sandbox.Stats().Requests
 	for _, c := range []struct{ adopt, want string }{
 		{fmt.Sprintf("%q = %q", strings.ToLower(made[0].Name), made[0].ID), "Each name in adopt must be one of"},
 		{fmt.Sprintf("%q = %q\n  %q = %q", made[0].Name, made[0].ID, made[1].Name, strings.ToUpper(made[0].ID)), "Each ID in adopt must be given once"},
 	} {
 		write("adopt = {\n  " + c.adopt + "\n}\n")
-		if out, err := eng.try(dir, vars, "plan", "-input=false", "-no-color"); err == nil || !strings.Contains(err.Error(), c.want) {
+		if out, err := eng.Try(dir, vars, "plan", "-input=false", "-no-color"); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("adopt = { %s } was not refused with %q: %v\n%s", c.adopt, c.want, err, out)
 		}
 	}
-	if n := e.sandbox.Stats().Requests - before; n != 0 {
+	if n := e.Sandbox.Stats().Requests - before; n != 0 {
 		t.Errorf("the refused plans sent %d requests", n)
 	}
 
@@ -171,20 +173,20 @@ func TestAccGuide_adoptingWithAModule(t *testing.T) {
 		lines += fmt.Sprintf("  %q = %q\n", c.Name, c.ID)
 	}
 	write(lines + "}\n")
-	actions, imports := eng.plan(t, dir, vars)
+	actions, imports := eng.Plan(t, dir, vars)
 	if len(actions) != 3 || len(imports) != 3 {
 		t.Errorf("the plan has actions %v and imports %v, want three imports", actions, imports)
 	}
 	for _, c := range made {
 		address := fmt.Sprintf("module.connector[%q].dataintegration_customer_service_connector.this", c.Name)
-		expectActions(t, actions, address, "update")
+		acctest.ExpectActions(t, actions, address, "update")
 	}
-	eng.run(t, dir, vars, "apply", "-input=false", "-no-color", "tfplan")
-	eng.expectConverged(t, dir, vars)
+	eng.Run(t, dir, vars, "apply", "-input=false", "-no-color", "tfplan")
+	eng.ExpectConverged(t, dir, vars)
 	if err := os.Remove(adopt); err != nil {
 		t.Fatal(err)
 	}
-	eng.expectConverged(t, dir, vars)
+	eng.ExpectConverged(t, dir, vars)
 
 	expectAdopted(t, e, ids, token)
 }

@@ -1,4 +1,4 @@
-package provider
+package bench
 
 import (
 	"context"
@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/provider"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
@@ -35,22 +39,22 @@ output "nothing" {
 // same latency: what does not depend on the list (Terraform's start, the
 // provider's three, one request, the output). A plan of nothing,
 // Terraform's start alone, is measured too, for the side-by-side table.
-func latencyRows(b *testing.B, eng *engine, jobs *testEnv, providers []*benchProvider, rounds int) ([]benchRow, []sideRow) {
+func latencyRows(b *testing.B, eng *acctest.Engine, jobs *acctest.Env, providers []*benchProvider, rounds int) ([]acctest.BenchRow, []sideRow) {
 	b.Helper()
-	dir, nothing := configDir(b, benchJobsHCL), configDir(b, benchEmptyHCL)
-	none := newTestEnv(b, sandbox.Config{Jobs: 0})
-	vars := jobs.serviceEnv(noLogVars...)
-	noJobs := none.serviceEnv()
+	dir, nothing := acctest.ConfigDir(b, benchJobsHCL), acctest.ConfigDir(b, benchEmptyHCL)
+	none := acctest.NewEnv(b, sandbox.Config{Jobs: 0})
+	vars := jobs.ServiceEnv(acctest.NoLogVars...)
+	noJobs := none.ServiceEnv()
 	cases := []benchCase{{p: providers[0], label: "nothing", dir: nothing}}
 	for _, p := range providers {
 		cases = append(cases, benchCase{p: p, label: "10,000 jobs"}, benchCase{p: p, label: "no jobs", env: noJobs})
 	}
 	bound := client.DefaultMaxConcurrentRequests
-	var rows []benchRow
+	var rows []acctest.BenchRow
 	var side []sideRow
 	for _, ms := range benchLatencies {
-		for _, e := range []*testEnv{jobs, none} {
-			if err := e.sandbox.SetFaults(sandbox.Faults{LatencyMS: ms}); err != nil {
+		for _, e := range []*acctest.Env{jobs, none} {
+			if err := e.Sandbox.SetFaults(sandbox.Faults{LatencyMS: ms}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -61,16 +65,16 @@ func latencyRows(b *testing.B, eng *engine, jobs *testEnv, providers []*benchPro
 				}
 			}
 		}
-		seq := best(3, read(func() (int, error) { return bareRead(jobs.baseURL) }))
-		bounded := best(3, read(func() (int, error) { return bareBoundedRead(jobs.baseURL, bound) }))
+		seq := acctest.Best(3, read(func() (int, error) { return acctest.BareRead(jobs.BaseURL) }))
+		bounded := acctest.Best(3, read(func() (int, error) { return acctest.BareBoundedRead(jobs.BaseURL, bound) }))
 		// The list requests of each plan of the provider now.
 		var counts []int64
-		stats := jobs.sandbox.Stats()
+		stats := jobs.Sandbox.Stats()
 		plans := medians(b, eng, dir, vars, cases, rounds, func(c benchCase) {
-			_, byRoute := requestsSince(jobs.sandbox, stats)
-			stats = jobs.sandbox.Stats()
+			_, byRoute := requestsSince(jobs.Sandbox, stats)
+			stats = jobs.Sandbox.Stats()
 			if c.p == providers[0] && c.label == "10,000 jobs" {
-				counts = append(counts, byRoute[routeListJobs])
+				counts = append(counts, byRoute[acctest.RouteListJobs])
 			}
 		})
 		net := func(p *benchProvider) time.Duration {
@@ -92,30 +96,30 @@ func latencyRows(b *testing.B, eng *engine, jobs *testEnv, providers []*benchPro
 			parts = append(parts, fmt.Sprintf("%s %v: %.2f× and %.2f×", p.name, d.Round(time.Millisecond), float64(d)/float64(seq), float64(d)/float64(bounded)))
 		}
 		now := net(providers[0])
-		row := benchRow{
-			figure: fmt.Sprintf("`terraform plan` of 10,000 jobs at %d ms a request, less the empty plan (no jobs): against a bare loop one page after another (%v), and one with %d at once (%v)", ms, seq.Round(time.Millisecond), bound, bounded.Round(time.Millisecond)),
-			value:  strings.Join(parts, "; "),
-			target: "report", report: true,
+		row := acctest.BenchRow{
+			Figure: fmt.Sprintf("`terraform plan` of 10,000 jobs at %d ms a request, less the empty plan (no jobs): against a bare loop one page after another (%v), and one with %d at once (%v)", ms, seq.Round(time.Millisecond), bound, bounded.Round(time.Millisecond)),
+			Value:  strings.Join(parts, "; "),
+			Target: "report", Report: true,
 		}
 		switch ms {
 		case 50:
 			r1, r2 := float64(now)/float64(seq), float64(now)/float64(bounded)
-			row.target, row.report, row.met = "after: at most 0.3× and 1.5×", false, r1 <= 0.3 && r2 <= 1.5
+			row.Target, row.Report, row.Met = "after: at most 0.3× and 1.5×", false, r1 <= 0.3 && r2 <= 1.5
 		case 0:
 			if len(providers) > 1 {
 				then := net(providers[1])
-				row.value += fmt.Sprintf("; after against before: %.2f×", float64(now)/float64(then))
-				row.target, row.report, row.met = "after: no slower than before (at most 1.1×, the noise of one run)", false, float64(now) <= 1.1*float64(then)
+				row.Value += fmt.Sprintf("; after against before: %.2f×", float64(now)/float64(then))
+				row.Target, row.Report, row.Met = "after: no slower than before (at most 1.1×, the noise of one run)", false, float64(now) <= 1.1*float64(then)
 			}
 		}
 		rows = append(rows, row)
-		rows = append(rows, benchRow{
-			figure: fmt.Sprintf("same plan at %d ms: list requests, each run of the provider now", ms),
-			value:  fmt.Sprint(counts),
-			target: "100 each", met: !slices.ContainsFunc(counts, func(n int64) bool { return n != 100 }),
+		rows = append(rows, acctest.BenchRow{
+			Figure: fmt.Sprintf("same plan at %d ms: list requests, each run of the provider now", ms),
+			Value:  fmt.Sprint(counts),
+			Target: "100 each", Met: !slices.ContainsFunc(counts, func(n int64) bool { return n != 100 }),
 		})
 	}
-	if err := jobs.sandbox.SetFaults(sandbox.Faults{}); err != nil {
+	if err := jobs.Sandbox.SetFaults(sandbox.Faults{}); err != nil {
 		b.Fatal(err)
 	}
 	return append(rows, faultsRow(b)), side
@@ -126,27 +130,27 @@ func latencyRows(b *testing.B, eng *engine, jobs *testEnv, providers []*benchPro
 // which pauses every request): the jobs must be those, in the order, of one
 // page after another without faults, with never more requests at once than
 // the bound.
-func faultsRow(b *testing.B) benchRow {
+func faultsRow(b *testing.B) acctest.BenchRow {
 	b.Helper()
-	e := newTestEnv(b, sandbox.Config{Jobs: 10000})
-	want := e.oneByOne(b, client.JobFilter{})
-	if err := e.sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{429, 503}, Seed: 26}); err != nil {
+	e := acctest.NewEnv(b, sandbox.Config{Jobs: 10000})
+	want := e.OneByOne(b, client.JobFilter{})
+	if err := e.Sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{429, 503}, Seed: 26}); err != nil {
 		b.Fatal(err)
 	}
-	p := serveProto(b)
-	cfg := protoValue(b, p.schemas.Provider, map[string]any{"base_url": e.baseURL, "api_key": e.apiKey, "workspace_id": e.workspaceID, "max_retries": big.NewFloat(10)})
-	if resp, err := p.srv.ConfigureProvider(context.Background(), &tfprotov6.ConfigureProviderRequest{Config: &cfg}); err != nil || len(resp.Diagnostics) != 0 {
+	p := acctest.ServeProto(b, provider.NewServer("test"))
+	cfg := acctest.ProtoValue(b, p.Schemas.Provider, map[string]any{"base_url": e.BaseURL, "api_key": e.APIKey, "workspace_id": e.WorkspaceID, "max_retries": big.NewFloat(10)})
+	if resp, err := p.Server.ConfigureProvider(context.Background(), &tfprotov6.ConfigureProviderRequest{Config: &cfg}); err != nil || len(resp.Diagnostics) != 0 {
 		b.Fatal(err, resp.Diagnostics)
 	}
 	start := time.Now()
-	got := p.idsInState(b, p.readJobs(b))
+	got := p.IDsInState(b, p.ReadJobs(b))
 	took := time.Since(start)
-	st := e.sandbox.Stats()
+	st := e.Sandbox.Stats()
 	same := slices.Equal(got, want)
-	return benchRow{
-		figure: "10,000 jobs read while 30% of the requests are answered 429 or 503 (Retry-After: 1 s): the jobs and their order against one page after another without faults; requests held at once",
-		value:  fmt.Sprintf("same jobs, same order: %t; at most %d at once; %d requests, %d faults (%v)", same, st.MaxInFlight, st.ByRoute[routeListJobs]-100, st.Faults, took.Round(time.Millisecond)),
-		target: fmt.Sprintf("the same, at most %d at once", client.DefaultMaxConcurrentRequests),
-		met:    same && st.MaxInFlight <= int64(client.DefaultMaxConcurrentRequests),
+	return acctest.BenchRow{
+		Figure: "10,000 jobs read while 30% of the requests are answered 429 or 503 (Retry-After: 1 s): the jobs and their order against one page after another without faults; requests held at once",
+		Value:  fmt.Sprintf("same jobs, same order: %t; at most %d at once; %d requests, %d faults (%v)", same, st.MaxInFlight, st.ByRoute[acctest.RouteListJobs]-100, st.Faults, took.Round(time.Millisecond)),
+		Target: fmt.Sprintf("the same, at most %d at once", client.DefaultMaxConcurrentRequests),
+		Met:    same && st.MaxInFlight <= int64(client.DefaultMaxConcurrentRequests),
 	}
 }

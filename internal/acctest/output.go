@@ -1,4 +1,4 @@
-package provider
+package acctest
 
 import (
 	"encoding/json"
@@ -10,28 +10,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
-
-// No secret printed: every acceptance test checks that nothing its engine
-// printed holds a secret of the test, the API key or a token, whatever the
-// configuration says. resource.Test runs the engine through a wrapper that
-// keeps a copy of what each command printed (recordCLIOutput), and the
-// engine harness checks each command's output as it runs it (engine.try).
-//
-// The secrets are the test's API key and the values the configurations
-// give literally to attributes and variables named like a secret (token,
-// token_wo, api_key, platform_token…), in .tf files or tfvars, or through
-// TF_VAR_ and DATAINTEGRATION_API_KEY in the engine's environment. The JSON
-// of `show -json` and `output -json` is left out: Terraform shows sensitive
-// values there in clear by design, for programs.
 
 // cliRecordMask is where the wrapper keeps what the commands of each test
 // printed: a path with %s for the test's name (TF_LOG_PATH_MASK's, which
 // terraform-plugin-testing fills in for each test), then ".cli" for the
 // output and ".config" for the configurations. "" when not recording.
 var cliRecordMask string
+
+// Recording tells whether Main wraps the engine to record what it prints.
+func Recording() bool { return cliRecordMask != "" }
 
 // realEngine is the engine the wrapper runs; the engine harness runs it
 // directly.
@@ -73,10 +61,10 @@ func recordCLIOutput(engine string) (func(), error) {
 	return func() { _ = os.RemoveAll(dir) }, nil
 }
 
-// recorded is what the wrapper kept for test t and its subtests (whose
+// Recorded is what the wrapper kept for test t and its subtests (whose
 // names terraform-plugin-testing writes with "__" for "/"): "" when nothing
 // was.
-func recorded(t testing.TB, ext string) string {
+func Recorded(t testing.TB, ext string) string {
 	t.Helper()
 	before, after, ok := strings.Cut(cliRecordMask, "%s")
 	if !ok {
@@ -104,13 +92,13 @@ func recorded(t testing.TB, ext string) string {
 	return all.String()
 }
 
-// expectNoSecretPrinted checks, when test t ends, that nothing the engine
+// ExpectNoSecretPrinted checks, when test t ends, that nothing the engine
 // printed for its resource.Test runs holds one of its secrets: known, and
 // those of the configurations the engine was given.
-func expectNoSecretPrinted(t testing.TB, known ...string) {
+func ExpectNoSecretPrinted(t testing.TB, known ...string) {
 	t.Cleanup(func() {
-		secrets := append(secretsIn(recorded(t, ".config")), known...)
-		for _, leak := range leaks(recorded(t, ".cli"), secrets) {
+		secrets := append(SecretsIn(Recorded(t, ".config")), known...)
+		for _, leak := range Leaks(Recorded(t, ".cli"), secrets) {
 			t.Errorf("an engine command printed a secret: %s", leak)
 		}
 	})
@@ -127,9 +115,9 @@ var secretLiteral = regexp.MustCompile(`"?([A-Za-z_][A-Za-z0-9_-]*)"?\s*[=:]\s*(
 // short test values ("", "  ") would match everywhere.
 const minSecret = 6
 
-// secretsIn are the values a configuration gives literally to attributes and
+// SecretsIn are the values a configuration gives literally to attributes and
 // variables named like a secret.
-func secretsIn(config string) []string {
+func SecretsIn(config string) []string {
 	var out []string
 	for _, m := range secretLiteral.FindAllStringSubmatch(config, -1) {
 		if !secretName.MatchString(m[1]) {
@@ -153,9 +141,9 @@ func secretsIn(config string) []string {
 	return out
 }
 
-// secretsInEnv are the values of the environment variables that hold a
+// SecretsInEnv are the values of the environment variables that hold a
 // secret: the API key, and TF_VAR_ variables named like a secret.
-func secretsInEnv(env []string) []string {
+func SecretsInEnv(env []string) []string {
 	var out []string
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -167,8 +155,8 @@ func secretsInEnv(env []string) []string {
 	return out
 }
 
-// leaks describes each secret that printed holds, with the line it is on.
-func leaks(printed string, secrets []string) []string {
+// Leaks describes each secret that printed holds, with the line it is on.
+func Leaks(printed string, secrets []string) []string {
 	var out []string
 	for _, s := range secrets {
 		if len(strings.TrimSpace(s)) < minSecret {
@@ -200,75 +188,27 @@ func configSecrets(dir string) []string {
 		b, _ := os.ReadFile(f)
 		all.Write(b)
 	}
-	return secretsIn(all.String())
+	return SecretsIn(all.String())
 }
 
-func TestSecretsIn(t *testing.T) {
-	config := `
-provider "dataintegration" {
-  api_key = "key-from-config"
-}
-resource "dataintegration_customer_service_connector" "a" {
-  name             = "Support desk"
-  token            = "tok-literal-1"
-  token_wo         = "tok \"quoted\" 2"
-  token_wo_version = 3
-  url              = "https://acme.example.com"
-}
-resource "x" "b" {
-  token = "${var.token}"
-  token = "  "
-}
-{"platform_token": "tok-from-tfvars", "workspace": "ws-not-a-secret"}
-api_key = "key with\n"
-`
-	want := []string{"key-from-config", "tok-literal-1", `tok "quoted" 2`, `tok \"quoted\" 2`, "tok-from-tfvars", "key with\n", `key with\n`, "key with"}
-	if got := secretsIn(config); !slices.Equal(got, want) {
-		t.Errorf("secretsIn = %q, want %q", got, want)
+// Main runs a package's tests (call it from TestMain). It names the engine of an acceptance run in its output, as the CLI
+// itself reports it, so that a log of `make test` shows what ran.
+func Main(m *testing.M) {
+	if path := os.Getenv("TF_ACC_TERRAFORM_PATH"); os.Getenv("TF_ACC") != "" && path != "" {
+		info, err := detectEngineAt(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "acceptance tests:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("Acceptance tests under %s (%s)\n", info, path)
+		done, err := recordCLIOutput(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "acceptance tests:", err)
+			os.Exit(1)
+		}
+		code := m.Run()
+		done()
+		os.Exit(code)
 	}
-	env := []string{EnvAPIKey + "=key-from-env", "TF_VAR_platform_token=tok-from-env", "TF_VAR_name=Support desk", "TF_VAR_token_wo_version=12345678"}
-	fromEnv := secretsInEnv(env)
-	if want := []string{"key-from-env", "tok-from-env"}; !slices.Equal(fromEnv, want) {
-		t.Errorf("secretsInEnv = %q, want %q", fromEnv, want)
-	}
-	printed := "Warning: Prefer token_wo\n\n  on main.tf line 7:\n   7:   token = \"tok-literal-1\"\n"
-	if got := leaks(printed, fromEnv); len(got) != 0 {
-		t.Errorf("leaks of other secrets: %q", got)
-	}
-	got := leaks(printed, secretsIn(config))
-	if len(got) != 1 || !strings.Contains(got[0], `7:   token = \"tok-literal-1\"`) {
-		t.Errorf("leaks = %q, want the token's line", got)
-	}
-	if !jsonCommand([]string{"show", "-json", "tfplan"}) || jsonCommand([]string{"show", "tfplan"}) || jsonCommand([]string{"plan", "-json"}) {
-		t.Error("jsonCommand tells show -json and output -json apart from the rest wrongly")
-	}
-}
-
-// TestAccCLIOutput_recorded: the wrapper keeps what the engine printed and
-// the configuration it was given, so that a secret printed is found: here a
-// token shown on purpose by an output.
-func TestAccCLIOutput_recorded(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1 to run it")
-	}
-	if cliRecordMask == "" {
-		t.Fatal("TF_ACC_TERRAFORM_PATH is not set: the acceptance tests run the engine it names through a wrapper that records its output")
-	}
-	const shown = "tok-shown-on-purpose"
-	// In a subtest, as many tests run theirs: the test's check reads them.
-	t.Run("output", func(t *testing.T) {
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-			Steps: []resource.TestStep{{
-				Config: fmt.Sprintf("locals {\n  token = %q\n}\n\noutput \"shown\" {\n  value = local.token\n}\n", shown),
-			}},
-		})
-	})
-	config, printed := recorded(t, ".config"), recorded(t, ".cli")
-	if !slices.Contains(secretsIn(config), shown) {
-		t.Errorf("the recorded configuration does not give the token:\n%s", config)
-	}
-	if found := leaks(printed, secretsIn(config)); len(found) == 0 {
-		t.Errorf("the recorded output does not show the token, which the apply printed:\n%s", printed)
-	}
+	os.Exit(m.Run())
 }

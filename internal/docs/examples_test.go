@@ -1,4 +1,4 @@
-package provider
+package docs
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
@@ -24,21 +26,21 @@ const examplesDir = "../../examples"
 // exampleNeeds names the examples that need an engine capability beyond
 // Terraform 1.5's. Write-only attributes come with ephemeral variables in
 // both engines.
-var exampleNeeds = map[string]capability{
-	"guides/connectors-write-only": capWriteOnly,
+var exampleNeeds = map[string]acctest.Capability{
+	"guides/connectors-write-only": acctest.CapWriteOnly,
 	// An ephemeral variable into token_wo, and the tests of `terraform test`.
-	"testing": capWriteOnly,
+	"testing": acctest.CapWriteOnly,
 	// An ephemeral variable, for the write-only token, and a query file.
-	"guides/adopting-connectors": capListResources,
+	"guides/adopting-connectors": acctest.CapListResources,
 	// Query files alone: nothing before Terraform 1.14 reads them.
-	"list-resources/dataintegration_customer_service_connector":                  capListResources,
-	"resources/dataintegration_customer_service_connector/import-by-identity.tf": capIdentity,
-	"guides/jobs-from-ci-action":                                                 capActionTriggers,
-	"guides/cancel-before-destroy":                                               capActionTriggers,
-	"guides/adopting-connectors-module":                                          capModuleImports,
-	"guides/adopting-connectors-module/modules/connector":                        capModuleImports,
-	"actions/dataintegration_run_job":                                            capActions,
-	"actions/dataintegration_cancel_job":                                         capActions,
+	"list-resources/dataintegration_customer_service_connector":                  acctest.CapListResources,
+	"resources/dataintegration_customer_service_connector/import-by-identity.tf": acctest.CapIdentity,
+	"guides/jobs-from-ci-action":                                                 acctest.CapActionTriggers,
+	"guides/cancel-before-destroy":                                               acctest.CapActionTriggers,
+	"guides/adopting-connectors-module":                                          acctest.CapModuleImports,
+	"guides/adopting-connectors-module/modules/connector":                        acctest.CapModuleImports,
+	"actions/dataintegration_run_job":                                            acctest.CapActions,
+	"actions/dataintegration_cancel_job":                                         acctest.CapActions,
 }
 
 // exampleDirs lists every folder of examples/ that holds a configuration
@@ -83,8 +85,8 @@ const queryFileSuffix = ".tfquery.hcl"
 // tree (with its query files where the engine reads them), and the shell
 // examples parse.
 func TestAccExamples_valid(t *testing.T) {
-	eng := newEngine(t)
-	if out, err := eng.try(examplesDir, nil, "fmt", "-check", "-recursive", "-diff"); err != nil {
+	eng := acctest.NewEngine(t)
+	if out, err := eng.Try(examplesDir, nil, "fmt", "-check", "-recursive", "-diff"); err != nil {
 		t.Errorf("examples/ is not `fmt` clean:\n%s%v", out, err)
 	}
 	dirs := exampleDirs(t)
@@ -113,18 +115,18 @@ func TestAccExamples_valid(t *testing.T) {
 				t.Fatal(err)
 			}
 			at = dst
-			eng.run(t, at, nil, "init", "-backend=false", "-input=false", "-no-color")
+			eng.Run(t, at, nil, "init", "-backend=false", "-input=false", "-no-color")
 		}
 		args := []string{"validate", "-no-color"}
-		if queries, _ := filepath.Glob(filepath.Join(at, "*"+queryFileSuffix)); len(queries) > 0 && eng.info.has(capListResources) {
+		if queries, _ := filepath.Glob(filepath.Join(at, "*"+queryFileSuffix)); len(queries) > 0 && eng.Info.Has(acctest.CapListResources) {
 			args = append(args, "-query")
 		}
-		eng.run(t, at, nil, args...)
+		eng.Run(t, at, nil, args...)
 	}
 	for _, dir := range dirs {
 		t.Run(dir, func(t *testing.T) {
 			if c, ok := exampleNeeds[dir]; ok {
-				requireCapability(t, c)
+				acctest.RequireCapability(t, c)
 			}
 			// Import examples of the same resource, each shown alone in the
 			// docs, are validated one at a time with the rest of the folder.
@@ -136,7 +138,7 @@ func TestAccExamples_valid(t *testing.T) {
 			for _, imp := range imports {
 				t.Run(filepath.Base(imp), func(t *testing.T) {
 					if c, ok := exampleNeeds[dir+"/"+filepath.Base(imp)]; ok {
-						requireCapability(t, c)
+						acctest.RequireCapability(t, c)
 					}
 					var others []string
 					for _, o := range imports {
@@ -197,34 +199,34 @@ func workdir(t *testing.T, example string, except ...string) string {
 // which runs it again, and a connector created anew has its new job run;
 // then destroy, which cancels the execution.
 func TestAccGuide_gettingStarted(t *testing.T) {
-	eng := newEngine(t)
-	e := newTestEnv(t, sandbox.Config{})
-	e.requireSandbox(t, "see the executions the guide's trigger starts")
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{})
+	e.RequireSandbox(t, "see the executions the guide's trigger starts")
 	dir := workdir(t, "demo")
-	vars := e.serviceEnv()
+	vars := e.ServiceEnv()
 	const (
 		connector = "dataintegration_customer_service_connector.support"
 		trigger   = "dataintegration_job_trigger.support_sync"
 	)
 
-	eng.run(t, dir, vars, "apply", "-auto-approve", "-input=false")
-	outs := eng.outputs(t, dir)
-	job := unquote(t, outs["triggered_job_id"])
-	if ex := e.sandbox.Executions(e.workspaceID, job); len(ex) != 1 || !ex[0].ForceFullRefresh {
+	eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false")
+	outs := eng.Outputs(t, dir)
+	job := acctest.Unquote(t, outs["triggered_job_id"])
+	if ex := e.Sandbox.Executions(e.WorkspaceID, job); len(ex) != 1 || !ex[0].ForceFullRefresh {
 		t.Fatalf("job %s: executions %+v, want one full refresh", job, ex)
 	}
-	eng.expectConverged(t, dir, vars)
-	runs := func() int { return len(e.sandbox.Executions(e.workspaceID, job)) }
+	eng.ExpectConverged(t, dir, vars)
+	runs := func() int { return len(e.Sandbox.Executions(e.WorkspaceID, job)) }
 
-	rotated := e.serviceEnv("TF_VAR_platform_token=" + testName("rotated token"))
-	actions, _ := eng.plan(t, dir, rotated)
-	expectActions(t, actions, connector, "update")
-	expectActions(t, actions, trigger, "no-op")
-	eng.run(t, dir, rotated, "apply", "-auto-approve", "-input=false", "tfplan")
+	rotated := e.ServiceEnv("TF_VAR_platform_token=" + acctest.Name("rotated token"))
+	actions, _ := eng.Plan(t, dir, rotated)
+	acctest.ExpectActions(t, actions, connector, "update")
+	acctest.ExpectActions(t, actions, trigger, "no-op")
+	eng.Run(t, dir, rotated, "apply", "-auto-approve", "-input=false", "tfplan")
 	if runs() != 1 {
 		t.Errorf("a new token ran the job again: %d executions, want 1", runs())
 	}
-	eng.expectConverged(t, dir, rotated)
+	eng.ExpectConverged(t, dir, rotated)
 
 	main := filepath.Join(dir, "main.tf")
 	b, err := os.ReadFile(main)
@@ -239,31 +241,31 @@ func TestAccGuide_gettingStarted(t *testing.T) {
 	if err := os.WriteFile(main, []byte(more), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	actions, _ = eng.plan(t, dir, rotated)
-	expectActions(t, actions, connector, "update")
-	expectActions(t, actions, trigger, "delete", "create")
-	eng.run(t, dir, rotated, "apply", "-auto-approve", "-input=false", "tfplan")
+	actions, _ = eng.Plan(t, dir, rotated)
+	acctest.ExpectActions(t, actions, connector, "update")
+	acctest.ExpectActions(t, actions, trigger, "delete", "create")
+	eng.Run(t, dir, rotated, "apply", "-auto-approve", "-input=false", "tfplan")
 	if runs() != 2 {
 		t.Errorf("a new stream did not run the job again: %d executions, want 2", runs())
 	}
-	eng.expectConverged(t, dir, rotated)
+	eng.ExpectConverged(t, dir, rotated)
 
 	// A connector created anew has a new job: the trigger follows it, and
 	// the data source reads the new one.
-	eng.run(t, dir, rotated, "apply", "-auto-approve", "-input=false", "-replace="+connector)
-	newJob := unquote(t, eng.outputs(t, dir)["triggered_job_id"])
-	if newJob == job || len(e.sandbox.Executions(e.workspaceID, newJob)) != 1 {
-		t.Errorf("after the connector was replaced the trigger ran job %s (%d executions), want its new job once", newJob, len(e.sandbox.Executions(e.workspaceID, newJob)))
+	eng.Run(t, dir, rotated, "apply", "-auto-approve", "-input=false", "-replace="+connector)
+	newJob := acctest.Unquote(t, eng.Outputs(t, dir)["triggered_job_id"])
+	if newJob == job || len(e.Sandbox.Executions(e.WorkspaceID, newJob)) != 1 {
+		t.Errorf("after the connector was replaced the trigger ran job %s (%d executions), want its new job once", newJob, len(e.Sandbox.Executions(e.WorkspaceID, newJob)))
 	}
-	eng.expectConverged(t, dir, rotated)
+	eng.ExpectConverged(t, dir, rotated)
 
 	// The replaced trigger has cancelled once already (cancel_on_destroy).
-	cancels := e.sandbox.Stats().ByRoute[routeCancelJob]
-	eng.run(t, dir, rotated, "destroy", "-auto-approve", "-input=false")
-	if _, ok := e.sandbox.Connector(e.workspaceID, unquote(t, outs["connector_id"])); ok {
+	cancels := e.Sandbox.Stats().ByRoute[acctest.RouteCancelJob]
+	eng.Run(t, dir, rotated, "destroy", "-auto-approve", "-input=false")
+	if _, ok := e.Sandbox.Connector(e.WorkspaceID, acctest.Unquote(t, outs["connector_id"])); ok {
 		t.Error("the connector is still there after destroy")
 	}
-	if got := e.sandbox.Stats().ByRoute[routeCancelJob] - cancels; got != 1 {
+	if got := e.Sandbox.Stats().ByRoute[acctest.RouteCancelJob] - cancels; got != 1 {
 		t.Errorf("destroy with cancel_on_destroy sent %d cancel requests, want 1", got)
 	}
 }
@@ -272,37 +274,37 @@ func TestAccGuide_gettingStarted(t *testing.T) {
 // connectors from a map, their tokens from a sensitive variable; then the
 // same connectors imported into a fresh state.
 func TestAccGuide_connectorsAsCode(t *testing.T) {
-	eng := newEngine(t)
-	e := newTestEnv(t, sandbox.Config{})
-	e.requireSandbox(t, "see the tokens the connectors hold")
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{})
+	e.RequireSandbox(t, "see the tokens the connectors hold")
 	dir := workdir(t, "guides/connectors-as-code")
-	tokens := map[string]string{"Support EU": "eu-" + testName("token"), "Support US": "us-" + testName("token")}
+	tokens := map[string]string{"Support EU": "eu-" + acctest.Name("token"), "Support US": "us-" + acctest.Name("token")}
 	tokensJSON, err := json.Marshal(tokens)
 	if err != nil {
 		t.Fatal(err)
 	}
-	vars := e.serviceEnv("TF_VAR_platform_tokens=" + string(tokensJSON))
+	vars := e.ServiceEnv("TF_VAR_platform_tokens=" + string(tokensJSON))
 
-	out := eng.run(t, dir, vars, "apply", "-auto-approve", "-input=false", "-no-color")
+	out := eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false", "-no-color")
 	for _, tok := range tokens {
 		if strings.Contains(out, tok) {
 			t.Errorf("apply printed a token")
 		}
 	}
 	var ids map[string]string
-	if err := json.Unmarshal(eng.outputs(t, dir)["connector_ids"], &ids); err != nil {
+	if err := json.Unmarshal(eng.Outputs(t, dir)["connector_ids"], &ids); err != nil {
 		t.Fatal(err)
 	}
 	for name, tok := range tokens {
-		v, ok := e.sandbox.Connector(e.workspaceID, ids[name])
+		v, ok := e.Sandbox.Connector(e.WorkspaceID, ids[name])
 		if !ok || v.Name != name || v.Token != tok {
 			t.Errorf("connector %q: the sandbox holds %+v (found: %v), want its token from the variable", name, v.Name, ok)
 		}
 	}
-	if v, _ := e.sandbox.Connector(e.workspaceID, ids["Support US"]); len(v.Streams) != len(validate.CustomerServiceStreams) {
+	if v, _ := e.Sandbox.Connector(e.WorkspaceID, ids["Support US"]); len(v.Streams) != len(validate.CustomerServiceStreams) {
 		t.Errorf("Support US loads %v, want every stream when streams is left out", v.Streams)
 	}
-	eng.expectConverged(t, dir, vars)
+	eng.ExpectConverged(t, dir, vars)
 
 	// The guide's import: the same connectors, adopted by a new state with
 	// import blocks, then managed as before.
@@ -314,14 +316,14 @@ func TestAccGuide_connectorsAsCode(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(adopt, "imports.tf"), []byte(blocks.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	before := e.sandbox.Stats().ByRoute["PATCH "+routeConnectors+"{_id}/"]
-	eng.run(t, adopt, vars, "apply", "-auto-approve", "-input=false")
-	if got := e.sandbox.Stats().ByRoute["PATCH "+routeConnectors+"{_id}/"] - before; got != 2 {
+	before := e.Sandbox.Stats().ByRoute["PATCH "+acctest.RouteConnectors+"{_id}/"]
+	eng.Run(t, adopt, vars, "apply", "-auto-approve", "-input=false")
+	if got := e.Sandbox.Stats().ByRoute["PATCH "+acctest.RouteConnectors+"{_id}/"] - before; got != 2 {
 		t.Errorf("the apply after import sent %d updates, want 2: one per connector, sending the token once", got)
 	}
-	eng.expectConverged(t, adopt, vars)
-	eng.run(t, adopt, vars, "destroy", "-auto-approve", "-input=false")
-	left, err := e.client(t).ListConnectors(context.Background(), e.workspaceID, client.ConnectorFilter{})
+	eng.ExpectConverged(t, adopt, vars)
+	eng.Run(t, adopt, vars, "destroy", "-auto-approve", "-input=false")
+	left, err := e.Client(t).ListConnectors(context.Background(), e.WorkspaceID, client.ConnectorFilter{})
 	if err != nil || len(left) != 0 {
 		t.Errorf("after destroy, connectors %v (%v), want none", left, err)
 	}
@@ -331,62 +333,62 @@ func TestAccGuide_connectorsAsCode(t *testing.T) {
 // connectors as code": the token never reaches the state, and a new one is
 // sent when its version changes.
 func TestAccGuide_writeOnlyToken(t *testing.T) {
-	eng := newEngine(t)
-	requireCapability(t, capWriteOnly)
-	e := newTestEnv(t, sandbox.Config{})
-	e.requireSandbox(t, "see the token the connector holds")
+	eng := acctest.NewEngine(t)
+	acctest.RequireCapability(t, acctest.CapWriteOnly)
+	e := acctest.NewEnv(t, sandbox.Config{})
+	e.RequireSandbox(t, "see the token the connector holds")
 	dir := workdir(t, "guides/connectors-write-only")
-	first, second := testName("first token"), testName("second token")
+	first, second := acctest.Name("first token"), acctest.Name("second token")
 
-	eng.run(t, dir, e.serviceEnv("TF_VAR_platform_token="+first), "apply", "-auto-approve", "-input=false")
-	state := eng.run(t, dir, nil, "show", "-json")
+	eng.Run(t, dir, e.ServiceEnv("TF_VAR_platform_token="+first), "apply", "-auto-approve", "-input=false")
+	state := eng.Run(t, dir, nil, "show", "-json")
 	if strings.Contains(state, first) {
 		t.Error("the state holds the write-only token")
 	}
-	id := stateResourceID(t, state, "dataintegration_customer_service_connector.support")
-	if v, _ := e.sandbox.Connector(e.workspaceID, id); v.Token != first {
+	id := acctest.StateResourceID(t, state, "dataintegration_customer_service_connector.support")
+	if v, _ := e.Sandbox.Connector(e.WorkspaceID, id); v.Token != first {
 		t.Error("the sandbox does not hold the first token")
 	}
-	eng.expectConverged(t, dir, e.serviceEnv("TF_VAR_platform_token="+second))
-	eng.run(t, dir, e.serviceEnv("TF_VAR_platform_token="+second), "apply", "-auto-approve", "-input=false", "-var", "platform_token_version=2")
-	if v, _ := e.sandbox.Connector(e.workspaceID, id); v.Token != second {
+	eng.ExpectConverged(t, dir, e.ServiceEnv("TF_VAR_platform_token="+second))
+	eng.Run(t, dir, e.ServiceEnv("TF_VAR_platform_token="+second), "apply", "-auto-approve", "-input=false", "-var", "platform_token_version=2")
+	if v, _ := e.Sandbox.Connector(e.WorkspaceID, id); v.Token != second {
 		t.Error("a new token_wo_version did not send the new token")
 	}
-	eng.run(t, dir, e.serviceEnv("TF_VAR_platform_token="+second), "destroy", "-auto-approve", "-input=false", "-var", "platform_token_version=2")
+	eng.Run(t, dir, e.ServiceEnv("TF_VAR_platform_token="+second), "destroy", "-auto-approve", "-input=false", "-var", "platform_token_version=2")
 }
 
 // TestAccGuide_jobsFromCI follows "Running jobs from CI": each pipeline run
 // applies with its commit; a new commit runs the job again, the same commit
 // does nothing.
 func TestAccGuide_jobsFromCI(t *testing.T) {
-	eng := newEngine(t)
-	e := newTestEnv(t, sandbox.Config{Jobs: 4, RunDuration: time.Millisecond})
-	e.requireSandbox(t, "count the job's executions")
-	job := e.allJobs(t)[0] // the first generated job is active
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 4, RunDuration: time.Millisecond})
+	e.RequireSandbox(t, "count the job's executions")
+	job := e.AllJobs(t)[0] // the first generated job is active
 	dir := workdir(t, "guides/jobs-from-ci")
 	run := func(commit string, fullRefresh bool) {
 		t.Helper()
-		eng.run(t, dir, e.serviceEnv(), "apply", "-input=false", "-auto-approve",
+		eng.Run(t, dir, e.ServiceEnv(), "apply", "-input=false", "-auto-approve",
 			"-var", "job_name="+*job.Name, "-var", "commit="+commit, "-var", fmt.Sprintf("full_refresh=%t", fullRefresh))
 	}
 	run("a1b2c3", false)
-	before := e.sandbox.Stats().Requests
+	before := e.Sandbox.Stats().Requests
 	run("a1b2c3", false)
-	if n := e.sandbox.Stats().Requests - before; n != 0 {
+	if n := e.Sandbox.Stats().Requests - before; n != 0 {
 		t.Errorf("the rerun of the same commit sent %d requests, want none", n)
 	}
 	time.Sleep(10 * time.Millisecond) // the first execution ends
 	run("d4e5f6", true)
-	ex := e.sandbox.Executions(e.workspaceID, job.ID)
+	ex := e.Sandbox.Executions(e.WorkspaceID, job.ID)
 	if len(ex) != 2 || ex[0].ForceFullRefresh || !ex[1].ForceFullRefresh {
 		t.Fatalf("executions %+v, want two: one per commit, the second a full refresh", ex)
 	}
-	if got := unquote(t, eng.outputs(t, dir)["job_id"]); got != job.ID {
+	if got := acctest.Unquote(t, eng.Outputs(t, dir)["job_id"]); got != job.ID {
 		t.Errorf("output job_id = %s, want %s", got, job.ID)
 	}
-	eng.run(t, dir, e.serviceEnv(), "destroy", "-auto-approve", "-input=false",
+	eng.Run(t, dir, e.ServiceEnv(), "destroy", "-auto-approve", "-input=false",
 		"-var", "job_name="+*job.Name, "-var", "commit=d4e5f6")
-	if n := len(e.sandbox.Executions(e.workspaceID, job.ID)); n != 2 {
+	if n := len(e.Sandbox.Executions(e.WorkspaceID, job.ID)); n != 2 {
 		t.Errorf("destroy started or removed executions: %d, want 2", n)
 	}
 }
@@ -408,21 +410,21 @@ const adoptTokenEdit = `sed -i -E \
 // each its token, which the state does not hold, the next plan is empty,
 // and the workspace holds the same three connectors.
 func TestAccGuide_adoptingConnectors(t *testing.T) {
-	eng := newEngine(t)
-	requireCapability(t, capListResources)
-	e := newTestEnv(t, sandbox.Config{})
-	e.requireSandbox(t, "have a workspace of the test's own: the guide adopts every connector in it")
+	eng := acctest.NewEngine(t)
+	acctest.RequireCapability(t, acctest.CapListResources)
+	e := acctest.NewEnv(t, sandbox.Config{})
+	e.RequireSandbox(t, "have a workspace of the test's own: the guide adopts every connector in it")
 	expectGuideSays(t, "adopting-existing-connectors", adoptTokenEdit)
 	dir := workdir(t, "guides/adopting-connectors")
-	token := testName("token")
-	vars := e.serviceEnv("TF_VAR_platform_token=" + token)
+	token := acctest.Name("token")
+	vars := e.ServiceEnv("TF_VAR_platform_token=" + token)
 	runScript(t, dir, vars, "./make-connectors.sh")
-	made, err := e.client(t).ListConnectors(context.Background(), e.workspaceID, client.ConnectorFilter{})
+	made, err := e.Client(t).ListConnectors(context.Background(), e.WorkspaceID, client.ConnectorFilter{})
 	if err != nil || len(made) != 3 {
 		t.Fatalf("make-connectors.sh made %+v (%v), want three connectors", made, err)
 	}
 	var ids []string
-	listed := eng.run(t, dir, vars, "query", "-no-color")
+	listed := eng.Run(t, dir, vars, "query", "-no-color")
 	for _, c := range made {
 		ids = append(ids, c.ID)
 		if !strings.Contains(listed, c.ID) || !strings.Contains(listed, c.Name) {
@@ -430,18 +432,18 @@ func TestAccGuide_adoptingConnectors(t *testing.T) {
 		}
 	}
 
-	eng.run(t, dir, vars, "query", "-no-color", "-generate-config-out=generated.tf")
+	eng.Run(t, dir, vars, "query", "-no-color", "-generate-config-out=generated.tf")
 	runScript(t, dir, vars, adoptTokenEdit)
-	actions, imports := eng.plan(t, dir, vars)
+	actions, imports := eng.Plan(t, dir, vars)
 	if len(actions) != 3 || len(imports) != 3 {
 		t.Errorf("the plan has actions %v and imports %v, want three imports", actions, imports)
 	}
 	for address := range actions {
-		expectActions(t, actions, address, "update")
+		acctest.ExpectActions(t, actions, address, "update")
 	}
-	eng.run(t, dir, vars, "apply", "-input=false", "-no-color", "tfplan")
-	eng.expectConverged(t, dir, vars)
-	if strings.Contains(eng.run(t, dir, nil, "show", "-json"), token) {
+	eng.Run(t, dir, vars, "apply", "-input=false", "-no-color", "tfplan")
+	eng.ExpectConverged(t, dir, vars)
+	if strings.Contains(eng.Run(t, dir, nil, "show", "-json"), token) {
 		t.Error("the state holds the write-only token")
 	}
 	expectAdopted(t, e, ids, token)
@@ -450,20 +452,20 @@ func TestAccGuide_adoptingConnectors(t *testing.T) {
 // expectAdopted checks, after the apply of an adoption, that the workspace
 // holds the connectors ids it held before, and no other, each with the
 // apply's token.
-func expectAdopted(t *testing.T, e *testEnv, ids []string, token string) {
+func expectAdopted(t *testing.T, e *acctest.Env, ids []string, token string) {
 	t.Helper()
-	after, err := e.client(t).ListConnectors(context.Background(), e.workspaceID, client.ConnectorFilter{})
+	after, err := e.Client(t).ListConnectors(context.Background(), e.WorkspaceID, client.ConnectorFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var held []string
 	for _, c := range after {
 		held = append(held, c.ID)
-		if v, _ := e.sandbox.Connector(e.workspaceID, c.ID); v.Token != token {
+		if v, _ := e.Sandbox.Connector(e.WorkspaceID, c.ID); v.Token != token {
 			t.Errorf("connector %q does not hold the token of the apply", c.Name)
 		}
 	}
-	if !sameIDs(held, ids) {
+	if !acctest.SameIDs(held, ids) {
 		t.Errorf("after the apply the workspace holds %v, want the same %v", held, ids)
 	}
 }
@@ -481,17 +483,17 @@ const createJobByHand = `curl -fsS -X POST -H "Authorization: $DATAINTEGRATION_A
 // demand; a run that failed (its job did not exist yet) taints the
 // terraform_data, so the next apply of the same commit runs it, once.
 func TestAccGuide_jobsFromCIAction(t *testing.T) {
-	requireCapability(t, capActionTriggers) // before building the provider
-	eng := newEngine(t)
+	acctest.RequireCapability(t, acctest.CapActionTriggers) // before building the provider
+	eng := acctest.NewEngine(t)
 	// Executions that outlast the next apply or two, so that the next commit
 	// finds the job running.
-	e := newTestEnv(t, sandbox.Config{Jobs: 4, RunDuration: 6 * time.Second})
-	e.requireSandbox(t, "count the job's executions, read their times, and make a job")
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 4, RunDuration: 6 * time.Second})
+	e.RequireSandbox(t, "count the job's executions, read their times, and make a job")
 	expectGuideSays(t, "running-jobs-from-ci", createJobByHand)
-	job := e.allJobs(t)[0] // the first generated job is active
+	job := e.AllJobs(t)[0] // the first generated job is active
 	dir := workdir(t, "guides/jobs-from-ci-action")
 	try := func(name, commit string, extra ...string) (string, error) {
-		return eng.try(dir, e.serviceEnv(), append([]string{"apply", "-input=false", "-auto-approve", "-no-color",
+		return eng.Try(dir, e.ServiceEnv(), append([]string{"apply", "-input=false", "-auto-approve", "-no-color",
 			"-var", "job_name=" + name, "-var", "commit=" + commit}, extra...)...)
 	}
 	apply := func(commit string, extra ...string) string {
@@ -503,15 +505,15 @@ func TestAccGuide_jobsFromCIAction(t *testing.T) {
 		return out
 	}
 	apply("a1b2c3")
-	if n := len(e.sandbox.Executions(e.workspaceID, job.ID)); n != 1 {
+	if n := len(e.Sandbox.Executions(e.WorkspaceID, job.ID)); n != 1 {
 		t.Fatalf("the first commit ran the job %d times, want once", n)
 	}
-	before := e.sandbox.Stats().Requests
+	before := e.Sandbox.Stats().Requests
 	apply("a1b2c3")
-	if n := e.sandbox.Stats().Requests - before; n != 0 {
+	if n := e.Sandbox.Stats().Requests - before; n != 0 {
 		t.Errorf("the rerun of the same commit sent %d requests, want none", n)
 	}
-	if ex := e.sandbox.Executions(e.workspaceID, job.ID); ex[0].Status != sandbox.StatusRunning {
+	if ex := e.Sandbox.Executions(e.WorkspaceID, job.ID); ex[0].Status != sandbox.StatusRunning {
 		t.Fatalf("the first execution ended before the next commit (%+v): the test is too slow for its RunDuration", ex[0])
 	}
 	out := apply("d4e5f6")
@@ -520,8 +522,8 @@ func TestAccGuide_jobsFromCIAction(t *testing.T) {
 	}
 	// The second execution still runs too: the invoke waits for it.
 	apply("d4e5f6", "-var", "full_refresh=true", "-invoke=action.dataintegration_run_job.this")
-	ex := e.sandbox.Executions(e.workspaceID, job.ID)
-	expectSequential(t, ex, 3)
+	ex := e.Sandbox.Executions(e.WorkspaceID, job.ID)
+	acctest.ExpectSequential(t, ex, 3)
 	if len(ex) == 3 && (ex[1].ForceFullRefresh || !ex[2].ForceFullRefresh) {
 		t.Errorf("executions %+v, want the invoked one alone a full refresh", ex)
 	}
@@ -530,22 +532,22 @@ func TestAccGuide_jobsFromCIAction(t *testing.T) {
 	if _, err := try("nightly load", "0a1b2c"); err == nil || !strings.Contains(err.Error(), "Job Not Found") {
 		t.Fatalf("the run of a job not made yet did not fail with Job Not Found: %v", err)
 	}
-	if show := eng.run(t, dir, nil, "show", "-no-color"); !strings.Contains(show, "terraform_data.commit: (tainted)") {
+	if show := eng.Run(t, dir, nil, "show", "-no-color"); !strings.Contains(show, "terraform_data.commit: (tainted)") {
 		t.Errorf("the failed run left the terraform_data untainted:\n%s", show)
 	}
-	runScript(t, dir, e.serviceEnv(), createJobByHand)
+	runScript(t, dir, e.ServiceEnv(), createJobByHand)
 	nightly := jobNamed(t, e, "nightly load")
 	if out, err := try("nightly load", "0a1b2c"); err != nil || !strings.Contains(out, "job "+nightly+" triggered") {
 		t.Fatalf("the next apply of the same commit did not run the job: %v\n%s", err, out)
 	}
-	before = e.sandbox.Stats().Requests
+	before = e.Sandbox.Stats().Requests
 	if _, err := try("nightly load", "0a1b2c"); err != nil {
 		t.Fatal(err)
 	}
-	if n := e.sandbox.Stats().Requests - before; n != 0 {
+	if n := e.Sandbox.Stats().Requests - before; n != 0 {
 		t.Errorf("the apply after the run that worked sent %d requests, want none", n)
 	}
-	if n := len(e.sandbox.Executions(e.workspaceID, nightly)); n != 1 {
+	if n := len(e.Sandbox.Executions(e.WorkspaceID, nightly)); n != 1 {
 		t.Errorf("the job made by hand ran %d times, want once", n)
 	}
 }
@@ -577,10 +579,10 @@ func runScript(t *testing.T, dir string, env []string, script string) string {
 }
 
 // jobNamed is the ID of the one job of the given name.
-func jobNamed(t *testing.T, e *testEnv, name string) string {
+func jobNamed(t *testing.T, e *acctest.Env, name string) string {
 	t.Helper()
 	var ids []string
-	for _, j := range e.allJobs(t) {
+	for _, j := range e.AllJobs(t) {
 		if *j.Name == name {
 			ids = append(ids, j.ID)
 		}
@@ -590,3 +592,5 @@ func jobNamed(t *testing.T, e *testEnv, name string) string {
 	}
 	return ids[0]
 }
+
+func TestMain(m *testing.M) { acctest.Main(m) }

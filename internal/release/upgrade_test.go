@@ -1,8 +1,7 @@
-package provider
+package release
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,8 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
@@ -28,7 +26,7 @@ type upgradeCase struct {
 	// plan nothing either once upgraded.
 	hcl func(u upgradeJobs, rewritten bool) string
 	// needs is the engine capability the case needs, if any.
-	needs *capability
+	needs *acctest.Capability
 }
 
 // upgradeJobs are the jobs the triggers and lookups of the cases name.
@@ -60,7 +58,7 @@ variable "connector_token" {
 }
 `
 	}},
-	{name: "connector_token_wo", needs: &capWriteOnly, hcl: func(upgradeJobs, bool) string {
+	{name: "connector_token_wo", needs: &acctest.CapWriteOnly, hcl: func(upgradeJobs, bool) string {
 		return `resource "dataintegration_customer_service_connector" "token_wo" {
   name             = "upgrade with token_wo"
   url              = "https://acme.example-helpdesk.com"
@@ -195,14 +193,14 @@ func readBaselines(t *testing.T) []baseline {
 // written another way that means the same), and it sends no write request
 // and runs no job.
 func TestAccUpgrade_fromBaselines(t *testing.T) {
-	current := newEngine(t)
+	current := acctest.NewEngine(t)
 	for _, b := range readBaselines(t) {
 		t.Run(b.rev, func(t *testing.T) {
-			e := newTestEnv(t, sandbox.Config{Jobs: 6})
-			e.requireSandbox(t, "count the requests and the executions of the plan after the upgrade")
-			active, _ := activeJobs(t, e, 2)
+			e := acctest.NewEnv(t, sandbox.Config{Jobs: 6})
+			e.RequireSandbox(t, "count the requests and the executions of the plan after the upgrade")
+			active, _ := acctest.ActiveJobs(t, e, 2)
 			jobs := upgradeJobs{byID: active[0], byName: active[1]}
-			for _, j := range e.sandbox.Jobs(e.workspaceID) {
+			for _, j := range e.Sandbox.Jobs(e.WorkspaceID) {
 				if j.ID == jobs.byName {
 					jobs.name = j.Name
 				}
@@ -213,8 +211,8 @@ func TestAccUpgrade_fromBaselines(t *testing.T) {
 				switch {
 				case slices.Contains(b.predates, c.name):
 					t.Logf("%s: %s predates it", c.name, b.rev)
-				case c.needs != nil && !current.info.has(*c.needs):
-					t.Logf("%s: %s has no %s (%s)", c.name, current.info, c.needs.name, c.needs.where())
+				case c.needs != nil && !current.Info.Has(*c.needs):
+					t.Logf("%s: %s has no %s (%s)", c.name, current.Info, c.needs.Name, c.needs.Where())
 				default:
 					cases = append(cases, c)
 					written = append(written, c.name)
@@ -226,18 +224,18 @@ func TestAccUpgrade_fromBaselines(t *testing.T) {
 				hcl.WriteString(c.hcl(jobs, false) + "\n")
 				rewritten.WriteString(c.hcl(jobs, true) + "\n")
 			}
-			dir := configDir(t, hcl.String())
+			dir := acctest.ConfigDir(t, hcl.String())
 			// The tokens come from variables: a provider before issue 24
 			// printed the line of a literal token in a warning.
-			env := e.serviceEnv("TF_VAR_connector_token=platform-token-1", "TF_VAR_connector_token_wo=wo-token-1")
+			env := e.ServiceEnv("TF_VAR_connector_token=platform-token-1", "TF_VAR_connector_token_wo=wo-token-1")
 			// A baseline missing from the clone's history fails the test:
 			// it is listed in upgradeBaselines to be tested.
-			old := engineWithCLIConfig(t, devOverrides(providerAt(t, b.rev)))
-			old.run(t, dir, env, "apply", "-input=false", "-no-color", "-auto-approve")
+			old := acctest.EngineWithCLIConfig(t, acctest.DevOverrides(acctest.ProviderAt(t, b.rev)))
+			old.Run(t, dir, env, "apply", "-input=false", "-no-color", "-auto-approve")
 
-			before, executions := e.sandbox.Stats(), e.executions(t)
+			before, executions := e.Sandbox.Stats(), e.Executions(t)
 			for _, refresh := range []string{"-refresh=true", "-refresh=false"} {
-				out, err := current.try(dir, env, "plan", "-input=false", "-no-color", "-detailed-exitcode", refresh)
+				out, err := current.Try(dir, env, "plan", "-input=false", "-no-color", "-detailed-exitcode", refresh)
 				if err != nil {
 					t.Errorf("after an upgrade from %s, `plan %s` of %v is not empty:\n%v", b.rev, refresh, written, err)
 				} else {
@@ -249,101 +247,21 @@ func TestAccUpgrade_fromBaselines(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(rewritten.String()), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if out, err := current.try(dir, env, "plan", "-input=false", "-no-color", "-detailed-exitcode"); err != nil {
+			if out, err := current.Try(dir, env, "plan", "-input=false", "-no-color", "-detailed-exitcode"); err != nil {
 				t.Errorf("after an upgrade from %s, the configuration written another way (upper-case IDs, streams in another order, triggers = {}, 120s for 2m) plans:\n%v", b.rev, err)
 			} else {
 				t.Logf("the configuration written another way:\n%s", out)
 			}
-			after := e.sandbox.Stats()
+			after := e.Sandbox.Stats()
 			for route, n := range after.ByRoute {
 				if !strings.HasPrefix(route, "GET ") && n != before.ByRoute[route] {
 					t.Errorf("the plan after the upgrade from %s sent %d requests %s", b.rev, n-before.ByRoute[route], route)
 				}
 			}
-			if now := e.executions(t); now != executions {
+			if now := e.Executions(t); now != executions {
 				t.Errorf("the plan after the upgrade from %s ran %d executions", b.rev, now-executions)
 			}
-			current.run(t, dir, env, "destroy", "-input=false", "-no-color", "-auto-approve")
+			current.Run(t, dir, env, "destroy", "-input=false", "-no-color", "-auto-approve")
 		})
-	}
-}
-
-// executions counts the executions of every job of the test's workspace.
-func (e *testEnv) executions(t *testing.T) int {
-	t.Helper()
-	n := 0
-	for _, j := range e.sandbox.Jobs(e.workspaceID) {
-		n += len(e.sandbox.Executions(e.workspaceID, j.ID))
-	}
-	return n
-}
-
-// TestJobTriggerStateUpgrade: a trigger's state of schema version 0, as
-// Terraform hands it over, is read with if_running as that version behaved
-// ("fail") where it has none, keeps the one it has, and keeps every other
-// attribute; job_name, which states before it lack, is null.
-func TestJobTriggerStateUpgrade(t *testing.T) {
-	p := serveProto(t)
-	const typ = "dataintegration_job_trigger"
-	const before = `"id":"7d0c5a44-3b7e-4c7a-9d8e-2f6b1a0c9e11","workspace_id":"11111111-1111-4111-8111-111111111111",` +
-		`"job_id":"3F94703E-61D2-5F9C-A8A9-B88DB4DFA78E","force_full_refresh":true,"triggers":{"commit":"abc"},` +
-		`"cancel_on_destroy":false,"triggered_at":"2026-11-21T07:00:00Z","timeouts":{"create":"2m","delete":null}`
-	cases := []struct {
-		name, state, ifRunning, jobName string
-	}{
-		{"before job_name and if_running (1addb2e)", `{` + before + `}`, "fail", ""},
-		{"no triggers (1addb2e)", `{` + strings.Replace(before, `{"commit":"abc"}`, "null", 1) + `}`, "fail", ""},
-		{"before if_running (a0b1d65)", `{` + before + `,"job_name":null}`, "fail", ""},
-		{"if_running null", `{` + before + `,"job_name":"Nightly","if_running":null}`, "fail", "Nightly"},
-		{"if_running wait", `{` + before + `,"job_name":null,"if_running":"wait"}`, "wait", ""},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			resp, err := p.srv.UpgradeResourceState(context.Background(), &tfprotov6.UpgradeResourceStateRequest{
-				TypeName: typ, Version: 0, RawState: &tfprotov6.RawState{JSON: []byte(c.state)},
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			failOnProto(t, resp.Diagnostics)
-			v, err := resp.UpgradedState.Unmarshal(p.schemas.ResourceSchemas[typ].ValueType())
-			if err != nil {
-				t.Fatal(err)
-			}
-			var attrs map[string]tftypes.Value
-			if err := v.As(&attrs); err != nil {
-				t.Fatal(err)
-			}
-			str := func(name string) string {
-				var s *string
-				if err := attrs[name].As(&s); err != nil {
-					t.Fatal(err)
-				}
-				if s == nil {
-					return ""
-				}
-				return *s
-			}
-			if got := str("if_running"); got != c.ifRunning {
-				t.Errorf("if_running = %q, want %q", got, c.ifRunning)
-			}
-			if got := str("job_name"); got != c.jobName {
-				t.Errorf("job_name = %q, want %q", got, c.jobName)
-			}
-			if got := str("job_id"); got != "3F94703E-61D2-5F9C-A8A9-B88DB4DFA78E" {
-				t.Errorf("job_id = %q, not kept as written", got)
-			}
-			var triggers map[string]tftypes.Value
-			want := 1
-			if strings.Contains(c.state, `"triggers":null`) {
-				want = 0 // and known: the empty map written since
-			}
-			if err := attrs["triggers"].As(&triggers); err != nil || attrs["triggers"].IsNull() || len(triggers) != want {
-				t.Errorf("triggers = %v (%v), want %d elements", attrs["triggers"], err, want)
-			}
-		})
-	}
-	if v := p.schemas.ResourceSchemas[typ].Version; v != 1 {
-		t.Errorf("the trigger's schema version is %d: a new version needs an upgrader from the one before (UpgradeState)", v)
 	}
 }

@@ -1,4 +1,4 @@
-package provider
+package docs
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
@@ -21,9 +23,9 @@ import (
 // offlineEnv points the provider at nothing that answers, so that a mocked
 // test that sent a request would fail.
 var offlineEnv = []string{
-	EnvBaseURL + "=http://127.0.0.1:1",
-	EnvAPIKey + "=offline-test-key",
-	EnvWorkspaceID + "=6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
+	acctest.EnvBaseURL + "=http://127.0.0.1:1",
+	acctest.EnvAPIKey + "=offline-test-key",
+	acctest.EnvWorkspaceID + "=6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
 }
 
 // mockedFile tells a test file that mocks the provider.
@@ -33,14 +35,14 @@ var mockedFile = regexp.MustCompile(`(?m)^mock_provider "dataintegration"`)
 // tests/ folder included, relative to it: OpenTofu reads a .tofutest.hcl
 // file instead of the .tftest.hcl file of the same name, Terraform ignores
 // it.
-func testFiles(t *testing.T, eng *engine, dir string) []string {
+func testFiles(t *testing.T, eng *acctest.Engine, dir string) []string {
 	t.Helper()
 	var files []string
 	for _, sub := range []string{".", "tests"} {
 		tf, _ := filepath.Glob(filepath.Join(dir, sub, "*.tftest.hcl"))
 		for _, f := range tf {
 			tofu := strings.TrimSuffix(f, ".tftest.hcl") + ".tofutest.hcl"
-			if _, err := os.Stat(tofu); err == nil && eng.info.tofu {
+			if _, err := os.Stat(tofu); err == nil && eng.Info.Tofu {
 				f = tofu
 			}
 			rel, err := filepath.Rel(dir, f)
@@ -106,16 +108,16 @@ var (
 // test (or the service), after which the workspace holds no more
 // connectors than before.
 func TestAccExamples_terraformTest(t *testing.T) {
-	eng := newEngine(t)
-	requireCapability(t, capTestMocks)
-	e := newTestEnv(t, sandbox.Config{})
+	eng := acctest.NewEngine(t)
+	acctest.RequireCapability(t, acctest.CapTestMocks)
+	e := acctest.NewEnv(t, sandbox.Config{})
 	modules := testedModules(t)
 	if !slices.Contains(modules, "testing") || !slices.Contains(modules, "demo") {
 		t.Fatalf("examples/ has test files for %q, want testing and demo among them", modules)
 	}
 	tree := copyExamples(t)
 	connectors := func() int {
-		cs, err := e.client(t).ListConnectors(context.Background(), e.workspaceID, client.ConnectorFilter{})
+		cs, err := e.Client(t).ListConnectors(context.Background(), e.WorkspaceID, client.ConnectorFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +126,7 @@ func TestAccExamples_terraformTest(t *testing.T) {
 	for _, module := range modules {
 		t.Run(module, func(t *testing.T) {
 			if c, ok := exampleNeeds[module]; ok {
-				requireCapability(t, c)
+				acctest.RequireCapability(t, c)
 			}
 			dir := filepath.Join(tree, module)
 			files := testFiles(t, eng, dir)
@@ -141,10 +143,10 @@ func TestAccExamples_terraformTest(t *testing.T) {
 				}
 			}
 			if len(mocked) > 0 {
-				expectAllPassed(t, eng.run(t, dir, offlineEnv, args...), mocked)
+				expectAllPassed(t, eng.Run(t, dir, offlineEnv, args...), mocked)
 			}
 			before := connectors()
-			expectAllPassed(t, eng.run(t, dir, e.serviceEnv(), "test", "-no-color"), files)
+			expectAllPassed(t, eng.Run(t, dir, e.ServiceEnv(), "test", "-no-color"), files)
 			if after := connectors(); after != before {
 				t.Errorf("the workspace held %d connectors before the tests and %d after: the teardown left some", before, after)
 			}
@@ -174,16 +176,16 @@ terraform test -filter=tests/sandbox.tftest.hcl
 // port is changed to a free one, which the guide says `-addr 127.0.0.1:0`
 // picks.
 func TestAccGuide_testingAgainstTheSandbox(t *testing.T) {
-	eng := newEngine(t)
-	requireCapability(t, capTestMocks)
-	requireCapability(t, exampleNeeds["testing"])
-	r := builtRelease(t)
+	eng := acctest.NewEngine(t)
+	acctest.RequireCapability(t, acctest.CapTestMocks)
+	acctest.RequireCapability(t, exampleNeeds["testing"])
+	r := acctest.BuiltRelease(t)
 	for _, text := range []string{guideStartSandbox, guideRunSandboxTest, guideStopSandbox} {
 		expectGuideSays(t, "testing-configurations", text)
 	}
 	platform := runtime.GOOS + "_" + runtime.GOARCH
-	archive := "dataintegration-sandbox_" + r.version + "_" + platform + ".tar.gz"
-	b, err := os.ReadFile(filepath.Join(r.dir, archive))
+	archive := "dataintegration-sandbox_" + r.Version + "_" + platform + ".tar.gz"
+	b, err := os.ReadFile(filepath.Join(r.Dir, archive))
 	if err != nil {
 		t.Fatalf("the release has no sandbox for this platform: %v", err)
 	}
@@ -198,8 +200,8 @@ func TestAccGuide_testingAgainstTheSandbox(t *testing.T) {
 	run := strings.Replace(guideRunSandboxTest, "terraform init\n", "", 1)
 	// The sandbox is stopped when a command fails, too.
 	script := "set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + strings.Replace(guideStartSandbox, "127.0.0.1:8089", "127.0.0.1:0", 1) +
-		strings.ReplaceAll(run, "terraform ", eng.path+" ") + guideStopSandbox + "wait\n"
-	out := runScript(t, dir, append(slices.Clone(eng.env), "version="+r.version, "platform="+platform), script)
+		strings.ReplaceAll(run, "terraform ", eng.Path+" ") + guideStopSandbox + "wait\n"
+	out := runScript(t, dir, append(slices.Clone(eng.Env), "version="+r.Version, "platform="+platform), script)
 	expectAllPassed(t, out, []string{"tests/sandbox.tftest.hcl"})
 	log, err := os.ReadFile(filepath.Join(dir, "sandbox.log"))
 	if err != nil {
@@ -240,16 +242,16 @@ var mockedExamples = map[string]string{
 // `source`, and its inline blocks depend on the configuration (the guide
 // "Testing configurations").
 func TestAccExamples_mockedOnTerraform(t *testing.T) {
-	eng := newEngine(t)
-	requireCapability(t, capTestMocks)
-	if eng.info.tofu {
-		t.Skipf("OpenTofu's mock_provider has no `source` to load the published defaults with; this engine is %s", eng.info)
+	eng := acctest.NewEngine(t)
+	acctest.RequireCapability(t, acctest.CapTestMocks)
+	if eng.Info.Tofu {
+		t.Skipf("OpenTofu's mock_provider has no `source` to load the published defaults with; this engine is %s", eng.Info)
 	}
 	tree := copyExamples(t)
 	for example, vars := range mockedExamples {
 		t.Run(example, func(t *testing.T) {
 			if c, ok := exampleNeeds[example]; ok {
-				requireCapability(t, c)
+				acctest.RequireCapability(t, c)
 			}
 			dir := filepath.Join(tree, example)
 			// The example's own configuration, without its import blocks or
@@ -270,7 +272,7 @@ func TestAccExamples_mockedOnTerraform(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "mocked.tftest.hcl"), []byte(test), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			expectAllPassed(t, eng.run(t, dir, offlineEnv, "test", "-no-color"), []string{"mocked.tftest.hcl"})
+			expectAllPassed(t, eng.Run(t, dir, offlineEnv, "test", "-no-color"), []string{"mocked.tftest.hcl"})
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package provider
+package release
 
 import (
 	"bytes"
@@ -26,6 +26,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
@@ -37,77 +39,16 @@ import (
 // release-check`), installed by `terraform init` from a registry, as users
 // install it.
 
-// envReleaseDir names the folder of a release built by scripts/release.sh.
-const envReleaseDir = "PROVIDER_RELEASE_DIR"
-
 // registryHost is the made-up registry hostname the test's provider source
 // names; a `host` block in the CLI configuration sends it to the test's
 // server, as service discovery would.
 const registryHost = "registry.dataintegration.test"
 
-// release is a release as scripts/release.sh leaves it in a folder.
-type release struct {
-	dir, version string
-	sums         []byte            // the SHA256SUMS file
-	key          []byte            // the armoured public key that signed
-	keyID        string            // its ID, 16 hexadecimal digits
-	zips         map[string]string // "os_arch": file name
-}
-
-func (r *release) prefix() string { return "terraform-provider-dataintegration_" + r.version }
-
-// builtRelease reads the release that PROVIDER_RELEASE_DIR names.
-func builtRelease(t *testing.T) *release {
-	t.Helper()
-	dir := os.Getenv(envReleaseDir)
-	if dir == "" {
-		t.Skipf("no release to install: %s names none (make testacc and make release-check build one into dist/ and set it)", envReleaseDir)
-	}
-	sums, _ := filepath.Glob(filepath.Join(dir, "terraform-provider-dataintegration_*_SHA256SUMS"))
-	if len(sums) != 1 {
-		t.Fatalf("%s=%s holds %d SHA256SUMS files, want one: build the release with `make release-check`", envReleaseDir, dir, len(sums))
-	}
-	r := &release{dir: dir, zips: map[string]string{}}
-	r.version = strings.TrimSuffix(strings.TrimPrefix(filepath.Base(sums[0]), "terraform-provider-dataintegration_"), "_SHA256SUMS")
-	read := func(name string) []byte {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	r.sums, r.key = read(r.prefix()+"_SHA256SUMS"), read(r.prefix()+"_signing-key.asc")
-	keys, err := openpgp.ReadArmoredKeyRing(bytes.NewReader(r.key))
-	if err != nil || len(keys) != 1 {
-		t.Fatalf("reading the release's signing key: %v (%d keys)", err, len(keys))
-	}
-	r.keyID = keys[0].PrimaryKey.KeyIdString()
-	zips, _ := filepath.Glob(filepath.Join(dir, r.prefix()+"_*.zip"))
-	for _, z := range zips {
-		r.zips[strings.TrimSuffix(strings.TrimPrefix(filepath.Base(z), r.prefix()+"_"), ".zip")] = filepath.Base(z)
-	}
-	if r.zips[runtime.GOOS+"_"+runtime.GOARCH] == "" {
-		t.Fatalf("the release in %s has no zip for %s_%s", dir, runtime.GOOS, runtime.GOARCH)
-	}
-	return r
-}
-
-// sum is the SHA-256 that the release's SHA256SUMS gives a file; "" when
-// it lists none.
-func (r *release) sum(name string) string {
-	for line := range strings.Lines(string(r.sums)) {
-		if sum, file, ok := strings.Cut(strings.TrimSpace(line), "  "); ok && file == name {
-			return sum
-		}
-	}
-	return ""
-}
-
 // registry serves a release through the provider registry protocol: the
 // versions list, the download answer of each platform, and the files it
 // names. Swap replaces a file's contents, to serve a tampered release.
 type registry struct {
-	r   *release
+	r   *acctest.Release
 	url string
 
 	mu        sync.Mutex
@@ -115,7 +56,7 @@ type registry struct {
 	requested []string
 }
 
-func serveRegistry(t *testing.T, r *release) (*registry, *x509.Certificate) {
+func serveRegistry(t *testing.T, r *acctest.Release) (*registry, *x509.Certificate) {
 	t.Helper()
 	reg := &registry{r: r, swap: map[string][]byte{}}
 	ca, leaf := testCertificates(t)
@@ -136,14 +77,14 @@ func (reg *registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	switch rest, ok := strings.CutPrefix(req.URL.Path, base); {
 	case ok && rest == "versions":
 		var platforms []map[string]string
-		for _, p := range slices.Sorted(maps.Keys(r.zips)) {
+		for _, p := range slices.Sorted(maps.Keys(r.Zips)) {
 			goos, goarch, _ := strings.Cut(p, "_")
 			platforms = append(platforms, map[string]string{"os": goos, "arch": goarch})
 		}
-		writeJSON(w, map[string]any{"versions": []any{map[string]any{"version": r.version, "protocols": []string{"6.0"}, "platforms": platforms}}})
-	case ok && strings.HasPrefix(rest, r.version+"/download/"):
-		platform := strings.ReplaceAll(strings.TrimPrefix(rest, r.version+"/download/"), "/", "_")
-		zip := r.zips[platform]
+		writeJSON(w, map[string]any{"versions": []any{map[string]any{"version": r.Version, "protocols": []string{"6.0"}, "platforms": platforms}}})
+	case ok && strings.HasPrefix(rest, r.Version+"/download/"):
+		platform := strings.ReplaceAll(strings.TrimPrefix(rest, r.Version+"/download/"), "/", "_")
+		zip := r.Zips[platform]
 		if zip == "" {
 			http.NotFound(w, req)
 			return
@@ -153,10 +94,10 @@ func (reg *registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, map[string]any{
 			"protocols": []string{"6.0"}, "os": goos, "arch": goarch, "filename": zip,
 			"download_url":          files + zip,
-			"shasums_url":           files + r.prefix() + "_SHA256SUMS",
-			"shasums_signature_url": files + r.prefix() + "_SHA256SUMS.sig",
-			"shasum":                r.sum(zip),
-			"signing_keys":          map[string]any{"gpg_public_keys": []any{map[string]string{"key_id": strings.ToUpper(r.keyID), "ascii_armor": string(r.key)}}},
+			"shasums_url":           files + r.Prefix() + "_SHA256SUMS",
+			"shasums_signature_url": files + r.Prefix() + "_SHA256SUMS.sig",
+			"shasum":                r.Sum(zip),
+			"signing_keys":          map[string]any{"gpg_public_keys": []any{map[string]string{"key_id": strings.ToUpper(r.KeyID), "ascii_armor": string(r.Key)}}},
 		})
 	default:
 		name, ok := strings.CutPrefix(req.URL.Path, "/files/")
@@ -169,7 +110,7 @@ func (reg *registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		reg.mu.Unlock()
 		if !swapped {
 			var err error
-			if body, err = os.ReadFile(filepath.Join(r.dir, name)); err != nil {
+			if body, err = os.ReadFile(filepath.Join(r.Dir, name)); err != nil {
 				http.NotFound(w, req)
 				return
 			}
@@ -224,9 +165,9 @@ func testCertificates(t *testing.T) (*x509.Certificate, tls.Certificate) {
 
 // installEngine is the engine under test with a CLI configuration that
 // sends registryHost to reg, trusting the test's CA alone.
-func installEngine(t *testing.T, reg *registry, ca *x509.Certificate) *engine {
+func installEngine(t *testing.T, reg *registry, ca *x509.Certificate) *acctest.Engine {
 	t.Helper()
-	eng := engineWithCLIConfig(t, fmt.Sprintf(`host %q {
+	eng := acctest.EngineWithCLIConfig(t, fmt.Sprintf(`host %q {
   services = {
     "providers.v1" = %q
   }
@@ -238,7 +179,7 @@ func installEngine(t *testing.T, reg *registry, ca *x509.Certificate) *engine {
 	}
 	// Go, which both engines are written in, reads the trusted roots from
 	// SSL_CERT_FILE on Linux and the BSDs.
-	eng.env = append(eng.env, "SSL_CERT_FILE="+caFile, "SSL_CERT_DIR="+filepath.Dir(caFile))
+	eng.Env = append(eng.Env, "SSL_CERT_FILE="+caFile, "SSL_CERT_DIR="+filepath.Dir(caFile))
 	return eng
 }
 
@@ -267,19 +208,19 @@ func TestAccRelease_install(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the engines read a test CA from SSL_CERT_FILE on Linux and the BSDs, not on Windows")
 	}
-	r := builtRelease(t)
+	r := acctest.BuiltRelease(t)
 	reg, ca := serveRegistry(t, r)
-	e := newTestEnv(t, sandbox.Config{Jobs: 0})
-	zip := r.zips[runtime.GOOS+"_"+runtime.GOARCH]
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	zip := r.Zips[runtime.GOOS+"_"+runtime.GOARCH]
 
 	t.Run("installed and applied", func(t *testing.T) {
 		eng := installEngine(t, reg, ca)
-		dir := configDir(t, installConfig(r.version, newConnectorArgs(testName("installed")).hcl()))
-		out := eng.run(t, dir, e.serviceEnv(), "init", "-input=false", "-no-color")
-		t.Logf("%s init:\n%s", eng.info, out)
-		installed := regexp.MustCompile(`Installed ` + regexp.QuoteMeta(registryHost+"/dataintegration/dataintegration v"+r.version) + ` \([^)]*key ID ` + r.keyID + `\)`)
+		dir := acctest.ConfigDir(t, installConfig(r.Version, acctest.NewConnectorArgs(acctest.Name("installed")).HCL()))
+		out := eng.Run(t, dir, e.ServiceEnv(), "init", "-input=false", "-no-color")
+		t.Logf("%s init:\n%s", eng.Info, out)
+		installed := regexp.MustCompile(`Installed ` + regexp.QuoteMeta(registryHost+"/dataintegration/dataintegration v"+r.Version) + ` \([^)]*key ID ` + r.KeyID + `\)`)
 		if !installed.MatchString(out) {
-			t.Errorf("init does not say it installed %s signed by key %s:\n%s", r.version, r.keyID, out)
+			t.Errorf("init does not say it installed %s signed by key %s:\n%s", r.Version, r.KeyID, out)
 		}
 		lock, err := os.ReadFile(filepath.Join(dir, ".terraform.lock.hcl"))
 		if err != nil {
@@ -288,12 +229,12 @@ func TestAccRelease_install(t *testing.T) {
 		// zh: every sum SHA256SUMS signs (each platform's zip, and the
 		// manifest); h1: at least the one of the package installed.
 		var want []string
-		for line := range strings.Lines(string(r.sums)) {
+		for line := range strings.Lines(string(r.Sums)) {
 			sum, _, _ := strings.Cut(line, "  ")
 			want = append(want, "zh:"+sum)
 		}
-		for _, z := range r.zips {
-			if r.sum(z) == "" {
+		for _, z := range r.Zips {
+			if r.Sum(z) == "" {
 				t.Fatalf("SHA256SUMS does not list %s", z)
 			}
 		}
@@ -307,40 +248,40 @@ func TestAccRelease_install(t *testing.T) {
 		if !slices.Equal(zh, want) {
 			t.Errorf("the lock file's zh: hashes are %v, want the release's %v\n%s", zh, want, lock)
 		}
-		if !regexp.MustCompile(`"h1:[A-Za-z0-9+/]{43}="`).Match(lock) || !strings.Contains(string(lock), `version     = "`+r.version+`"`) {
-			t.Errorf("the lock file has no h1: hash or not version %s:\n%s", r.version, lock)
+		if !regexp.MustCompile(`"h1:[A-Za-z0-9+/]{43}="`).Match(lock) || !strings.Contains(string(lock), `version     = "`+r.Version+`"`) {
+			t.Errorf("the lock file has no h1: hash or not version %s:\n%s", r.Version, lock)
 		}
-		for _, path := range []string{"/versions", "/download/", "/files/" + zip, "/files/" + r.prefix() + "_SHA256SUMS", "/files/" + r.prefix() + "_SHA256SUMS.sig"} {
+		for _, path := range []string{"/versions", "/download/", "/files/" + zip, "/files/" + r.Prefix() + "_SHA256SUMS", "/files/" + r.Prefix() + "_SHA256SUMS.sig"} {
 			if !slices.ContainsFunc(reg.requestedPaths(), func(p string) bool { return strings.Contains(p, path) }) {
 				t.Errorf("init never asked the registry for %s (asked: %v)", path, reg.requestedPaths())
 			}
 		}
-		eng.run(t, dir, e.serviceEnv(), "apply", "-input=false", "-no-color", "-auto-approve")
-		if ids := eng.stateIDs(t, dir, "dataintegration_customer_service_connector"); len(ids) != 1 {
+		eng.Run(t, dir, e.ServiceEnv(), "apply", "-input=false", "-no-color", "-auto-approve")
+		if ids := eng.StateIDs(t, dir, "dataintegration_customer_service_connector"); len(ids) != 1 {
 			t.Errorf("the apply left %d connectors in the state, want 1", len(ids))
 		}
-		eng.expectConverged(t, dir, e.serviceEnv())
-		eng.run(t, dir, e.serviceEnv(), "destroy", "-input=false", "-no-color", "-auto-approve")
+		eng.ExpectConverged(t, dir, e.ServiceEnv())
+		eng.Run(t, dir, e.ServiceEnv(), "destroy", "-input=false", "-no-color", "-auto-approve")
 	})
 
 	refused := func(t *testing.T, why *regexp.Regexp) {
 		t.Helper()
 		eng := installEngine(t, reg, ca)
-		dir := configDir(t, installConfig(r.version, "data \"dataintegration_jobs\" \"all\" {}\n"))
-		out, err := eng.try(dir, e.serviceEnv(), "init", "-input=false", "-no-color")
+		dir := acctest.ConfigDir(t, installConfig(r.Version, "data \"dataintegration_jobs\" \"all\" {}\n"))
+		out, err := eng.Try(dir, e.ServiceEnv(), "init", "-input=false", "-no-color")
 		if err == nil {
 			t.Fatalf("init installed a tampered release:\n%s", out)
 		}
 		if !why.MatchString(err.Error()) {
 			t.Errorf("init failed without saying why it refused the release:\n%v", err)
 		}
-		t.Logf("%s init refuses it:\n%v", eng.info, err)
+		t.Logf("%s init refuses it:\n%v", eng.Info, err)
 		if _, err := os.Stat(filepath.Join(dir, ".terraform.lock.hcl")); err == nil {
 			t.Error("init wrote a lock file for a release it refused")
 		}
 	}
 	t.Run("zip whose sum differs", func(t *testing.T) {
-		body, err := os.ReadFile(filepath.Join(r.dir, zip))
+		body, err := os.ReadFile(filepath.Join(r.Dir, zip))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -348,7 +289,7 @@ func TestAccRelease_install(t *testing.T) {
 		refused(t, regexp.MustCompile(`(?i)checksum|hash`))
 	})
 	t.Run("signed by another key", func(t *testing.T) {
-		reg.replace(t, r.prefix()+"_SHA256SUMS.sig", signWithNewKey(t, r.sums))
+		reg.replace(t, r.Prefix()+"_SHA256SUMS.sig", signWithNewKey(t, r.Sums))
 		refused(t, regexp.MustCompile(`(?i)signature`))
 	})
 }
@@ -383,3 +324,5 @@ func signWithNewKey(t *testing.T, data []byte) []byte {
 	}
 	return sig.Bytes()
 }
+
+func TestMain(m *testing.M) { acctest.Main(m) }

@@ -1,4 +1,4 @@
-package provider
+package docs
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/provider"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
@@ -84,7 +87,7 @@ func parseHCL(t *testing.T, path string) hcl.Body {
 // mockedSchemas are the schemas of everything a mock block may name.
 func mockedSchemas(t *testing.T) map[mockKey]*tfprotov6.SchemaBlock {
 	t.Helper()
-	schemas := providerSchemas(t)
+	schemas := acctest.ServeProto(t, provider.NewServer("test")).Schemas
 	out := map[mockKey]*tfprotov6.SchemaBlock{}
 	for name, s := range schemas.ResourceSchemas {
 		out[mockKey{"resource", name}] = s.Block
@@ -249,7 +252,7 @@ func frameworkDefaults(t *testing.T) map[mockKey]map[string]cty.Value {
 	t.Helper()
 	ctx := context.Background()
 	out := map[mockKey]map[string]cty.Value{}
-	for _, newResource := range New("test")().Resources(ctx) {
+	for _, newResource := range provider.New("test")().Resources(ctx) {
 		r := newResource()
 		var meta resource.MetadataResponse
 		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "dataintegration"}, &meta)

@@ -1,0 +1,139 @@
+package acctest
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	sdkacctest "github.com/hashicorp/terraform-plugin-testing/helper/acctest"
+)
+
+const (
+	ConnectorAddress = "dataintegration_customer_service_connector.test"
+	RouteConnectors  = "/developers/workspaces/{workspace_id}/connectors/"
+)
+
+// ConnectorArgs are a connector block's attributes as HCL expressions.
+type ConnectorArgs map[string]string
+
+// NewConnectorArgs is a valid connector of the given name, with a token.
+func NewConnectorArgs(name string) ConnectorArgs {
+	return ConnectorArgs{
+		"name":        strconv.Quote(name),
+		"url":         `"https://acme.example-helpdesk.com"`,
+		"agent_email": `"agent@acme.com"`,
+		"token":       `"platform-token-1"`,
+	}
+}
+
+// With is a copy of a With each key set to the value after it; an empty
+// value leaves the attribute out.
+func (a ConnectorArgs) With(kv ...string) ConnectorArgs {
+	out := maps.Clone(a)
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == "" {
+			delete(out, kv[i])
+		} else {
+			out[kv[i]] = kv[i+1]
+		}
+	}
+	return out
+}
+
+func (a ConnectorArgs) HCL() string {
+	var b strings.Builder
+	b.WriteString("resource \"dataintegration_customer_service_connector\" \"test\" {\n")
+	for _, k := range slices.Sorted(maps.Keys(a)) {
+		fmt.Fprintf(&b, "  %s = %s\n", k, a[k])
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// Name is a connector name no other test run uses, so that the tests
+// can share the real service's workspace.
+func Name(what string) string {
+	return "tfacc " + what + " " + sdkacctest.RandString(8)
+}
+
+const ConnectorType = "dataintegration_customer_service_connector"
+
+// ListBlock is a list block of connectors for a .tfquery.hcl file; args
+// are its own arguments and config its configuration's, each a line of HCL.
+func ListBlock(name string, args, config []string) string {
+	inner := make([]string, len(config))
+	for i, l := range config {
+		inner[i] = "  " + l
+	}
+	return fmt.Sprintf("list %q %q {\n  provider = dataintegration\n%s  config {\n%s  }\n}\n",
+		ConnectorType, name, IndentLines(args), IndentLines(inner))
+}
+
+// ImportBlock is an import block of a resource by its import ID.
+func ImportBlock(to, id string) string {
+	return fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", to, id)
+}
+
+// IdentityImportBlock is an import block by identity; attrs are the
+// identity's attributes as HCL expressions.
+func IdentityImportBlock(to string, attrs ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "import {\n  to = %s\n  identity = {\n", to)
+	for i := 0; i+1 < len(attrs); i += 2 {
+		fmt.Fprintf(&b, "    %s = %s\n", attrs[i], attrs[i+1])
+	}
+	b.WriteString("  }\n}\n")
+	return b.String()
+}
+
+// GeneratedTokenLine is the `token = null` line that -generate-config-out
+// writes and the docs tell to replace with the token.
+var GeneratedTokenLine = regexp.MustCompile(`(?m)^(\s*)token\s*=\s*null.*$`)
+
+const (
+	TriggerAddress = "dataintegration_job_trigger.test"
+	RouteRunJob    = "POST /developers/workspaces/{workspace_id}/jobs/{_id}/run/"
+	RouteCancelJob = "DELETE /developers/workspaces/{workspace_id}/jobs/{_id}/cancel/"
+)
+
+// TriggerHCL is a trigger block named name; body holds its other attributes.
+func TriggerHCL(name, jobID, body string) string {
+	return fmt.Sprintf("resource \"dataintegration_job_trigger\" %q {\n  job_id = %q\n%s\n}\n", name, jobID, body)
+}
+
+const JobAddress = "data.dataintegration_job.test"
+
+// TriggerByNameHCL is the block of the trigger at triggerAddress, naming its
+// job; body holds its other attributes.
+func TriggerByNameHCL(jobName, body string) string {
+	return fmt.Sprintf("resource \"dataintegration_job_trigger\" \"test\" {\n  job_name = %q\n%s\n}\n", jobName, body)
+}
+
+// RunJobHCL is a dataintegration_run_job action named name, whose config
+// holds body, and a terraform_data of the same name whose input is input,
+// which runs the action after it is created and updated.
+func RunJobHCL(name, input, body string) string {
+	return fmt.Sprintf(`
+action "dataintegration_run_job" %[1]q {
+  config {
+%[3]s
+  }
+}
+
+resource "terraform_data" %[1]q {
+  input = %[2]q
+
+  lifecycle {
+    action_trigger {
+      events  = [after_create, after_update]
+      actions = [action.dataintegration_run_job.%[1]s]
+    }
+  }
+}
+`, name, input, body)
+}
+
+const JobsAddress = "data.dataintegration_jobs.test"

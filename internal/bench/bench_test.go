@@ -1,0 +1,504 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/provider"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// requestsSince is what a sandbox served since an earlier look at its
+// counts.
+func requestsSince(s *sandbox.Server, before sandbox.Stats) (total int64, byRoute map[string]int64) {
+	now := s.Stats()
+	byRoute = map[string]int64{}
+	for r, n := range now.ByRoute {
+		if d := n - before.ByRoute[r]; d != 0 {
+			byRoute[r] = d
+		}
+	}
+	return now.Requests - before.Requests, byRoute
+}
+
+// usage is what one engine command cost: its wall time, and the CPU time
+// and highest peak resident memory (VmHWM) of the provider processes it
+// started (Terraform starts several a command).
+type usage struct {
+	wall time.Duration
+	cpu  time.Duration
+	peak int64
+}
+
+// clockTick is the unit of CPU times in /proc/<pid>/stat (USER_HZ).
+const clockTick = 10 * time.Millisecond
+
+// watchProviders runs fn while sampling, every 5 ms, each process running
+// binary other than this one, and returns what they used: CPU time as last
+// sampled, which leaves out at most the last 5 ms of each process; zero
+// where /proc is not there to read.
+func watchProviders(binary string, fn func()) usage {
+	var (
+		mu    sync.Mutex
+		ticks = map[string]int64{}
+		peak  int64
+	)
+	self := strconv.Itoa(os.Getpid())
+	sample := func() {
+		procs, _ := filepath.Glob("/proc/[0-9]*/exe")
+		for _, exe := range procs {
+			dir := filepath.Dir(exe)
+			if target, err := os.Readlink(exe); err != nil || target != binary || filepath.Base(dir) == self {
+				continue
+			}
+			stat, err1 := os.ReadFile(filepath.Join(dir, "stat"))
+			status, err2 := os.ReadFile(filepath.Join(dir, "status"))
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			mu.Lock()
+			// utime and stime are fields 14 and 15; the command name, field
+			// 2, is in parentheses and may hold spaces.
+			if f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(f) > 12 {
+				u, _ := strconv.ParseInt(f[11], 10, 64)
+				s, _ := strconv.ParseInt(f[12], 10, 64)
+				ticks[dir] = max(ticks[dir], u+s)
+			}
+			for _, line := range strings.Split(string(status), "\n") {
+				if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+					if n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), 10, 64); err == nil {
+						peak = max(peak, n<<10)
+					}
+				}
+			}
+			mu.Unlock()
+		}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			sample()
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	})
+	start := time.Now()
+	fn()
+	wall := time.Since(start)
+	close(done)
+	wg.Wait()
+	var total int64
+	for _, t := range ticks {
+		total += t
+	}
+	return usage{wall: wall, cpu: time.Duration(total) * clockTick, peak: peak}
+}
+
+// benchProvider is a provider binary the benchmark runs Terraform with,
+// through a dev override, and the environment that selects it.
+type benchProvider struct {
+	name   string
+	binary string // the file the provider processes run, as /proc names it
+	env    []string
+}
+
+// baselineProvider builds the provider at a git revision, for figures of
+// before and after in one run; nil when rev is empty.
+func baselineProvider(tb testing.TB, rev string) *benchProvider {
+	tb.Helper()
+	if rev == "" {
+		return nil
+	}
+	bin := acctest.ProviderAt(tb, rev)
+	return &benchProvider{name: "before (" + rev + ")", binary: filepath.Join(bin, "terraform-provider-dataintegration"), env: []string{"TF_CLI_CONFIG_FILE=" + acctest.DevOverrideFile(tb, bin)}}
+}
+
+// yardstick builds the yardstick provider of testdata/yardstick, the floor
+// the provider's plan of 200 connectors is held to.
+func yardstick(tb testing.TB) *benchProvider {
+	tb.Helper()
+	dir := tb.TempDir()
+	binary := filepath.Join(dir, "terraform-provider-dataintegration")
+	if out, err := exec.Command("go", "build", "-o", binary, "./testdata/yardstick").CombinedOutput(); err != nil {
+		tb.Fatalf("building the yardstick: %v\n%s", err, out)
+	}
+	return &benchProvider{name: "yardstick", binary: binary, env: []string{"TF_CLI_CONFIG_FILE=" + acctest.DevOverrideFile(tb, dir)}}
+}
+
+// benchCase is one way to run a plan: a provider, and the environment of
+// the command.
+type benchCase struct {
+	p     *benchProvider
+	label string
+	env   []string
+	dir   string // the configuration's folder, when not the plan's own
+}
+
+func (c benchCase) name() string { return c.p.name + ", " + c.label }
+
+// medians runs each case's plan in dir (with args) rounds times, the cases taking turns
+// so that the machine's load falls on all alike, and returns the median of
+// each figure by case. after, if not nil, checks each run of a case.
+func medians(tb testing.TB, eng *acctest.Engine, dir string, vars []string, cases []benchCase, rounds int, after func(benchCase), args ...string) map[string]usage {
+	tb.Helper()
+	runs := map[string][]usage{}
+	for range rounds {
+		for _, c := range cases {
+			in := dir
+			if c.dir != "" {
+				in = c.dir
+			}
+			u := watchProviders(c.p.binary, func() {
+				eng.Run(tb, in, append(append(slices.Clone(vars), c.p.env...), c.env...), append([]string{"plan", "-input=false"}, args...)...)
+			})
+			runs[c.name()] = append(runs[c.name()], u)
+			if after != nil {
+				after(c)
+			}
+		}
+	}
+	return medianUsage(runs)
+}
+
+// medianUsage is the median of each figure of each case's runs.
+func medianUsage(runs map[string][]usage) map[string]usage {
+	out := map[string]usage{}
+	for name, us := range runs {
+		median := func(f func(usage) int64) int64 {
+			vs := make([]int64, len(us))
+			for i, u := range us {
+				vs[i] = f(u)
+			}
+			slices.Sort(vs)
+			return vs[len(vs)/2]
+		}
+		out[name] = usage{
+			wall: time.Duration(median(func(u usage) int64 { return int64(u.wall) })),
+			cpu:  time.Duration(median(func(u usage) int64 { return int64(u.cpu) })),
+			peak: median(func(u usage) int64 { return u.peak }),
+		}
+	}
+	return out
+}
+
+// sideRow is one line of the side-by-side table of plans.
+type sideRow struct {
+	plan, provider, env string
+	u                   usage
+	vs                  string // the wall time against a reference
+}
+
+// benchRounds is how many times each plan runs, from BENCH_ROUNDS.
+func benchRounds(tb testing.TB) int {
+	tb.Helper()
+	if s := os.Getenv("BENCH_ROUNDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			tb.Fatalf("BENCH_ROUNDS=%q: want a whole number of at least 1", s)
+		}
+		return n
+	}
+	return 5
+}
+
+const benchConnectorsHCL = `
+resource "dataintegration_customer_service_connector" "c" {
+  count       = %d
+  name        = "fleet ${count.index}"
+  url         = "https://acme.example.com"
+  agent_email = "agent@acme.com"
+  token       = "fleet-token-${count.index}"
+  streams     = ["tickets"]
+}
+`
+
+const benchJobsHCL = `
+data "dataintegration_jobs" "all" {}
+
+output "jobs" {
+  value = length(data.dataintegration_jobs.all.ids)
+}
+`
+
+// debugLog is the environment of a run with the provider's logs collected
+// at DEBUG, into a file.
+func debugLog(tb testing.TB) []string {
+	tb.Helper()
+	return []string{"TF_LOG=DEBUG", "TF_LOG_PATH=" + filepath.Join(tb.TempDir(), "debug.log")}
+}
+
+// BenchmarkScale measures every figure of `make bench` in one run and prints
+// them as a table beside their targets, then the plans side by side. It
+// drives the Terraform CLI of TF_ACC_TERRAFORM_PATH with the provider built
+// from this tree, the provider built at BENCH_BASELINE (if set), and the
+// yardstick, against sandboxes on loopback. Run it through `make bench`.
+func BenchmarkScale(b *testing.B) {
+	if b.N > 1 {
+		b.Skip("one run is the measure: use -benchtime 1x, as `make bench` does")
+	}
+	eng := acctest.NewEngine(b)
+	rounds := benchRounds(b)
+	current := &benchProvider{name: "after", binary: eng.Provider}
+	before := baselineProvider(b, os.Getenv("BENCH_BASELINE"))
+	var rows []acctest.BenchRow
+	var side []sideRow
+	add := func(r acctest.BenchRow) {
+		rows = append(rows, r)
+		fmt.Fprintf(os.Stderr, "measured: %s = %s\n", r.Figure, r.Value)
+	}
+	cases := func(extra ...benchCase) []benchCase {
+		cs := []benchCase{{p: current, label: "default"}, {p: current, label: "TF_LOG=DEBUG", env: debugLog(b)}}
+		cs = append(cs, extra...)
+		if before != nil {
+			cs = append(cs, benchCase{p: before, label: "default"}, benchCase{p: before, label: "TF_LOG=DEBUG", env: debugLog(b)})
+		}
+		return cs
+	}
+
+	// 1. The jobs data source over 10,000 jobs.
+	jobs := acctest.NewEnv(b, sandbox.Config{Jobs: 10000})
+	jobs.RequireSandbox(b, "count the requests")
+	p := acctest.NewProtoProvider(b, provider.NewServer("test"), map[string]string{"base_url": jobs.BaseURL, "api_key": jobs.APIKey, "workspace_id": jobs.WorkspaceID})
+	stats := jobs.Sandbox.Stats()
+	if n := p.JobsInState(b, p.ReadJobs(b)); n != 10000 {
+		b.Fatalf("%d jobs read", n)
+	}
+	requests, _ := requestsSince(jobs.Sandbox, stats)
+	add(acctest.BenchRow{Figure: "jobs data source over 10,000 jobs: requests", Value: strconv.FormatInt(requests, 10), Target: "exactly 100", Met: requests == 100})
+
+	// The floor of the ratios below; the provider's client and conversion
+	// against it is BenchmarkClientAndConversionAgainstBareLoop's (package
+	// provider), which make bench runs too.
+	bare := acctest.Best(5, func() {
+		if n, err := acctest.BareRead(jobs.BaseURL); err != nil || n != 10000 {
+			b.Fatalf("bare loop: %d jobs, %v", n, err)
+		}
+	})
+	whole := acctest.Best(3, func() { p.ReadJobs(b) })
+	add(acctest.BenchRow{
+		Figure: "same read through the plugin protocol, the framework's own work included (validation, semantic equality, msgpack)",
+		Value:  fmt.Sprintf("%v, %.2f× the bare loop", whole.Round(time.Millisecond), float64(whole)/float64(bare)),
+		Target: "report", Report: true,
+	})
+
+	// 2. The same read in `terraform plan`, each way side by side.
+	dir := acctest.ConfigDir(b, benchJobsHCL)
+	// The soft memory limit the provider set until issue 17, for comparison.
+	limit := benchCase{p: current, label: "GOMEMLIMIT=80MiB", env: []string{"GOMEMLIMIT=80MiB"}}
+	plans := medians(b, eng, dir, jobs.ServiceEnv(acctest.NoLogVars...), cases(limit), rounds, nil)
+	for _, c := range cases(limit) {
+		u := plans[c.name()]
+		side = append(side, sideRow{plan: "10,000 jobs", provider: c.p.name, env: c.label, u: u, vs: fmt.Sprintf("%.1f× the bare loop", float64(u.wall)/float64(bare))})
+	}
+	now := plans[cases()[0].name()]
+	nowRatio := float64(now.wall) / float64(bare)
+	if before != nil {
+		then := plans[benchCase{p: before, label: "default"}.name()]
+		thenRatio := float64(then.wall) / float64(bare)
+		add(acctest.BenchRow{
+			Figure: "`terraform plan` reading 10,000 jobs: wall time against the bare loop, before and after",
+			Value:  fmt.Sprintf("%.1f× (%v), before %.1f× (%v): %.2f of before", nowRatio, now.wall.Round(time.Millisecond), thenRatio, then.wall.Round(time.Millisecond), nowRatio/thenRatio),
+			Target: "at most half of before", Met: nowRatio <= thenRatio/2,
+		})
+	} else {
+		add(acctest.BenchRow{
+			Figure: "`terraform plan` reading 10,000 jobs: wall time against the bare loop",
+			Value:  fmt.Sprintf("%.1f× (%v); no BENCH_BASELINE to compare with", nowRatio, now.wall.Round(time.Millisecond)),
+			Target: "report (at most half of before, with BENCH_BASELINE)", Report: true,
+		})
+	}
+	add(acctest.BenchRow{
+		Figure: "same plan: peak memory of the provider (VmHWM), no soft memory limit",
+		Value:  fmt.Sprintf("%.1f MiB", float64(now.peak)/(1<<20)),
+		Target: "at most 100 MiB", Met: now.peak > 0 && now.peak <= 100<<20,
+	})
+
+	// 2b. The same plan over a link with latency, beside bare loops, now and
+	// before the pages were read side by side.
+	paging := []*benchProvider{current}
+	if p := baselineProvider(b, os.Getenv("BENCH_PAGING_BASELINE")); p != nil {
+		paging = append(paging, p)
+	}
+	latency, latencySide := latencyRows(b, eng, jobs, paging, rounds)
+	for _, r := range latency {
+		add(r)
+	}
+	side = append(side, latencySide...)
+
+	// 3. 50 lookups by ID in one plan over 1,000 jobs.
+	lookups := acctest.NewEnv(b, sandbox.Config{Jobs: 1000})
+	all := lookups.Sandbox.Jobs(lookups.WorkspaceID)
+	var hcl strings.Builder
+	var want []string
+	for i := range 50 {
+		j := all[i*20+19]
+		want = append(want, j.Name)
+		fmt.Fprintf(&hcl, "data \"dataintegration_job\" \"j%02d\" {\n  id = %q\n}\n\n", i, j.ID)
+	}
+	hcl.WriteString("output \"names\" {\n  value = [\n")
+	for i := range 50 {
+		fmt.Fprintf(&hcl, "    data.dataintegration_job.j%02d.name,\n", i)
+	}
+	hcl.WriteString("  ]\n}\n")
+	dir = acctest.ConfigDir(b, hcl.String())
+	stats = lookups.Sandbox.Stats()
+	eng.Run(b, dir, lookups.ServiceEnv(), "apply", "-auto-approve", "-input=false")
+	_, byRoute := requestsSince(lookups.Sandbox, stats)
+	var names []string
+	if err := json.Unmarshal(eng.Outputs(b, dir)["names"], &names); err != nil {
+		b.Fatal(err)
+	}
+	correct := slices.Equal(names, want)
+	add(acctest.BenchRow{
+		Figure: "50 `dataintegration_job` by id in one plan over 1,000 jobs: list requests",
+		Value:  fmt.Sprintf("%d (results correct: %t)", byRoute[acctest.RouteListJobs], correct),
+		Target: "at most 10, correct results", Met: byRoute[acctest.RouteListJobs] <= 10 && correct,
+	})
+
+	// 4. A plan refreshing 200 connectors, side by side with the same plan
+	// of the yardstick's 200.
+	fleet := acctest.NewEnv(b, sandbox.Config{})
+	vars := fleet.ServiceEnv(acctest.NoLogVars...)
+	dir = acctest.ConfigDir(b, fmt.Sprintf(benchConnectorsHCL, 200))
+	eng.Run(b, dir, vars, "apply", "-auto-approve", "-input=false")
+	ys := yardstick(b)
+	yardDir := acctest.ConfigDir(b, fmt.Sprintf(benchConnectorsHCL, 200))
+	eng.Run(b, yardDir, append(slices.Clone(vars), ys.env...), "apply", "-auto-approve", "-input=false")
+	var reads, others []int64
+	fleetCases := cases()
+	yardCase := benchCase{p: ys, label: "default", dir: yardDir}
+	plans = medians(b, eng, dir, vars, append([]benchCase{yardCase}, fleetCases...), rounds, func() func(benchCase) {
+		stats := fleet.Sandbox.Stats()
+		return func(c benchCase) {
+			total, byRoute := requestsSince(fleet.Sandbox, stats)
+			stats = fleet.Sandbox.Stats()
+			if c.p == ys {
+				return
+			}
+			n := byRoute["GET "+acctest.RouteConnectors+"{_id}/"]
+			reads, others = append(reads, n), append(others, total-n)
+		}
+	}(), "-detailed-exitcode")
+	yard := plans[yardCase.name()]
+	side = append(side, sideRow{plan: "200 connectors", provider: "yardstick", env: "default", u: yard, vs: "1.00× the yardstick"})
+	for _, c := range fleetCases {
+		u := plans[c.name()]
+		side = append(side, sideRow{plan: "200 connectors", provider: c.p.name, env: c.label, u: u, vs: fmt.Sprintf("%.2f× the yardstick", float64(u.wall)/float64(yard.wall))})
+	}
+	now = plans[fleetCases[0].name()]
+	wallRatio := float64(now.wall) / float64(yard.wall)
+	add(acctest.BenchRow{
+		Figure: "`terraform plan` refreshing 200 connectors: wall time against the same plan of the yardstick (no request, no validator)",
+		Value:  fmt.Sprintf("%.2f× (%v against %v); provider CPU %.2f× (%v against %v)", wallRatio, now.wall.Round(time.Millisecond), yard.wall.Round(time.Millisecond), float64(now.cpu)/float64(yard.cpu), now.cpu, yard.cpu),
+		Target: "at most 1.2×", Met: wallRatio <= 1.2,
+	})
+	add(acctest.BenchRow{
+		Figure: "same plan: requests, each run of the provider",
+		Value:  fmt.Sprintf("connector reads %v, other requests %v", reads, others),
+		Target: "200 reads, nothing else", Met: !slices.ContainsFunc(reads, func(n int64) bool { return n != 200 }) && !slices.ContainsFunc(others, func(n int64) bool { return n != 0 }),
+	})
+
+	// 5. An apply of 100 connectors and 100 triggers.
+	apply := acctest.NewEnv(b, sandbox.Config{Jobs: 140})
+	var active []string
+	for _, j := range apply.Sandbox.Jobs(apply.WorkspaceID) {
+		if j.IsActive && len(active) < 100 {
+			active = append(active, j.ID)
+		}
+	}
+	ids, err := json.Marshal(active)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir = acctest.ConfigDir(b, acctest.FleetHCL(100, "", false))
+	stats = apply.Sandbox.Stats()
+	start := time.Now()
+	eng.Run(b, dir, apply.ServiceEnv("TF_VAR_jobs="+string(ids)), "apply", "-auto-approve", "-input=false")
+	took := time.Since(start)
+	total, byRoute := requestsSince(apply.Sandbox, stats)
+	checks, creates, triggers := byRoute["GET "+acctest.RouteConnectors], byRoute["POST "+acctest.RouteConnectors], byRoute[acctest.RouteRunJob]
+	add(acctest.BenchRow{
+		Figure: "`terraform apply` of 100 connectors and 100 triggers: requests",
+		Value:  fmt.Sprintf("%d name checks, %d creates, %d triggers, %d requests in all (%v)", checks, creates, triggers, total, took.Round(time.Millisecond)),
+		Target: "100 name checks, 100 creates, 100 triggers, nothing else", Met: checks == 100 && creates == 100 && triggers == 100 && total == 300,
+	})
+
+	// 6. Allocations per decoded job in the client.
+	var page bytes.Buffer
+	if err := json.NewEncoder(&page).Encode(map[string]any{"next_page": 2, "results": all[:100]}); err != nil {
+		b.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(50, func() {
+		if _, err := client.DecodePage[client.Job](bytes.NewReader(page.Bytes())); err != nil {
+			b.Fatal(err)
+		}
+	})
+	add(acctest.BenchRow{Figure: "allocations per decoded job in the client", Value: fmt.Sprintf("%.2f", allocs/100), Target: "report", Report: true})
+
+	printBenchTable(eng, rows, side, rounds)
+	b.ReportMetric(wallRatio, "provider/yardstick")
+	acctest.Missed(b, rows)
+}
+
+// printBenchTable prints the figures, the plans side by side, and the
+// machine they were measured on.
+func printBenchTable(eng *acctest.Engine, rows []acctest.BenchRow, side []sideRow, rounds int) {
+	cpu := "unknown CPU"
+	if info, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(info), "\n") {
+			if name, ok := strings.CutPrefix(line, "model name"); ok {
+				cpu = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), ":"))
+				break
+			}
+		}
+	}
+	fmt.Printf("\nMachine: %s/%s, %d CPUs (%s), %s; %s %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpu, runtime.Version(), filepath.Base(eng.Path), eng.Info)
+	acctest.PrintFigures(rows)
+	fmt.Printf("\nThe plans side by side, each figure the median of %d runs:\n\n", rounds)
+	fmt.Println("| plan | provider | environment | wall time | provider CPU | provider peak memory | wall time against |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, r := range side {
+		fmt.Printf("| %s | %s | %s | %v | %v | %.1f MiB | %s |\n", r.plan, r.provider, r.env, r.u.wall.Round(time.Millisecond), r.u.cpu, float64(r.u.peak)/(1<<20), r.vs)
+	}
+	fmt.Println()
+}
+
+func BenchmarkJobsRead(b *testing.B) {
+	s := acctest.NewEnv(b, sandbox.Config{Jobs: 10000})
+	p := acctest.NewProtoProvider(b, provider.NewServer("test"), map[string]string{"base_url": s.BaseURL, "api_key": s.APIKey, "workspace_id": s.WorkspaceID})
+	b.ReportAllocs()
+	for b.Loop() {
+		p.ReadJobs(b)
+	}
+}
+
+func BenchmarkBareRead(b *testing.B) {
+	s := acctest.NewEnv(b, sandbox.Config{Jobs: 10000})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := acctest.BareRead(s.BaseURL); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestMain(m *testing.M) { acctest.Main(m) }
