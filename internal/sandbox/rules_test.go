@@ -7,7 +7,7 @@ import (
 )
 
 func TestAllStreams(t *testing.T) {
-	// service-api.md section 2.3, in its order.
+	// internal/client/README.md, "Streams", in its order.
 	spec := "chats, messages, events, contacts, tickets, ticket_interactions, ticket_tags, ticket_groups, ticket_forms, " +
 		"ticket_priorities, ticket_types, ticket_channels, ticket_status, organizations, survey_submissions"
 	if got := strings.Join(AllStreams, ", "); got != spec {

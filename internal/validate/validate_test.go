@@ -251,8 +251,8 @@ func TestStreams(t *testing.T) {
 }
 
 // TestStreamsAreTheSandboxs: the provider's list and the sandbox's, each
-// written from service-api.md on its own, name the same streams in the same
-// order (the default of streams is this list, in this order).
+// written from the service's list on its own, name the same streams in
+// the same order (the default of streams is this list, in this order).
 func TestStreamsAreTheSandboxs(t *testing.T) {
 	if !slices.Equal(CustomerServiceStreams, sandbox.AllStreams) {
 		t.Errorf("the provider's streams %q, the sandbox's %q", CustomerServiceStreams, sandbox.AllStreams)
