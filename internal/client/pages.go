@@ -256,7 +256,6 @@ func sideBySide[T any](ctx context.Context, r *reading[T]) (int, error) {
 	answers := make(map[int]chan fetched[T], ahead)
 	asked := 1 // the last page asked
 	for page := 2; page <= n; page++ {
-		// Ask the pages after this one that are in reach and may be needed.
 		for asked < n && asked < page-1+ahead && (r.more < 0 || (asked-page+1)*per < r.more) {
 			asked++
 			ch := make(chan fetched[T], 1)
