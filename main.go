@@ -35,9 +35,8 @@ var stopProfile = func() {}
 func main() {
 	debugMode := flag.Bool("debug", false, "start the provider in debug mode, for debuggers such as delve")
 	flag.Parse()
-	// No soft memory limit (GOMEMLIMIT works as for any Go program): the
-	// plan reading 10,000 jobs peaks at about 85 MiB without one, and the
-	// 80 MiB limit the provider once set only made the collector run more
+	// No soft memory limit (GOMEMLIMIT works as for any Go program): a
+	// limit near the provider's peak only makes the collector run more
 	// often, for no smaller peak (BENCHMARKS.md).
 	opts := []tf6server.ServeOpt{tf6server.WithLogEnvVarName(logName)}
 	if *debugMode {
@@ -88,11 +87,10 @@ var logLevelVars = []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEW
 // setLogLevels sets the loggers of terraform-plugin-log to the level the
 // engine keeps: all of them OFF when it keeps none (level ""), else those the
 // user left unset, so that the provider writes the lines the engine keeps
-// and no others. Left at their TRACE default, the loggers wrote about 120 JSON
-// lines (65 KB) for each connector of a plan refreshing 200 connectors,
-// which Terraform parsed and threw away, at TF_LOG=ERROR as without TF_LOG:
-// a third of the provider's CPU time. Without them, that plan takes about
-// 60% of the time, and one reading 10,000 jobs about half (BENCHMARKS.md).
+// and no others. Left at their TRACE default, the loggers write many JSON
+// lines for each resource, which the engine parses and throws away (at
+// TF_LOG=ERROR as without TF_LOG): a large share of the provider's CPU time
+// (BENCHMARKS.md).
 func setLogLevels(getenv func(string) string, setenv func(key, value string) error, level string) {
 	for _, v := range logLevelVars {
 		switch {

@@ -641,8 +641,9 @@ func into(out any) func(io.Reader) error {
 }
 
 // readMessage returns the service's message from an error body: its "detail"
-// when it is JSON with one, else the text itself. The caller masks secrets
-// in it before cutting it to a readable length.
+// when it is JSON with one, else the text itself, since the API publishes
+// no shape of an error body (README.md, "Open points"). The caller masks
+// secrets in it before cutting it to a readable length.
 func readMessage(body io.Reader) string {
 	b, _ := io.ReadAll(io.LimitReader(body, maxErrorBytes))
 	var e struct {

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,72 +9,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 )
-
-const testWS = "00000000-0000-4000-8000-000000000001"
-
-// newTestClient returns a client of srv with quick backoff.
-func newTestClient(t *testing.T, baseURL string, edit ...func(*Config)) *Client {
-	t.Helper()
-	cfg := Config{
-		BaseURL: baseURL, APIKey: "key-123", Version: "1.2.3", MaxRetries: 3,
-		MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond,
-	}
-	for _, e := range edit {
-		e(&cfg)
-	}
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// recorder is a test server that records its requests and answers with the
-// function it is given.
-type recorder struct {
-	mu   sync.Mutex
-	reqs []*http.Request
-	body []string
-}
-
-func (r *recorder) server(t *testing.T, answer func(n int, w http.ResponseWriter, req *http.Request)) *httptest.Server {
-	t.Helper()
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		b, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		r.reqs = append(r.reqs, req)
-		r.body = append(r.body, string(b))
-		n := len(r.reqs)
-		r.mu.Unlock()
-		answer(n, w, req)
-	}))
-	t.Cleanup(ts.Close)
-	return ts
-}
-
-func (r *recorder) count() int { r.mu.Lock(); defer r.mu.Unlock(); return len(r.reqs) }
-
-func writePage(w http.ResponseWriter, next any, ids ...string) {
-	jobs := make([]Job, len(ids))
-	for i, id := range ids {
-		jobs[i] = Job{ID: id, Name: new("job " + id)}
-	}
-	_ = json.NewEncoder(w).Encode(map[string]any{"next_page": next, "results": jobs})
-}
-
-// ListJobs returns every job of the workspace that f selects, in the order
-// the service gives them: the tests' way to walk every page.
-func (c *Client) ListJobs(ctx context.Context, workspaceID string, f JobFilter) ([]Job, error) {
-	v, all := Collect[Job](nil, 0)
-	err := c.EachJobPage(ctx, workspaceID, f, v)
-	return *all, err
-}
 
 func TestHeadersAndBaseURL(t *testing.T) {
 	for _, suffix := range []string{"", "/", "/api", "/api/"} {
@@ -153,121 +94,6 @@ func TestEveryFailureNamesTheWholePath(t *testing.T) {
 				t.Errorf("base %q, %s: %#v, want path %s", suffix, name, err, want)
 			}
 		}
-	}
-}
-
-// TestPageFailureWasSent: a page that cannot be followed came in an answer,
-// so its request reached the service.
-func TestPageFailureWasSent(t *testing.T) {
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { writePage(w, 1, "a") }))
-	t.Cleanup(ts.Close)
-	_, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
-	var e *Error
-	if !errors.As(err, &e) || e.StatusCode != http.StatusOK || !e.Sent || !e.MayHaveTakenEffect() || !strings.Contains(e.Error(), "does not move forward") {
-		t.Errorf("%#v", err)
-	}
-}
-
-func TestListFollowsNextPage(t *testing.T) {
-	var rec recorder
-	ts := rec.server(t, func(n int, w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Query().Get("page") {
-		case "1":
-			writePage(w, 2, "a", "b")
-		case "2":
-			// next_page may skip: the client follows it, never computing pages.
-			writePage(w, 5, "c")
-		case "5":
-			_ = json.NewEncoder(w).Encode(map[string]any{"count": 999, "total_pages": 9, "next_page": nil, "results": []Job{{ID: "d"}}})
-		default:
-			t.Errorf("unexpected page %q", r.URL.Query().Get("page"))
-		}
-	})
-	c := newTestClient(t, ts.URL)
-	active, name := false, "x y"
-	jobs, err := c.ListJobs(context.Background(), testWS, JobFilter{IsActive: &active, Name: &name, Ordering: "-name"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := fmt.Sprintf("%d %s %s", len(jobs), jobs[0].ID, jobs[3].ID); got != "4 a d" {
-		t.Errorf("jobs: %s", got)
-	}
-	q := rec.reqs[0].URL.Query()
-	if q.Get("page_size") != "100" || q.Get("is_active") != "false" || q.Get("name") != "x y" || q.Get("ordering") != "-name" {
-		t.Errorf("query: %v", q)
-	}
-	for _, unset := range []string{"connector_name", "data_source", "schema_name"} {
-		if q.Has(unset) {
-			t.Errorf("unset filter %s was sent", unset)
-		}
-	}
-	if rec.count() != 3 {
-		t.Errorf("%d requests, want 3", rec.count())
-	}
-}
-
-func TestListStopsWhenNextPageDoesNotMoveForward(t *testing.T) {
-	for _, next := range []int{1, 0, -4} {
-		var rec recorder
-		ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) { writePage(w, next, "a") })
-		_, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
-		if err == nil || !strings.Contains(err.Error(), "does not move forward") {
-			t.Errorf("next_page %d: %v", next, err)
-		}
-		if rec.count() != 1 {
-			t.Errorf("next_page %d: %d requests", next, rec.count())
-		}
-	}
-}
-
-func TestEachJobPageStopsEarly(t *testing.T) {
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) { writePage(w, 2, "a") })
-	err := newTestClient(t, ts.URL).EachJobPage(context.Background(), testWS, JobFilter{}, Visitor[Job]{Page: func([]Job) int { return 0 }})
-	if err != nil || rec.count() != 1 {
-		t.Errorf("err %v, %d requests", err, rec.count())
-	}
-}
-
-func TestEachConnectorPageStopsEarly(t *testing.T) {
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) { writePage(w, 2, "a") })
-	n := "desk"
-	err := newTestClient(t, ts.URL).EachConnectorPage(context.Background(), testWS, ConnectorFilter{Name: &n}, Visitor[Connector]{Page: func([]Connector) int { return 0 }})
-	if err != nil || rec.count() != 1 {
-		t.Errorf("err %v, %d requests", err, rec.count())
-	}
-	if q := rec.reqs[0].URL.Query(); q.Get("name") != "desk" || q.Get("page") != "1" {
-		t.Errorf("list query %v", q)
-	}
-}
-
-func TestTriggerSendsForceFullRefreshOnlyWhenTrue(t *testing.T) {
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(201) })
-	c := newTestClient(t, ts.URL)
-	if err := c.TriggerJob(context.Background(), testWS, "j1", false); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.TriggerJob(context.Background(), testWS, "j1", true); err != nil {
-		t.Fatal(err)
-	}
-	if rec.reqs[0].Method != "POST" || rec.reqs[0].URL.Path != "/developers/workspaces/"+testWS+"/jobs/j1/run/" {
-		t.Errorf("request: %s %s", rec.reqs[0].Method, rec.reqs[0].URL)
-	}
-	if rec.reqs[0].URL.RawQuery != "" || rec.reqs[1].URL.RawQuery != "force_full_refresh=true" {
-		t.Errorf("queries %q and %q", rec.reqs[0].URL.RawQuery, rec.reqs[1].URL.RawQuery)
-	}
-}
-
-func TestCancel(t *testing.T) {
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(204) })
-	if err := newTestClient(t, ts.URL).CancelJob(context.Background(), testWS, "j1"); err != nil {
-		t.Fatal(err)
-	}
-	if r := rec.reqs[0]; r.Method != "DELETE" || r.URL.Path != "/developers/workspaces/"+testWS+"/jobs/j1/cancel/" {
-		t.Errorf("request: %s %s", r.Method, r.URL)
 	}
 }
 
@@ -588,71 +414,6 @@ func TestRetryAfterAndBackoff(t *testing.T) {
 	}
 }
 
-func TestConnectorOperations(t *testing.T) {
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
-		switch r.Method {
-		case "POST":
-			w.WriteHeader(201)
-			_, _ = io.WriteString(w, `{"_id": "c1", "name": "desk", "connector_name": "customer_service", "configuration": {"url": "https://a.example.com", "agent_email": "a@b.c"}, "streams": ["chats"]}`)
-		case "PATCH", "GET":
-			if strings.HasSuffix(r.URL.Path, "/connectors/") {
-				next := any(nil)
-				if r.URL.Query().Get("page") == "1" {
-					next = 2
-				}
-				_ = json.NewEncoder(w).Encode(map[string]any{"next_page": next, "results": []Connector{{ID: "c" + r.URL.Query().Get("page")}}})
-				return
-			}
-			_, _ = io.WriteString(w, `{"_id": "c1", "name": "renamed"}`)
-		case "DELETE":
-			w.WriteHeader(404)
-			_, _ = io.WriteString(w, `{"detail": "Not found."}`)
-		}
-	})
-	c := newTestClient(t, ts.URL)
-	ctx := context.Background()
-	created, err := c.CreateConnector(ctx, testWS, ConnectorSpec{Name: "desk", URL: "https://a.example.com", Token: "tok", AgentEmail: "a@b.c", Streams: []string{"chats"}})
-	if err != nil || created.ID != "c1" || created.Configuration.URL != "https://a.example.com" {
-		t.Fatalf("create: %+v %v", created, err)
-	}
-	var body map[string]any
-	_ = json.Unmarshal([]byte(rec.body[0]), &body)
-	want := `map[configuration:map[agent_email:a@b.c token:tok url:https://a.example.com] connector_name:customer_service name:desk streams:[chats]]`
-	if fmt.Sprint(body) != want || rec.reqs[0].Header.Get("Content-Type") != "application/json" {
-		t.Errorf("create body %v", body)
-	}
-
-	name := "renamed"
-	if _, err := c.UpdateConnector(ctx, testWS, "c1", ConnectorUpdate{Name: &name}); err != nil {
-		t.Fatal(err)
-	}
-	token := "new"
-	if _, err := c.UpdateConnector(ctx, testWS, "c1", ConnectorUpdate{Token: &token, Streams: []string{"tickets"}}); err != nil {
-		t.Fatal(err)
-	}
-	if rec.body[1] != `{"name":"renamed"}` || rec.body[2] != `{"configuration":{"token":"new"},"streams":["tickets"]}` {
-		t.Errorf("patch bodies %s and %s", rec.body[1], rec.body[2])
-	}
-	if rec.reqs[1].URL.Path != "/developers/workspaces/"+testWS+"/connectors/c1/" {
-		t.Errorf("patch path %s", rec.reqs[1].URL.Path)
-	}
-	if got, err := c.GetConnector(ctx, testWS, "c1"); err != nil || got.Name != "renamed" {
-		t.Errorf("read: %+v %v", got, err)
-	}
-	if err := c.DeleteConnector(ctx, testWS, "c1"); !IsNotFound(err) {
-		t.Errorf("delete of a gone connector: %v", err)
-	}
-	n := "desk"
-	all, err := c.ListConnectors(ctx, testWS, ConnectorFilter{Name: &n})
-	if err != nil || len(all) != 2 || all[1].ID != "c2" {
-		t.Errorf("list: %+v %v", all, err)
-	}
-	if q := rec.reqs[len(rec.reqs)-1].URL.Query(); q.Get("name") != "desk" || q.Get("page") != "2" {
-		t.Errorf("list query %v", q)
-	}
-}
-
 func TestLogNeverSeesSecrets(t *testing.T) {
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(201) })
@@ -723,5 +484,329 @@ func TestErrorMessageMasksTheConnectorToken(t *testing.T) {
 	_, err = c.UpdateConnector(context.Background(), testWS, "c", ConnectorUpdate{Token: &token})
 	if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), `"token":"***"`) {
 		t.Errorf("update: %v", err)
+	}
+}
+
+// TestLargeAnswers: a large answer within the limit is read; one beyond it
+// is an error, and what is read of it stays bounded.
+func TestLargeAnswers(t *testing.T) {
+	// About 10 MB: one page of 100 jobs with long names.
+	name := strings.Repeat("n", 100<<10)
+	var b strings.Builder
+	b.WriteString(`{"next_page": null, "results": [`)
+	for i := range 100 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"_id": "j%d", "name": %q}`, i, name)
+	}
+	b.WriteString("]}")
+	jobs, err := newTestClient(t, serve(t, b.String())).ListJobs(context.Background(), testWS, JobFilter{})
+	if err != nil || len(jobs) != 100 || *jobs[99].Name != name {
+		t.Fatalf("a 10 MB page: %d jobs, err %v", len(jobs), err)
+	}
+
+	// An answer that never ends: a stream of spaces after an open array.
+	var written atomic.Int64
+	endless := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"results": [`)
+		chunk := []byte(strings.Repeat(" ", 64<<10))
+		for r.Context().Err() == nil {
+			n, err := w.Write(chunk)
+			written.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	}))
+	defer endless.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err = newTestClient(t, endless.URL).ListJobs(context.Background(), testWS, JobFilter{})
+	if err == nil || !strings.Contains(err.Error(), "larger than 16 MiB") {
+		t.Fatalf("an endless answer: %v, want an error saying it is too large", err)
+	}
+	// The client stopped reading at its limit: the server could write that
+	// much, plus what the connection's buffers hold.
+	if w := written.Load(); w > 24<<20 {
+		t.Errorf("the server wrote %d MiB before the client gave up", w>>20)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 4<<20 {
+		t.Errorf("reading an endless answer left %d MiB on the heap", grew>>20)
+	}
+
+	// An endless error body: the message is cut, the request ends.
+	endlessError := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		chunk := []byte(strings.Repeat("e", 64<<10))
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer endlessError.Close()
+	err = newTestClient(t, endlessError.URL).TriggerJob(context.Background(), testWS, "j", false)
+	if StatusCode(err) != http.StatusBadRequest || len(err.Error()) > 1000 {
+		t.Fatalf("an endless error body: status %d, message of %d bytes", StatusCode(err), len(err.Error()))
+	}
+}
+
+// TestStalledAnswer: a service that sends its headers and then nothing is
+// given up on after the request timeout, and a read is retried.
+func TestStalledAnswer(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	var rec recorder
+	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, `{"results": [`)
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	start := time.Now()
+	_, err := newTestClient(t, ts.URL, func(c *Config) {
+		c.RequestTimeout = 50 * time.Millisecond
+		c.MaxRetries = 1
+	}).ListJobs(context.Background(), testWS, JobFilter{})
+	if err == nil || rec.count() != 2 {
+		t.Fatalf("a stalled answer: %d requests, err %v; want an error after 2", rec.count(), err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) && !strings.Contains(err.Error(), "timeout") && !strings.Contains(err.Error(), "deadline") {
+		t.Errorf("the error does not say the request timed out: %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("gave up after %v", d)
+	}
+}
+
+// TestFarRetryAfter: a Retry-After an hour away, as seconds or as an HTTP
+// date, is capped; the wait ends with the context.
+func TestFarRetryAfter(t *testing.T) {
+	for _, header := range []string{"3600", time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)} {
+		var rec recorder
+		ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Retry-After", header)
+			w.WriteHeader(http.StatusServiceUnavailable)
+		})
+		cl := newTestClient(t, ts.URL, func(c *Config) { c.MaxRetryAfter = 20 * time.Millisecond; c.MaxRetries = 2 })
+		start := time.Now()
+		err := cl.CancelJob(context.Background(), testWS, "j")
+		if StatusCode(err) != http.StatusServiceUnavailable || rec.count() != 3 {
+			t.Errorf("Retry-After %q: %d requests, err %v", header, rec.count(), err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("Retry-After %q was not capped: %v", header, d)
+		}
+
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		uncapped := newTestClient(t, ts.URL, func(c *Config) { c.MaxRetryAfter = time.Hour })
+		start = time.Now()
+		err = uncapped.CancelJob(ctx, testWS, "j")
+		cancel()
+		if err == nil || time.Since(start) > 5*time.Second {
+			t.Errorf("Retry-After %q: the wait did not end with the context (%v, err %v)", header, time.Since(start), err)
+		}
+	}
+}
+
+// TestInterruptedCreateIsLetFinish: when the context is cancelled while a
+// trigger is in flight, the trigger is let finish and its answer kept, so
+// that Terraform records what the service did; a read in flight is
+// abandoned; and nothing is sent once the context is cancelled.
+func TestInterruptedCreateIsLetFinish(t *testing.T) {
+	var rec recorder
+	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		time.Sleep(100 * time.Millisecond)
+		if r.Method == http.MethodPost {
+			w.WriteHeader(http.StatusCreated)
+			return
+		}
+		writePage(w, nil)
+	})
+	cl := newTestClient(t, ts.URL)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	if err := cl.TriggerJob(ctx, testWS, "j", false); err != nil || rec.count() != 1 {
+		t.Errorf("a trigger in flight when interrupted: %d requests, err %v; want it to finish", rec.count(), err)
+	}
+
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	start := time.Now()
+	if _, err := cl.ListJobs(ctx, testWS, JobFilter{}); !errors.Is(err, context.Canceled) || time.Since(start) > 90*time.Millisecond {
+		t.Errorf("a read in flight when interrupted: err %v after %v; want it abandoned", err, time.Since(start))
+	}
+
+	if err := cl.TriggerJob(ctx, testWS, "j", false); !errors.Is(err, context.Canceled) || rec.count() != 2 {
+		t.Errorf("a trigger after the interruption: %d requests in all, err %v; want none sent", rec.count(), err)
+	}
+}
+
+// TestMayHaveTakenEffect: a failed trigger says whether the service may have
+// carried it out: yes after a 500, 502 or 504, a lost answer or an
+// unreadable success; no after a refusal, a 429 or 503, or when no
+// connection was made.
+func TestMayHaveTakenEffect(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		body   string
+		want   bool
+	}{{500, "", true}, {502, "", true}, {504, "", true}, {400, "", false}, {409, "", false}, {429, "", false}, {503, "", false}} {
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(c.status) }))
+		err := newTestClient(t, ts.URL, func(cfg *Config) { cfg.MaxRetries = 0 }).TriggerJob(context.Background(), testWS, "j", false)
+		ts.Close()
+		var e *Error
+		if !errors.As(err, &e) || e.MayHaveTakenEffect() != c.want || MayHaveTakenEffect(fmt.Errorf("wrapped: %w", err)) != c.want {
+			t.Errorf("HTTP %d: %v, may have taken effect: want %v", c.status, err, c.want)
+		}
+	}
+	if MayHaveTakenEffect(nil) || MayHaveTakenEffect(errors.New("not a request")) {
+		t.Error("an error that is no failed request may have taken effect")
+	}
+
+	// A created connector whose answer cannot be read.
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusCreated)
+		_, _ = io.WriteString(w, `{"_id": "c1", "na`)
+	}))
+	defer ts.Close()
+	_, err := newTestClient(t, ts.URL).CreateConnector(context.Background(), testWS, ConnectorSpec{Name: "x"})
+	var e *Error
+	if !errors.As(err, &e) || !e.MayHaveTakenEffect() {
+		t.Errorf("an unreadable 201: %v, want one that may have taken effect", err)
+	}
+
+	// The answer lost: the server hangs up after reading the request.
+	var rec recorder
+	lost := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		conn, _, _ := w.(http.Hijacker).Hijack()
+		conn.Close()
+	})
+	err = newTestClient(t, lost.URL).TriggerJob(context.Background(), testWS, "j", false)
+	if !errors.As(err, &e) || !e.MayHaveTakenEffect() {
+		t.Errorf("a lost answer: %v, want one that may have taken effect", err)
+	}
+
+	// No connection at all.
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := "http://" + ln.Addr().String()
+	ln.Close()
+	err = newTestClient(t, closed, func(cfg *Config) { cfg.MaxRetries = 0 }).TriggerJob(context.Background(), testWS, "j", false)
+	if !errors.As(err, &e) || e.MayHaveTakenEffect() {
+		t.Errorf("no connection: %v, want one that did not take effect", err)
+	}
+}
+
+// TestRetryAfterPausesEveryRequest: a 429 with Retry-After to one page
+// holds back the other pages of the list for that long, not only that one.
+func TestRetryAfterPausesEveryRequest(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		limited time.Time // when the 429 was answered
+		during  []int     // the pages asked within the pause
+	)
+	// Page 9 is answered 429 at once, the other pages after 150 ms. A page
+	// sent before the client read the 429 arrives within moments of it;
+	// one that arrives from 50 ms after it to the end of the pause was
+	// sent during the pause.
+	s := &pagedServer{items: 2000, envelope: fullEnvelope, delay: 150 * time.Millisecond}
+	s.hook = func(_ *pagedServer, _, page int, w http.ResponseWriter, _ *http.Request) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if since := time.Since(limited); !limited.IsZero() && since > 50*time.Millisecond && since < 950*time.Millisecond {
+			during = append(during, page)
+		}
+		if page == 9 && limited.IsZero() {
+			limited = time.Now()
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+			return true
+		}
+		return false
+	}
+	ts := s.start(t)
+	jobs, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
+	if err != nil || !slices.Equal(idsOf(jobs), jobIDs(2000)) {
+		t.Fatalf("%d jobs, %v", len(jobs), err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(during) != 0 {
+		t.Errorf("pages %v were asked during the pause", during)
+	}
+	if s.count() != 21 {
+		t.Errorf("%d requests, want 21: 20 pages and one retry", s.count())
+	}
+}
+
+// TestRetryAfterPausesOtherCalls: a 429 with Retry-After to a list holds
+// back a trigger sent meanwhile.
+func TestRetryAfterPausesOtherCalls(t *testing.T) {
+	var limited atomic.Int64
+	var triggered atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			triggered.Store(time.Now().UnixNano())
+			w.WriteHeader(http.StatusCreated)
+			return
+		}
+		if limited.Load() == 0 {
+			limited.Store(time.Now().UnixNano())
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+			return
+		}
+		writePage(w, nil, "a")
+	}))
+	t.Cleanup(ts.Close)
+	c := newTestClient(t, ts.URL)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if _, err := c.ListJobs(context.Background(), testWS, JobFilter{}); err != nil {
+			t.Error(err)
+		}
+	})
+	for limited.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if err := c.TriggerJob(context.Background(), testWS, "j1", false); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if d := time.Duration(triggered.Load() - limited.Load()); d < 950*time.Millisecond {
+		t.Errorf("the trigger went %v after the 429, within its Retry-After of 1s", d)
+	}
+}
+
+// TestRetryAfterPauseEndsWithContext: a request held by a pause gives up
+// when its context ends, without being sent.
+func TestRetryAfterPauseEndsWithContext(t *testing.T) {
+	var rec recorder
+	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Retry-After", "30")
+		http.Error(w, "slow down", http.StatusServiceUnavailable)
+	})
+	c := newTestClient(t, ts.URL, func(c *Config) { c.MaxRetries = 0 })
+	if _, err := c.ListJobs(context.Background(), testWS, JobFilter{}); StatusCode(err) != http.StatusServiceUnavailable {
+		t.Fatalf("list: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := c.CancelJob(ctx, testWS, "j1")
+	if err == nil || time.Since(start) > time.Second || rec.count() != 1 {
+		t.Errorf("held cancel: %v after %v, %d requests (want only the list's)", err, time.Since(start), rec.count())
+	}
+	var e *Error
+	if !errors.As(err, &e) || e.Sent {
+		t.Errorf("a request never sent counts as sent: %#v", err)
 	}
 }

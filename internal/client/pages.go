@@ -89,7 +89,7 @@ const maxPages = 1 << 20
 // items do not add up to count), it is read again from the start, once; a
 // second change is an error. A list that does not end (a next_page that
 // does not move forward, the same page again, more items than count) is an
-// error at once.
+// error at once. README.md, "Pages" and "Open points", says why.
 func walk[T any](ctx context.Context, c *Client, l listing, v Visitor[T]) error {
 	for try := 0; ; try++ {
 		err := walkOnce(ctx, c, l, v)
@@ -256,7 +256,6 @@ func sideBySide[T any](ctx context.Context, r *reading[T]) (int, error) {
 	answers := make(map[int]chan fetched[T], ahead)
 	asked := 1 // the last page asked
 	for page := 2; page <= n; page++ {
-		// Ask the pages after this one that are in reach and may be needed.
 		for asked < n && asked < page-1+ahead && (r.more < 0 || (asked-page+1)*per < r.more) {
 			asked++
 			ch := make(chan fetched[T], 1)

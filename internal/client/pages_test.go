@@ -1,14 +1,17 @@
 package client
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,110 +21,133 @@ import (
 	"time"
 )
 
-// pagedServer serves a list of jobs page by page, and records how many
-// requests it held at once.
-type pagedServer struct {
-	items int
-	// envelope names the envelope fields given besides results, from
-	// "count", "next_page", "total_pages" and "page_size".
-	envelope []string
-	// largest is the most items a page holds, whatever page_size asks
-	// (0: what it asks); emptyPastEnd answers a page past the last with
-	// an empty page instead of a 404.
-	largest      int
-	emptyPastEnd bool
-	delay        time.Duration
-	// hook, if set, may answer a request itself (true), at once, or change
-	// items before it is served after delay.
-	hook func(s *pagedServer, n int, page int, w http.ResponseWriter, r *http.Request) bool
-
-	mu       sync.Mutex
-	requests int
-	pages    []int // the page of each request, in order of arrival
-	inFlight int
-	maxHeld  int
-}
-
-func (s *pagedServer) start(t *testing.T) *httptest.Server {
-	t.Helper()
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
-		size, _ := strconv.Atoi(r.URL.Query().Get("page_size"))
-		s.mu.Lock()
-		s.requests++
-		n := s.requests
-		s.pages = append(s.pages, page)
-		s.inFlight++
-		s.maxHeld = max(s.maxHeld, s.inFlight)
-		s.mu.Unlock()
-		defer func() { s.mu.Lock(); s.inFlight--; s.mu.Unlock() }()
-		if s.hook != nil && s.hook(s, n, page, w, r) {
-			return
-		}
-		time.Sleep(s.delay)
-		s.mu.Lock()
-		items := s.items
-		s.mu.Unlock()
-		if s.largest > 0 {
-			size = min(size, s.largest)
-		}
-		total := max((items+size-1)/size, 1)
-		if page < 1 || page > total && !s.emptyPastEnd {
-			http.Error(w, `{"detail": "Invalid page."}`, http.StatusNotFound)
-			return
-		}
-		env := map[string]any{}
-		for _, f := range s.envelope {
-			switch f {
-			case "count":
-				env["count"] = items
-			case "total_pages":
-				env["total_pages"] = total
-			case "page_size":
-				env["page_size"] = size
-			case "next_page":
-				env["next_page"] = nil
-				if page < total && page >= 1 {
-					env["next_page"] = page + 1
-				}
-			}
-		}
-		jobs := []Job{}
-		for i := (page - 1) * size; i < min(page*size, items); i++ {
-			jobs = append(jobs, Job{ID: fmt.Sprintf("job-%05d", i)})
-		}
-		env["results"] = jobs
-		_ = json.NewEncoder(w).Encode(env)
-	}))
+// TestPageFailureWasSent: a page that cannot be followed came in an answer,
+// so its request reached the service.
+func TestPageFailureWasSent(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { writePage(w, 1, "a") }))
 	t.Cleanup(ts.Close)
-	return ts
-}
-
-func (s *pagedServer) held() int { s.mu.Lock(); defer s.mu.Unlock(); return s.maxHeld }
-func (s *pagedServer) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests
-}
-
-// jobIDs are the IDs job-00000 to job-(n-1), in order.
-func jobIDs(n int) []string {
-	ids := make([]string, n)
-	for i := range ids {
-		ids[i] = fmt.Sprintf("job-%05d", i)
+	_, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
+	var e *Error
+	if !errors.As(err, &e) || e.StatusCode != http.StatusOK || !e.Sent || !e.MayHaveTakenEffect() || !strings.Contains(e.Error(), "does not move forward") {
+		t.Errorf("%#v", err)
 	}
-	return ids
 }
 
-func idsOf(jobs []Job) []string {
-	ids := make([]string, len(jobs))
-	for i, j := range jobs {
-		ids[i] = j.ID
+func TestListFollowsNextPage(t *testing.T) {
+	var rec recorder
+	ts := rec.server(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Query().Get("page") {
+		case "1":
+			writePage(w, 2, "a", "b")
+		case "2":
+			// next_page may skip: the client follows it, never computing pages.
+			writePage(w, 5, "c")
+		case "5":
+			_ = json.NewEncoder(w).Encode(map[string]any{"count": 999, "total_pages": 9, "next_page": nil, "results": []Job{{ID: "d"}}})
+		default:
+			t.Errorf("unexpected page %q", r.URL.Query().Get("page"))
+		}
+	})
+	c := newTestClient(t, ts.URL)
+	active, name := false, "x y"
+	jobs, err := c.ListJobs(context.Background(), testWS, JobFilter{IsActive: &active, Name: &name, Ordering: "-name"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return ids
+	if got := fmt.Sprintf("%d %s %s", len(jobs), jobs[0].ID, jobs[3].ID); got != "4 a d" {
+		t.Errorf("jobs: %s", got)
+	}
+	q := rec.reqs[0].URL.Query()
+	if q.Get("page_size") != "100" || q.Get("is_active") != "false" || q.Get("name") != "x y" || q.Get("ordering") != "-name" {
+		t.Errorf("query: %v", q)
+	}
+	for _, unset := range []string{"connector_name", "data_source", "schema_name"} {
+		if q.Has(unset) {
+			t.Errorf("unset filter %s was sent", unset)
+		}
+	}
+	if rec.count() != 3 {
+		t.Errorf("%d requests, want 3", rec.count())
+	}
 }
 
-var fullEnvelope = []string{"count", "next_page", "total_pages", "page_size"}
+func TestListStopsWhenNextPageDoesNotMoveForward(t *testing.T) {
+	for _, next := range []int{1, 0, -4} {
+		var rec recorder
+		ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) { writePage(w, next, "a") })
+		_, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
+		if err == nil || !strings.Contains(err.Error(), "does not move forward") {
+			t.Errorf("next_page %d: %v", next, err)
+		}
+		if rec.count() != 1 {
+			t.Errorf("next_page %d: %d requests", next, rec.count())
+		}
+	}
+}
+
+// TestHostileListAnswers: answers a well-behaved service would not give each
+// end in the right result or a clear error, never a panic.
+func TestHostileListAnswers(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		wantJobs   int
+		wantErr    string
+	}{
+		{"HTML instead of JSON", "<!DOCTYPE html><html><body>Bad gateway</body></html>", 0, "not the JSON expected"},
+		{"truncated JSON", `{"count": 2, "next_page": null, "results": [{"_id": "a", "name": "x"}, {"_id": "b"`, 0, "not the JSON expected"},
+		{"empty body", "", 0, "empty body where JSON was expected"},
+		{"a JSON array instead of an envelope", `[{"_id": "a"}]`, 0, "not the JSON expected"},
+		{"a job of the wrong shape", `{"results": [{"_id": 12}]}`, 0, "not the JSON expected"},
+		{"every optional field missing", `{}`, 0, ""},
+		{"results null", `{"count": 0, "next_page": null, "results": null}`, 0, ""},
+		{"only results, the same on every page", `{"results": [{"_id": "a"}, {"_id": "b"}]}`, 0, "page 2 holds the same items as page 1"},
+		{"unknown fields", `{"next_page": null, "results": [{"_id": "a", "colour": "blue", "_links": {"self": "x"}}], "extra": {"x": [1, 2]}}`, 1, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			jobs, err := newTestClient(t, serve(t, c.body)).ListJobs(context.Background(), testWS, JobFilter{})
+			if c.wantErr == "" {
+				if err != nil || len(jobs) != c.wantJobs {
+					t.Fatalf("got %d jobs, err %v; want %d jobs", len(jobs), err, c.wantJobs)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Fatalf("err %v, want one saying %q", err, c.wantErr)
+			}
+			if StatusCode(err) != http.StatusOK {
+				t.Errorf("the error does not carry the status 200: %v", err)
+			}
+		})
+	}
+}
+
+// TestNextPageThatNeverAdvances: a service that points back at the same page
+// ends the walk with an error after one request, instead of looping.
+func TestNextPageThatNeverAdvances(t *testing.T) {
+	for _, next := range []string{"1", "0", "-3"} {
+		var rec recorder
+		ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, `{"next_page": `+next+`, "results": [{"_id": "a"}]}`)
+		})
+		_, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
+		if err == nil || !strings.Contains(err.Error(), "does not move forward") || rec.count() != 1 {
+			t.Errorf("next_page %s: %d requests, err %v", next, rec.count(), err)
+		}
+	}
+}
+
+// TestEmptyPagesThatNeverEnd: a service that sends empty pages, each naming
+// the next, is stopped at the first.
+func TestEmptyPagesThatNeverEnd(t *testing.T) {
+	var rec recorder
+	ts := rec.server(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+		_, _ = fmt.Fprintf(w, `{"next_page": %d, "results": []}`, n+1)
+	})
+	_, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
+	if err == nil || !strings.Contains(err.Error(), "is empty but names a next page") || rec.count() != 1 {
+		t.Errorf("%d requests, err %v", rec.count(), err)
+	}
+}
 
 // TestListSideBySideKeepsOrder: whatever the bound, a list is read whole, in
 // order, each page once, with never more requests held at once than the
@@ -353,113 +379,6 @@ func TestListUnderFaults(t *testing.T) {
 	}
 }
 
-// TestRetryAfterPausesEveryRequest: a 429 with Retry-After to one page
-// holds back the other pages of the list for that long, not only that one.
-func TestRetryAfterPausesEveryRequest(t *testing.T) {
-	var (
-		mu      sync.Mutex
-		limited time.Time // when the 429 was answered
-		during  []int     // the pages asked within the pause
-	)
-	// Page 9 is answered 429 at once, the other pages after 150 ms. A page
-	// sent before the client read the 429 arrives within moments of it;
-	// one that arrives from 50 ms after it to the end of the pause was
-	// sent during the pause.
-	s := &pagedServer{items: 2000, envelope: fullEnvelope, delay: 150 * time.Millisecond}
-	s.hook = func(_ *pagedServer, _, page int, w http.ResponseWriter, _ *http.Request) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		if since := time.Since(limited); !limited.IsZero() && since > 50*time.Millisecond && since < 950*time.Millisecond {
-			during = append(during, page)
-		}
-		if page == 9 && limited.IsZero() {
-			limited = time.Now()
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, "slow down", http.StatusTooManyRequests)
-			return true
-		}
-		return false
-	}
-	ts := s.start(t)
-	jobs, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
-	if err != nil || !slices.Equal(idsOf(jobs), jobIDs(2000)) {
-		t.Fatalf("%d jobs, %v", len(jobs), err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(during) != 0 {
-		t.Errorf("pages %v were asked during the pause", during)
-	}
-	if s.count() != 21 {
-		t.Errorf("%d requests, want 21: 20 pages and one retry", s.count())
-	}
-}
-
-// TestRetryAfterPausesOtherCalls: a 429 with Retry-After to a list holds
-// back a trigger sent meanwhile.
-func TestRetryAfterPausesOtherCalls(t *testing.T) {
-	var limited atomic.Int64
-	var triggered atomic.Int64
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost {
-			triggered.Store(time.Now().UnixNano())
-			w.WriteHeader(http.StatusCreated)
-			return
-		}
-		if limited.Load() == 0 {
-			limited.Store(time.Now().UnixNano())
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, "slow down", http.StatusTooManyRequests)
-			return
-		}
-		writePage(w, nil, "a")
-	}))
-	t.Cleanup(ts.Close)
-	c := newTestClient(t, ts.URL)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if _, err := c.ListJobs(context.Background(), testWS, JobFilter{}); err != nil {
-			t.Error(err)
-		}
-	})
-	for limited.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(50 * time.Millisecond)
-	if err := c.TriggerJob(context.Background(), testWS, "j1", false); err != nil {
-		t.Fatal(err)
-	}
-	wg.Wait()
-	if d := time.Duration(triggered.Load() - limited.Load()); d < 950*time.Millisecond {
-		t.Errorf("the trigger went %v after the 429, within its Retry-After of 1s", d)
-	}
-}
-
-// TestRetryAfterPauseEndsWithContext: a request held by a pause gives up
-// when its context ends, without being sent.
-func TestRetryAfterPauseEndsWithContext(t *testing.T) {
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Retry-After", "30")
-		http.Error(w, "slow down", http.StatusServiceUnavailable)
-	})
-	c := newTestClient(t, ts.URL, func(c *Config) { c.MaxRetries = 0 })
-	if _, err := c.ListJobs(context.Background(), testWS, JobFilter{}); StatusCode(err) != http.StatusServiceUnavailable {
-		t.Fatalf("list: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	err := c.CancelJob(ctx, testWS, "j1")
-	if err == nil || time.Since(start) > time.Second || rec.count() != 1 {
-		t.Errorf("held cancel: %v after %v, %d requests (want only the list's)", err, time.Since(start), rec.count())
-	}
-	var e *Error
-	if !errors.As(err, &e) || e.Sent {
-		t.Errorf("a request never sent counts as sent: %#v", err)
-	}
-}
-
 // TestListChangedWhileRead: a list whose count changes between its pages is
 // read again from the start, once, the first reading forgotten; when it
 // changes again, the read fails and says why.
@@ -549,4 +468,64 @@ func TestListStopsAtTheFoundPage(t *testing.T) {
 	if n := s.count(); n < 3 || n > 18 {
 		t.Errorf("%d requests, want 3 to 18", n)
 	}
+}
+
+// jobsPage is the JSON of a page of n jobs, as the service sends it.
+func jobsPage(n int) []byte {
+	jobs := make([]map[string]any, n)
+	for i := range jobs {
+		jobs[i] = map[string]any{
+			"_id": fmt.Sprintf("6f1c2d3e-4b5a-4c7d-8e9f-%012d", i), "_created_at": "2026-01-05T10:00:00.000Z",
+			"_updated_at": "2026-01-05T10:01:00.000Z", "data_source": "salesforce", "connector_name": "crm",
+			"schema_name": "analytics", "name": fmt.Sprintf("salesforce to analytics %03d", i), "is_active": i%4 != 0,
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"count": 10000, "next_page": 2, "previous_page": nil, "page_size": n, "results": jobs})
+	return b
+}
+
+// BenchmarkDecodeJobsPage decodes a page of 100 jobs; allocs/job is what
+// `make bench` reports.
+func BenchmarkDecodeJobsPage(b *testing.B) {
+	page := jobsPage(PageSize)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		p, err := DecodePage[Job](bytes.NewReader(page))
+		if err != nil || len(p.Results) != PageSize {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	allocs := testing.AllocsPerRun(20, func() { _, _ = DecodePage[Job](bytes.NewReader(page)) })
+	b.ReportMetric(allocs/PageSize, "allocs/job")
+}
+
+// FuzzDecodePage feeds any bytes to the decoding of a page of jobs: it never
+// panics, and what it accepts survives a round trip unchanged.
+func FuzzDecodePage(f *testing.F) {
+	for _, s := range []string{
+		`{"count": 1, "next_page": null, "results": [{"_id": "a", "name": "x", "is_active": true}]}`,
+		`{}`, `{"results": null}`, `{"next_page": 2, "results": []}`, `[]`, ``, `<html>`, `{"results": [{"_id": 1}]}`,
+		`{"count": 9223372036854775808}`, `{"results": [{"_id": "a"}]} trailing`, "{\"results\": [{\"name\": \"\xff\"}]}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var p Page[Job]
+		if err := decode(bytes.NewReader(b), &p); err != nil {
+			if err.Error() == "" {
+				t.Fatal("an error without a message")
+			}
+			return
+		}
+		again, err := json.Marshal(p)
+		if err != nil {
+			t.Fatalf("re-encoding an accepted page: %v", err)
+		}
+		var q Page[Job]
+		if err := decode(bytes.NewReader(again), &q); err != nil || !reflect.DeepEqual(p, q) {
+			t.Fatalf("round trip of %q: %+v, then %+v (%v)", b, p, q, err)
+		}
+	})
 }

@@ -2,8 +2,9 @@ package client
 
 // This file holds every wire name the client uses: paths, query parameters,
 // JSON keys and the connector kind value. The jobs API is published by the
-// service (service-api.md); the connector contract is this project's own
-// (connectors-contract.md), so that the real names can be dropped in here.
+// service; the connector contract is this project's own (README.md, "The
+// connector's wire contract"), so that the real names can be dropped in
+// here.
 
 import (
 	"encoding/json"
@@ -36,7 +37,7 @@ const (
 // connector: the client sets it on create and the service returns it.
 const ConnectorKindCustomerService = "customer_service"
 
-// Job is a job of a workspace (service-api.md section 2.1). The API lists
+// Job is a job of a workspace (README.md, "Jobs"). The API lists
 // its fields as strings without saying they are never null: a nil field is
 // one the service sent as null or left out. Fields beyond these are
 // ignored.
@@ -51,7 +52,7 @@ type Job struct {
 	IsActive      bool    `json:"is_active"`
 }
 
-// Page is the envelope of a list answer (service-api.md section 2.2). Every
+// Page is the envelope of a list answer (README.md, "Pages"). Every
 // field is optional on the wire; the pointers tell absent from zero, and
 // NextPage also tells absent from null.
 type Page[T any] struct {
@@ -105,8 +106,8 @@ type Connector struct {
 	Streams       []string               `json:"streams"`
 }
 
-// ConnectorConfiguration is the form of the connector (service-api.md
-// section 2.3). Token is only ever sent.
+// ConnectorConfiguration is the form of the connector (README.md,
+// "Connector"). Token is only ever sent.
 type ConnectorConfiguration struct {
 	URL        string `json:"url,omitempty"`
 	Token      string `json:"token,omitempty"`

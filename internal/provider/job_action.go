@@ -19,7 +19,7 @@ import (
 // jobAction is what the actions on a job share: the provider's data, the
 // attributes that name the job, and their checks before any request.
 // Actions need Terraform 1.14 or later; older engines and OpenTofu ignore
-// them and load the provider as before.
+// them and load the provider all the same.
 type jobAction struct {
 	data *providerData
 }

@@ -77,7 +77,7 @@ func (r *jobTriggerResource) Metadata(_ context.Context, req resource.MetadataRe
 
 func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		// Version 1 has if_running; UpgradeState says why it needed one.
+		// Version 1 has if_running; UpgradeState reads version 0, without it.
 		Version: 1,
 		MarkdownDescription: "Triggers one execution of a job when it is created. A trigger is an event: " +
 			"refreshing it makes no request, and applying an unchanged configuration triggers nothing. " +
@@ -213,19 +213,19 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
-// UpgradeState reads the states written before if_running existed (schema
-// version 0, up to commit a0b1d65), so that they plan nothing. The framework
+// UpgradeState reads the states of schema version 0, written before 0.1.0
+// by builds without if_running, so that they plan nothing. The framework
 // applies an attribute's Default to the plan, never to the state: such a
-// state holds if_running as null, and each trigger in it planned
-// `+ if_running = "fail"`, an update that changed nothing yet failed every
+// state holds if_running as null, and each trigger in it would plan
+// `+ if_running = "fail"`, an update that changes nothing yet fails every
 // pipeline that gates on an empty plan. A default applied on read would not
 // do: Read makes no request and changes nothing, and `plan -refresh=false`
-// does not read at all. The state is given the value those triggers behaved
-// as, since before if_running a running job failed the trigger. Likewise the
-// null triggers that commits before e3c7296 (1addb2e among them) wrote for a
-// trigger without triggers becomes the empty map written since, so that
-// `triggers = {}` plans nothing. Every other attribute is kept as it was;
-// one the state lacks (job_name, before it existed) is null.
+// does not read at all. The state is given the value those triggers behave
+// as: without if_running, a running job fails the trigger. Likewise the
+// null triggers that the earliest of these states hold for a trigger
+// without triggers become the empty map, so that `triggers = {}` plans
+// nothing. Every other attribute is kept; one the state lacks (job_name, in
+// the states that predate it) is null.
 func (r *jobTriggerResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
 	return map[int64]resource.StateUpgrader{
 		0: {StateUpgrader: func(_ context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {

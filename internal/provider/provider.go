@@ -286,7 +286,7 @@ func (p *dataIntegrationProvider) Resources(_ context.Context) []func() resource
 }
 
 // Actions are ignored by engines without them (Terraform before 1.14,
-// OpenTofu), which load the provider as before.
+// OpenTofu), which load the provider all the same.
 func (p *dataIntegrationProvider) Actions(_ context.Context) []func() action.Action {
 	return []func() action.Action{
 		NewRunJobAction,

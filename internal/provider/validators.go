@@ -43,7 +43,7 @@ func notBlank(allowed string) stringCheckValidator {
 
 // jobNameValidator refuses a blank job name, which no lookup could find.
 // Spaces at either end are kept: a job made outside this provider may have
-// them, and the service's name filter matches exactly.
+// them, and a lookup keeps only the jobs named exactly so (jobsNamed).
 func jobNameValidator() stringCheckValidator {
 	return notBlank("a job's exact name, with a character that shows")
 }

@@ -1,11 +1,12 @@
 package sandbox
 
-// The sandbox's own rules for a connector, written from the specification
-// (connectors-contract.md, and service-api.md section 2.3 for the streams),
-// not taken from the provider: a rule that the provider gets wrong is then
-// not mirrored by the service its acceptance tests run against. Where the
-// provider is stricter than the contract, it refuses at plan time what the
-// sandbox would accept; where it is looser, the sandbox answers 400.
+// The sandbox's own rules for a connector, written from the contract
+// (internal/client/README.md, "The connector's wire contract" and
+// "Streams"), not taken from the provider: a rule that the provider gets
+// wrong is then not mirrored by the service its acceptance tests run
+// against. Where the provider is stricter than the contract, it refuses at
+// plan time what the sandbox would accept; where it is looser, the sandbox
+// answers 400. README.md, "Connector rules", sums them up.
 
 import (
 	"errors"
@@ -18,7 +19,7 @@ import (
 )
 
 // AllStreams are the streams of the customer-service connector, in the
-// order service-api.md section 2.3 lists them.
+// order the service lists them (internal/client/README.md, "Streams").
 var AllStreams = []string{
 	"chats", "messages", "events", "contacts", "tickets",
 	"ticket_interactions", "ticket_tags", "ticket_groups", "ticket_forms",
@@ -45,9 +46,9 @@ func checkKind(s string) error {
 	return nil
 }
 
-// checkURL: "an absolute https:// URL of a host, no query or fragment", of
-// the form https://<account_host> (service-api.md section 2.3): so no path
-// beyond "/" and no user information either.
+// checkURL: an absolute https URL of a host, without query or fragment,
+// of the form https://<account_host> that the service's form asks for: so
+// no path beyond "/" and no user information either.
 func checkURL(s string) error {
 	u, err := url.Parse(s)
 	switch {
@@ -83,8 +84,8 @@ func checkEmail(s string) error {
 	return nil
 }
 
-// checkStreams: "each one of the 15 stream names of service-api.md section
-// 2.3, no repeats". An empty list breaks neither rule.
+// checkStreams: names of AllStreams, each at most once. An empty list
+// breaks neither rule.
 func checkStreams(names []string) error {
 	for i, n := range names {
 		if !slices.Contains(AllStreams, n) {

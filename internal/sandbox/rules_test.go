@@ -1,13 +1,12 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
 
 func TestAllStreams(t *testing.T) {
-	// service-api.md section 2.3, in its order.
+	// internal/client/README.md, "Streams", in its order.
 	spec := "chats, messages, events, contacts, tickets, ticket_interactions, ticket_tags, ticket_groups, ticket_forms, " +
 		"ticket_priorities, ticket_types, ticket_channels, ticket_status, organizations, survey_submissions"
 	if got := strings.Join(AllStreams, ", "); got != spec {
@@ -118,67 +117,4 @@ func TestCheckStreams(t *testing.T) {
 			t.Errorf("checkStreams(%q) = %v, want an error with %q", c.in, err, c.want)
 		}
 	}
-}
-
-// TestParseConnectorFollowsTheContract: a body the contract allows is
-// accepted even where the provider's own rules are stricter, so that the
-// sandbox never simply agrees with the provider.
-func TestParseConnectorFollowsTheContract(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		edit func(m map[string]any)
-	}{
-		{"blank name", func(m map[string]any) { m["name"] = "  " }},
-		{"name with a newline", func(m map[string]any) { m["name"] = "desk\nEU" }},
-		{"blank token", func(m map[string]any) { m["configuration"].(map[string]any)["token"] = " " }},
-		{"dotless e-mail domain", func(m map[string]any) { m["configuration"].(map[string]any)["agent_email"] = "agent@localhost" }},
-		{"host with an underscore", func(m map[string]any) { m["configuration"].(map[string]any)["url"] = "https://acme_eu.example.com" }},
-		{"no streams", func(m map[string]any) { m["streams"] = []string{} }},
-	} {
-		body := connectorBody("desk")
-		c.edit(body)
-		in, err := parseConnector(rawBody(t, body), true)
-		if err != nil {
-			t.Errorf("%s: %v", c.name, err)
-			continue
-		}
-		if c.name == "no streams" && (in.streams == nil || len(in.streams) != 0) {
-			t.Errorf("%s: streams %q, want an empty list, not all of them", c.name, in.streams)
-		}
-	}
-}
-
-func TestParseConnectorUpdate(t *testing.T) {
-	in, err := parseConnector(rawBody(t, map[string]any{"configuration": map[string]any{"token": "new"}}), false)
-	if err != nil || in.token == nil || *in.token != "new" || in.name != nil || in.url != nil || in.agentEmail != nil || in.streams != nil {
-		t.Errorf("a patch of the token alone: %+v, %v", in, err)
-	}
-	for _, c := range []struct {
-		body map[string]any
-		want string
-	}{
-		{map[string]any{"configuration": "x"}, "configuration: must be an object"},
-		{map[string]any{"configuration": map[string]any{"colour": "red"}}, "configuration.colour: unknown field"},
-		{map[string]any{"configuration": map[string]any{"url": 1}}, "configuration.url: must be a string"},
-		{map[string]any{"streams": nil}, "streams: must be an array"},
-		{map[string]any{"streams": []string{"gossip"}}, "known streams: " + strings.Join(AllStreams, ", ")},
-		{map[string]any{"connector_name": "crm"}, `connector_name: must be "customer_service"`},
-	} {
-		if _, err := parseConnector(rawBody(t, c.body), false); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%v: %v, want an error with %q", c.body, err, c.want)
-		}
-	}
-}
-
-func rawBody(t *testing.T, m map[string]any) map[string]json.RawMessage {
-	t.Helper()
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out map[string]json.RawMessage
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

@@ -1,8 +1,8 @@
 // Package sandbox is a local stand-in for the data-integration service: the
 // published jobs API, this project's connector contract, and a side door
 // under /_sandbox/ for tests and demos. It keeps state, validates what it
-// receives and is safe for concurrent requests. sandbox.md in the project's
-// shared specification describes every choice it makes.
+// receives and is safe for concurrent requests. README.md describes every
+// choice it makes.
 package sandbox
 
 import (

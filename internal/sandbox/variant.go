@@ -10,7 +10,7 @@ import (
 
 // Variant is how the sandbox settles the points the published API leaves
 // open, so that it can play each service the API allows; the zero Variant
-// is the sandbox's default behaviour (sandbox.md).
+// is the sandbox's default behaviour (README.md, "Variants").
 type Variant struct {
 	// Envelope lists the envelope fields a list page carries besides
 	// results; nil means all six (count, next_page, previous_page,

@@ -293,8 +293,8 @@ func WholeNumber(f *big.Float, lo, hi int64) error {
 }
 
 // CustomerServiceStreams are the streams of the customer-service connector,
-// in the order service-api.md section 2.3 lists them. A connector created
-// without streams loads every one.
+// in the order the service lists them (internal/client/README.md,
+// "Streams"). A connector created without streams loads every one.
 var CustomerServiceStreams = []string{
 	"chats", "messages", "events", "contacts", "tickets",
 	"ticket_interactions", "ticket_tags", "ticket_groups", "ticket_forms",

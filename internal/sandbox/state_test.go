@@ -16,6 +16,28 @@ import (
 	"time"
 )
 
+func TestStateFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	h := newHarness(t, Config{Jobs: 3, StatePath: path})
+	c := h.expect("POST", "/developers/workspaces/"+ws+"/connectors/", connectorBody("kept"), 201, "").(map[string]any)
+	h.expect("POST", jobsPath(SeedJobs(ws, 3)[0].ID+"/run/"), nil, 201, "")
+
+	again := newHarness(t, Config{Jobs: 3, StatePath: path})
+	if v, ok := again.srv.Connector(ws, c["_id"].(string)); !ok || v.Name != "kept" || v.Token != "secret-token" {
+		t.Errorf("connector after restart: %+v %v", v, ok)
+	}
+	if n := len(again.srv.Jobs(ws)); n != 4 {
+		t.Errorf("%d jobs after restart, want 3 seeded and the connector's", n)
+	}
+	if n := len(again.srv.Executions(ws, SeedJobs(ws, 3)[0].ID)); n != 1 {
+		t.Errorf("%d executions after restart", n)
+	}
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*.tmp"))
+	if len(matches) != 0 {
+		t.Errorf("temporary files left: %v", matches)
+	}
+}
+
 // startSandbox runs the sandbox command with a state file and returns its
 // process and base URL.
 func startSandbox(t *testing.T, bin, state string) (*exec.Cmd, string) {

@@ -27,7 +27,7 @@ const modulePath = "github.com/dataintegration/terraform-provider-dataintegratio
 // reads it) from a proxy folder of the test's own, every other module from
 // this machine's module cache, nothing from the network. It fails when the
 // module cannot be run so: a replace directive in go.mod, a file the build
-// needs that git does not hold, a main package that no longer builds.
+// needs that git does not hold, a main package that does not build.
 func TestGoRunAtVersion(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the module through a Go proxy; skipped with -short")

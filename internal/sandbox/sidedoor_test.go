@@ -1,0 +1,56 @@
+package sandbox
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestSideDoor(t *testing.T) {
+	h := newHarness(t, Config{Jobs: 1})
+	job := h.expect("POST", "/_sandbox/workspaces/"+ws+"/jobs/", map[string]any{
+		"name": "made by hand", "data_source": "s3", "connector_name": "files", "schema_name": "raw", "is_active": false,
+	}, 201, "").(map[string]any)
+	if job["is_active"] != false || job["_id"] == "" {
+		t.Errorf("side-door job: %v", job)
+	}
+	h.expect("POST", "/_sandbox/workspaces/"+ws+"/jobs/", map[string]any{"name": "x"}, 400, "required")
+	if p := h.expect("GET", jobsPath("?name=made%20by%20hand"), nil, 200, "").(map[string]any); p["count"] != 1.0 {
+		t.Errorf("the side-door job is not listed: %v", p)
+	}
+	st := h.expect("GET", "/_sandbox/stats", nil, 200, "").(map[string]any)
+	if st["by_route"].(map[string]any)["GET /developers/workspaces/{workspace_id}/jobs/"] != 1.0 || st["requests"] != 4.0 {
+		t.Errorf("stats: %v", st)
+	}
+	if s, _, _ := h.call("GET", "/_sandbox/stats", "", nil); s != 401 {
+		t.Errorf("side door without a key: %d", s)
+	}
+}
+
+// TestSideDoorOneValue: a side-door body of two JSON values, or of one with
+// trailing text, is refused, and sets nothing.
+func TestSideDoorOneValue(t *testing.T) {
+	h := newHarness(t, Config{Jobs: 1})
+	for _, c := range []struct{ path, body string }{
+		{"/_sandbox/variant", `{"envelope": []} trailing`},
+		{"/_sandbox/faults", `{"rate": 0}{"rate": 1, "statuses": [503]}`},
+	} {
+		req, _ := http.NewRequest("PUT", h.ts.URL+c.path, strings.NewReader(c.body))
+		req.Header.Set("Authorization", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != 400 || !strings.Contains(string(b), "the body holds more than one JSON value") {
+			t.Errorf("PUT %s %s: %d %s", c.path, c.body, resp.StatusCode, b)
+		}
+	}
+	if v := h.srv.Variant(); v.Envelope != nil {
+		t.Errorf("a refused body set the variant %+v", v)
+	}
+	// No fault was set: the list answers.
+	h.expect("GET", jobsPath(""), nil, 200, "")
+}
