@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -201,42 +199,4 @@ func encodePrimitive(enc *msgpack.Encoder, v tftypes.Value) error {
 		return enc.EncodeBool(b)
 	}
 	return fmt.Errorf("a %s is not a string or a bool", v.Type())
-}
-
-// protoDiagnostics are diags as the protocol carries them.
-func protoDiagnostics(diags diag.Diagnostics) []*tfprotov6.Diagnostic {
-	out := make([]*tfprotov6.Diagnostic, 0, len(diags))
-	for _, d := range diags {
-		pd := &tfprotov6.Diagnostic{Severity: tfprotov6.DiagnosticSeverityWarning, Summary: d.Summary(), Detail: d.Detail()}
-		if d.Severity() == diag.SeverityError {
-			pd.Severity = tfprotov6.DiagnosticSeverityError
-		}
-		if wp, ok := d.(diag.DiagnosticWithPath); ok {
-			pd.Attribute = protoPath(wp.Path())
-		}
-		out = append(out, pd)
-	}
-	return out
-}
-
-// protoPath is p as the protocol carries it; nil for a step it cannot
-// carry, which leaves the diagnostic on the whole block.
-func protoPath(p path.Path) *tftypes.AttributePath {
-	if len(p.Steps()) == 0 {
-		return nil
-	}
-	out := tftypes.NewAttributePath()
-	for _, step := range p.Steps() {
-		switch st := step.(type) {
-		case path.PathStepAttributeName:
-			out = out.WithAttributeName(string(st))
-		case path.PathStepElementKeyInt:
-			out = out.WithElementKeyInt(int(st))
-		case path.PathStepElementKeyString:
-			out = out.WithElementKeyString(string(st))
-		default:
-			return nil
-		}
-	}
-	return out
 }
