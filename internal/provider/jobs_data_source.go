@@ -260,6 +260,11 @@ func (s *fastJobs) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSo
 	attrs, diags := readJobs(ctx, data, tfsdk.Config{Schema: s.schema.Schema, Raw: config}, sink)
 	resp := &tfprotov6.ReadDataSourceResponse{Diagnostics: protoDiagnostics(diags)}
 	if diags.HasError() {
+		// The framework answers a read that failed with the configuration
+		// as the state: so does fastJobs, for the same answer either way.
+		if state, err := tfprotov6.NewDynamicValue(s.typ, config); err == nil {
+			resp.State = &state
+		}
 		return resp, nil
 	}
 	if state, err := sink.state(attrs); err == nil {
