@@ -66,6 +66,20 @@ func serviceMessage(err error) string {
 	return e.Message
 }
 
+// requireConfigured tells whether data, what a data source received from
+// Configure, is there, and adds an error when it is not: the framework
+// calls Read even on a provider whose ConfigureProvider never ran, and a
+// read without a client must fail, not crash the provider.
+func requireConfigured(data *providerData, diags *diag.Diagnostics) bool {
+	if data != nil {
+		return true
+	}
+	diags.AddError("Provider Not Configured",
+		"The data source was read before the provider was configured. Terraform and OpenTofu configure a provider before they read its data sources: "+
+			"this is a bug in the provider or in the engine, please report it.")
+	return false
+}
+
 // protoDiagnostics are diags as the protocol carries them.
 func protoDiagnostics(diags diag.Diagnostics) []*tfprotov6.Diagnostic {
 	out := make([]*tfprotov6.Diagnostic, 0, len(diags))

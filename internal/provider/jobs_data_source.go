@@ -130,7 +130,7 @@ func readJobs(ctx context.Context, data *providerData, config tfsdk.Config, sink
 	var diags diag.Diagnostics
 	var m jobsDataSourceModel
 	diags.Append(config.Get(ctx, &m)...)
-	if diags.HasError() {
+	if diags.HasError() || !requireConfigured(data, &diags) {
 		return nil, diags
 	}
 	ws := data.workspace(m.WorkspaceID, &diags)
