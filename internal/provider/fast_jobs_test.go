@@ -380,12 +380,13 @@ func TestFastJobsLeavesTheRestToTheFramework(t *testing.T) {
 		configured bool
 		typeName   string
 		config     *tfprotov6.DynamicValue
+		wantErr    string // the framework's first diagnostic; none if empty
 	}{
-		{"another data source", true, "dataintegration_job", &job},
-		{"the provider not configured", false, jobsTypeName, &every},
-		{"no configuration", true, jobsTypeName, nil},
-		{"a configuration not fully known", true, jobsTypeName, value(t, jobsType, unknownName)},
-		{"a configuration of another type", true, jobsTypeName, value(t, otherType, map[string]tftypes.Value{"workspace_id": tftypes.NewValue(tftypes.String, e.workspaceID)})},
+		{"another data source", true, "dataintegration_job", &job, ""},
+		{"the provider not configured", false, jobsTypeName, &every, "Provider Not Configured"},
+		{"no configuration", true, jobsTypeName, nil, "Value Conversion Error"},
+		{"a configuration not fully known", true, jobsTypeName, value(t, jobsType, unknownName), ""},
+		{"a configuration of another type", true, jobsTypeName, value(t, otherType, map[string]tftypes.Value{"workspace_id": tftypes.NewValue(tftypes.String, e.workspaceID)}), "Unable to Convert Configuration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &dataIntegrationProvider{version: "test"}
@@ -421,6 +422,14 @@ func TestFastJobsLeavesTheRestToTheFramework(t *testing.T) {
 			sameDiagnostics(t, got.Diagnostics, want.Diagnostics)
 			if (got.State == nil) != (want.State == nil) || (got.State != nil && !bytes.Equal(got.State.MsgPack, want.State.MsgPack)) {
 				t.Errorf("state: %v, the framework's %v", got.State, want.State)
+			}
+			if tc.wantErr == "" {
+				failOnProto(t, got.Diagnostics)
+				if got.State == nil {
+					t.Error("no state")
+				}
+			} else if len(got.Diagnostics) == 0 || got.Diagnostics[0].Summary != tc.wantErr {
+				t.Errorf("want %q, got %v", tc.wantErr, got.Diagnostics)
 			}
 		})
 	}
