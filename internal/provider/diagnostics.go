@@ -6,6 +6,9 @@ import (
 	"net/http"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
@@ -61,4 +64,56 @@ func serviceMessage(err error) string {
 		return "the service gave no message"
 	}
 	return e.Message
+}
+
+// requireConfigured tells whether data, what a data source received from
+// Configure, is there, and adds an error when it is not: the framework
+// calls Read even on a provider whose ConfigureProvider never ran, and a
+// read without a client must fail, not crash the provider.
+func requireConfigured(data *providerData, diags *diag.Diagnostics) bool {
+	if data != nil {
+		return true
+	}
+	diags.AddError("Provider Not Configured",
+		"The data source was read before the provider was configured. Terraform and OpenTofu configure a provider before they read its data sources: "+
+			"this is a bug in the provider or in the engine, please report it.")
+	return false
+}
+
+// protoDiagnostics are diags as the protocol carries them.
+func protoDiagnostics(diags diag.Diagnostics) []*tfprotov6.Diagnostic {
+	out := make([]*tfprotov6.Diagnostic, 0, len(diags))
+	for _, d := range diags {
+		pd := &tfprotov6.Diagnostic{Severity: tfprotov6.DiagnosticSeverityWarning, Summary: d.Summary(), Detail: d.Detail()}
+		if d.Severity() == diag.SeverityError {
+			pd.Severity = tfprotov6.DiagnosticSeverityError
+		}
+		if wp, ok := d.(diag.DiagnosticWithPath); ok {
+			pd.Attribute = protoPath(wp.Path())
+		}
+		out = append(out, pd)
+	}
+	return out
+}
+
+// protoPath is p as the protocol carries it; nil for a step it cannot
+// carry, which leaves the diagnostic on the whole block.
+func protoPath(p path.Path) *tftypes.AttributePath {
+	if len(p.Steps()) == 0 {
+		return nil
+	}
+	out := tftypes.NewAttributePath()
+	for _, step := range p.Steps() {
+		switch st := step.(type) {
+		case path.PathStepAttributeName:
+			out = out.WithAttributeName(string(st))
+		case path.PathStepElementKeyInt:
+			out = out.WithElementKeyInt(int(st))
+		case path.PathStepElementKeyString:
+			out = out.WithElementKeyString(string(st))
+		default:
+			return nil
+		}
+	}
+	return out
 }

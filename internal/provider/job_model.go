@@ -1,16 +1,24 @@
 package provider
 
 import (
+	"cmp"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
-// jobModel is a job as the dataintegration_job data source shows it.
-// dataintegration_jobs has the same attributes (jobAttributes), but builds
-// its state without the framework's reflection, for speed: see jobFields,
-// packedJobs and jobValues.
+// jobModel is a job as both job data sources show it, the one description
+// of a job's attributes: with jobAttributeDescriptions, it makes the
+// schema's job attributes (jobAttributes), dataintegration_job's state,
+// and the jobs of dataintegration_jobs' state, whether the framework
+// encodes them (jobsDataSource.Read) or packedJobs does.
 type jobModel struct {
 	ID            types.String `tfsdk:"id"`
 	Name          types.String `tfsdk:"name"`
@@ -37,7 +45,8 @@ func newJobModel(j client.Job) jobModel {
 	}
 }
 
-// jobAttributeDescriptions describe a job's fields, for both data sources.
+// jobAttributeDescriptions describe jobModel's attributes, by name, for
+// both data sources.
 var jobAttributeDescriptions = map[string]string{
 	"id":             "The job's ID (a UUID).",
 	"name":           "The job's name.",
@@ -49,14 +58,48 @@ var jobAttributeDescriptions = map[string]string{
 	"updated_at":     "When the job was last changed, as the service gives it (ISO 8601 with milliseconds, UTC).",
 }
 
-// jobAttributes are a job's fields as computed attributes.
+// jobField is one attribute of jobModel.
+type jobField struct {
+	name  string       // the attribute's name: the field's tfsdk tag
+	index int          // the field's index in jobModel
+	typ   tftypes.Type // tftypes.String for a types.String, tftypes.Bool for a types.Bool
+}
+
+// jobModelFields are jobModel's attributes in name order, the order in
+// which the protocol carries an object's attributes, read once from its
+// tfsdk tags. A field of another type than types.String or types.Bool
+// panics: no job attribute, nor packedJobs, knows what to make of it, and
+// the first schema asked for, in any test, says so.
+var jobModelFields = sync.OnceValue(func() []jobField {
+	t := reflect.TypeFor[jobModel]()
+	fields := make([]jobField, 0, t.NumField())
+	for i := range t.NumField() {
+		f := t.Field(i)
+		jf := jobField{name: f.Tag.Get("tfsdk"), index: i}
+		switch f.Type {
+		case reflect.TypeFor[types.String]():
+			jf.typ = tftypes.String
+		case reflect.TypeFor[types.Bool]():
+			jf.typ = tftypes.Bool
+		default:
+			panic(fmt.Sprintf("jobModel.%s is a %s: a job attribute is a types.String or a types.Bool", f.Name, f.Type))
+		}
+		fields = append(fields, jf)
+	}
+	slices.SortFunc(fields, func(a, b jobField) int { return cmp.Compare(a.name, b.name) })
+	return fields
+})
+
+// jobAttributes are jobModel's attributes as computed attributes.
 func jobAttributes() map[string]schema.Attribute {
-	attrs := make(map[string]schema.Attribute, len(jobAttributeDescriptions))
-	for name, desc := range jobAttributeDescriptions {
-		if name == "is_active" {
-			attrs[name] = schema.BoolAttribute{MarkdownDescription: desc, Computed: true}
+	fields := jobModelFields()
+	attrs := make(map[string]schema.Attribute, len(fields))
+	for _, f := range fields {
+		desc := jobAttributeDescriptions[f.name]
+		if f.typ.Is(tftypes.Bool) {
+			attrs[f.name] = schema.BoolAttribute{MarkdownDescription: desc, Computed: true}
 		} else {
-			attrs[name] = schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+			attrs[f.name] = schema.StringAttribute{MarkdownDescription: desc, Computed: true}
 		}
 	}
 	return attrs
