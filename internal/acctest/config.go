@@ -106,7 +106,7 @@ func TriggerHCL(name, jobID, body string) string {
 
 const JobAddress = "data.dataintegration_job.test"
 
-// TriggerByNameHCL is the block of the trigger at triggerAddress, naming its
+// TriggerByNameHCL is the block of the trigger at TriggerAddress, naming its
 // job; body holds its other attributes.
 func TriggerByNameHCL(jobName, body string) string {
 	return fmt.Sprintf("resource \"dataintegration_job_trigger\" \"test\" {\n  job_name = %q\n%s\n}\n", jobName, body)

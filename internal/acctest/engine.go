@@ -140,7 +140,7 @@ func detectEngineAt(path string) (EngineInfo, error) {
 }
 
 // RequireCapability skips an acceptance test that the engine cannot run,
-// saying why. It is called after the TF_ACC check (newTestEnv or newEngine
+// saying why. It is called after the TF_ACC check (NewEnv or NewEngine
 // makes it), so that unit runs do not look for an engine.
 func RequireCapability(t testing.TB, c Capability) {
 	t.Helper()
@@ -173,7 +173,7 @@ type Engine struct {
 	Env      []string
 
 	mu     sync.Mutex
-	leaked []string // secrets a command printed (see cli_output_test.go)
+	leaked []string // secrets a command printed (see output.go)
 }
 
 func NewEngine(t testing.TB) *Engine {

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// TestEngineCapabilities checks the capability table against the engines
+// TestEngine_capabilities checks the capability table against the engines
 // users run, and that OpenTofu's numbers alone grant nothing.
-func TestEngineCapabilities(t *testing.T) {
+func TestEngine_capabilities(t *testing.T) {
 	cases := []struct {
 		version string // first line of `version`
 		want    []Capability
@@ -53,7 +53,7 @@ func TestEngineCapabilities(t *testing.T) {
 	}
 }
 
-func TestCountWarnings(t *testing.T) {
+func TestEngine_countWarnings(t *testing.T) {
 	out := `
 Warning: Prefer token_wo
 

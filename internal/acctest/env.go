@@ -68,12 +68,12 @@ func (e *Env) RequireSandbox(t testing.TB, why string) {
 // case can change.
 var LetteredWorkspace = []sandbox.KeyBinding{{APIKey: sandbox.DefaultAPIKey, WorkspaceID: "0000000a-0000-4000-8000-00000000000b"}}
 
-// SecondWorkspace is a second workspace that twoWorkspaces binds the
+// SecondWorkspace is a second workspace that TwoWorkspaces binds the
 // default key to.
 const SecondWorkspace = "22222222-2222-4222-8222-222222222222"
 
 // TwoWorkspaces is a sandbox whose key reaches its default workspace and
-// secondWorkspace; the test is skipped against the real service.
+// SecondWorkspace; the test is skipped against the real service.
 func TwoWorkspaces(t *testing.T, cfg sandbox.Config, why string) *Env {
 	t.Helper()
 	cfg.Keys = []sandbox.KeyBinding{
@@ -98,19 +98,19 @@ provider "dataintegration" {
 `, e.BaseURL, e.APIKey, e.WorkspaceID, IndentLines(extra))
 }
 
-// ProviderWithWorkspace is a provider block like providerConfig's, with the
+// ProviderWithWorkspace is a provider block like ProviderConfig's, with the
 // given default workspace.
 func (e *Env) ProviderWithWorkspace(ws string) string {
 	return ProviderBlock(e.BaseURL, e.APIKey, ws)
 }
 
-// ProviderWithoutWorkspace is a provider block like providerConfig's, with
+// ProviderWithoutWorkspace is a provider block like ProviderConfig's, with
 // no default workspace.
 func (e *Env) ProviderWithoutWorkspace() string {
 	return ProviderBlock(e.BaseURL, e.APIKey, "")
 }
 
-// ProviderWithKey is a provider block like providerConfig's, with the given
+// ProviderWithKey is a provider block like ProviderConfig's, with the given
 // API key.
 func (e *Env) ProviderWithKey(apiKey string) string {
 	return ProviderBlock(e.BaseURL, apiKey, e.WorkspaceID)
@@ -285,7 +285,7 @@ func (e *Env) ConnectorsGone(t *testing.T) resource.TestCheckFunc {
 // ExpectMoved checks that a connector moved from the test's workspace to
 // workspace to: the sandbox holds *moved there and no longer holds *first
 // in the test's workspace. The IDs are read when the check runs, after
-// captureID has stored them.
+// CaptureID has stored them.
 func (e *Env) ExpectMoved(first, moved *string, to string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		if _, ok := e.Sandbox.Connector(to, *moved); !ok {
@@ -374,7 +374,7 @@ func RefusingEnv(t *testing.T) (e *Env, running, inactive string) {
 	return e, jobs[0], inactive
 }
 
-// OneByOne are the IDs of jobsOneByOne.
+// OneByOne are the IDs of JobsOneByOne.
 func (e *Env) OneByOne(t testing.TB, f client.JobFilter) []string {
 	t.Helper()
 	return JobIDs(e.JobsOneByOne(t, f))

@@ -160,7 +160,7 @@ func DegradedRun(tb testing.TB, eng *Engine, connectors, triggers int, rate floa
 	return d
 }
 
-// Degraded is what degradedRun measured: the apply under faults and the
+// Degraded is what DegradedRun measured: the apply under faults and the
 // refresh plan under faulted reads.
 type Degraded struct {
 	Apply, Refresh              time.Duration

@@ -14,7 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
 
-func TestSecretsIn(t *testing.T) {
+func TestOutput_secretsIn(t *testing.T) {
 	config := `
 provider "dataintegration" {
   api_key = "key-from-config"

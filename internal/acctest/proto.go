@@ -69,7 +69,7 @@ func (p *ProtoProvider) ReadJobs(tb testing.TB) *tfprotov6.DynamicValue {
 	return resp.State
 }
 
-// ReadJobsResponse is readJobs's answer, its diagnostics included.
+// ReadJobsResponse is ReadJobs's answer, its diagnostics included.
 func (p *ProtoProvider) ReadJobsResponse(tb testing.TB) *tfprotov6.ReadDataSourceResponse {
 	tb.Helper()
 	const name = "dataintegration_jobs"

@@ -286,7 +286,7 @@ func BenchmarkScale(b *testing.B) {
 	add(acctest.BenchRow{Figure: "jobs data source over 10,000 jobs: requests", Value: strconv.FormatInt(requests, 10), Target: "exactly 100", Met: requests == 100})
 
 	// The floor of the ratios below; the provider's client and conversion
-	// against it is BenchmarkClientAndConversionAgainstBareLoop's (package
+	// against it is BenchmarkJobsDataSource_againstBareLoop's (package
 	// provider), which make bench runs too.
 	bare := acctest.Best(5, func() {
 		if n, err := acctest.BareRead(jobs.BaseURL); err != nil || n != 10000 {

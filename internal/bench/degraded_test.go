@@ -19,7 +19,7 @@ import (
 // refresh of them, against a healthy service and against one that answers
 // 30% of the requests 429 or 503 (the reads of the plan: 500, 502 or 504),
 // under the engine of TF_ACC_TERRAFORM_PATH: one apply and one plan must
-// succeed, with nothing run twice or doubled (degradedRun checks it); the
+// succeed, with nothing run twice or doubled (DegradedRun checks it); the
 // figures are the time each takes under faults against without.
 func BenchmarkDegraded(b *testing.B) {
 	if b.N > 1 {

@@ -40,7 +40,7 @@ func anchors(page string) map[string]bool {
 	return out
 }
 
-func TestAnchors(t *testing.T) {
+func TestDocsLinks_anchors(t *testing.T) {
 	got := anchors("# Title\n\n## With an action (Terraform 1.16 and later)\n```sh\n# not a title\n```\n### With an action (Terraform 1.16 and later)\n<a id=\"nestedatt--jobs\"></a>\n## `if_running` and `timeout`\n")
 	for _, want := range []string{"title", "with-an-action-terraform-116-and-later", "with-an-action-terraform-116-and-later-1", "nestedatt--jobs", "if_running-and-timeout"} {
 		if !got[want] {
@@ -52,10 +52,10 @@ func TestAnchors(t *testing.T) {
 	}
 }
 
-// TestDocsLinks checks that every link of README.md and docs/ to another
+// TestDocsLinks_resolve checks that every link of README.md and docs/ to another
 // page of the repository finds the page, and the heading its #fragment
 // names: a renamed heading must not leave a link behind.
-func TestDocsLinks(t *testing.T) {
+func TestDocsLinks_resolve(t *testing.T) {
 	var pages []string
 	err := filepath.WalkDir("../../docs", func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {

@@ -297,11 +297,11 @@ func frameworkDefaults(t *testing.T) map[mockKey]map[string]cty.Value {
 	return out
 }
 
-// TestMockDefaults checks the published mock defaults against the schemas:
+// TestMockDefaults_fitTheSchemas checks the published mock defaults against the schemas:
 // a block for every resource and data source, a default for every computed
 // attribute that passes mockChecks, the provider's own default for every
 // argument that has one, and nothing the schema does not name.
-func TestMockDefaults(t *testing.T) {
+func TestMockDefaults_fitTheSchemas(t *testing.T) {
 	published := mockDefaults(t, parseHCL(t, mocksFile))
 	schemas := mockedSchemas(t)
 	planned := frameworkDefaults(t)

@@ -3,15 +3,16 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
-
-	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
@@ -94,5 +95,24 @@ func TestAccConnectorDataSource_failures(t *testing.T) {
 				ExpectError: acctest.Phrases("Invalid Attribute Value", "name: the value is blank"),
 			},
 		},
+	})
+}
+
+// TestAccConnectorDataSource_upperCaseID finds a connector by its ID in upper
+// case.
+func TestAccConnectorDataSource_upperCaseID(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	name := acctest.Name("upper lookup")
+	made := e.MakeConnector(t, name)
+	upper := strings.ToUpper(made.ID)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: e.ProviderConfig() + fmt.Sprintf("data \"dataintegration_customer_service_connector\" \"test\" {\n  id = %q\n}\n", upper),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.dataintegration_customer_service_connector.test", tfjsonpath.New("id"), knownvalue.StringExact(upper)),
+				statecheck.ExpectKnownValue("data.dataintegration_customer_service_connector.test", tfjsonpath.New("name"), knownvalue.StringExact(name)),
+			},
+		}},
 	})
 }

@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
-
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -21,6 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
@@ -524,7 +528,7 @@ func TestAccConnector_nameTaken(t *testing.T) {
 	// step keeps: were "twice" the one created, that step would destroy it
 	// while creating "once", whose name check could still find it. That
 	// two creates of one name wait for each other, whichever comes first,
-	// is TestConnectorCreatesOfOneNameWait's.
+	// is TestConnector_createsOfOneNameWait's.
 	twice := once + strings.Replace(strings.Replace(acctest.NewConnectorArgs(twiceName).HCL(), `"test"`, `"twice"`, 1),
 		"\n}\n", "\n  depends_on = [dataintegration_customer_service_connector.once]\n}\n", 1)
 	oneEach := func(*terraform.State) error {
@@ -552,6 +556,551 @@ func TestAccConnector_nameTaken(t *testing.T) {
 				ExpectError: acctest.Phrases("Connector Name Taken", "Another resource of this apply has just created connector", "Give each resource a name of its own"),
 			},
 			{Config: once, Check: oneEach},
+		},
+	})
+}
+
+// A destroy planned from a stale state (terraform destroy -refresh=false)
+// finds the connector gone already: that is success, without a warning.
+func TestConnector_deleteOfAConnectorAlreadyGone(t *testing.T) {
+	_, data := unitSandbox(t, sandbox.Config{Jobs: 0}, sandbox.DefaultAPIKey)
+	r := configured(t, NewConnectorResource(), data)
+	diags := destroy(t, r, connectorState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd"))
+	if len(diags) != 0 {
+		t.Errorf("diagnostics: %v", diags)
+	}
+}
+
+// Through a base_url whose path is wrong, every answer is a 404. A delete
+// must not take it for a connector gone: the workspace's connector list
+// fails too, so the delete fails and the connector stays in the state.
+func TestConnector_deleteThroughAWrongPath(t *testing.T) {
+	_, data := unitSandboxAt(t, sandbox.Config{Jobs: 0}, sandbox.DefaultAPIKey, "/api/v1")
+	r := configured(t, NewConnectorResource(), data)
+	diags := destroy(t, r, connectorState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd"))
+	if !diags.HasError() || diags[0].Summary() != "Unable to Delete Connector" ||
+		!strings.Contains(diags[0].Detail(), "listing the connectors of workspace") || !strings.Contains(diags[0].Detail(), "/api/v1/developers/") {
+		t.Errorf("diagnostics: %v", diags)
+	}
+}
+
+// Any other refusal of a delete is an error: the connector stays in state.
+func TestConnector_deleteRefused(t *testing.T) {
+	_, data := unitSandbox(t, sandbox.Config{Jobs: 0}, "not-the-key")
+	r := configured(t, NewConnectorResource(), data)
+	diags := destroy(t, r, connectorState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd"))
+	if !diags.HasError() || diags[0].Summary() != "Authentication Failed" || !strings.Contains(diags[0].Detail(), "HTTP 401") {
+		t.Errorf("diagnostics: %v", diags)
+	}
+}
+
+// The service may answer the streams in another order: that is not a change.
+func TestConnector_streamsValueKeepsThePriorOrder(t *testing.T) {
+	prior := stringList([]string{"tickets", "chats"})
+	for _, c := range []struct {
+		got  []string
+		want types.List
+	}{
+		{[]string{"chats", "tickets"}, prior},
+		{[]string{"tickets", "chats"}, prior},
+		{[]string{"chats"}, stringList([]string{"chats"})},
+		{[]string{"chats", "messages"}, stringList([]string{"chats", "messages"})},
+		{[]string{"chats", "tickets", "events"}, stringList([]string{"chats", "tickets", "events"})},
+	} {
+		if got := streamsValue(c.got, prior); !got.Equal(c.want) {
+			t.Errorf("streamsValue(%q) = %v, want %v", c.got, got, c.want)
+		}
+	}
+	if got := streamsValue([]string{"chats"}, types.ListNull(types.StringType)); !got.Equal(stringList([]string{"chats"})) {
+		t.Errorf("after import: %v", got)
+	}
+}
+
+// TestConnector_emptyNameOneError: name = "" is one mistake, and gets one
+// error (the name is blank), not a second about its length.
+func TestConnector_emptyNameOneError(t *testing.T) {
+	p := serveProto(t)
+	const connector = "dataintegration_customer_service_connector"
+	cfg := acctest.ProtoValue(t, p.Schemas.ResourceSchemas[connector], map[string]string{
+		"name": "", "url": "https://acme.example.com", "agent_email": "agent@acme.com", "token": "platform-token-1",
+	})
+	resp, err := p.Server.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: connector, Config: &cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Diagnostics) != 1 || !strings.Contains(resp.Diagnostics[0].Detail, "name: the value is blank") {
+		t.Errorf("want one error, that the name is blank: %s", protoDiags(resp.Diagnostics))
+	}
+}
+
+// connectorIdentity checks a connector's identity: its ID, as the state
+// holds it, and workspace ws.
+func connectorIdentity(address, ws string) statecheck.StateCheck {
+	return statecheck.ExpectIdentity(address, map[string]knownvalue.Check{
+		"id":           knownvalue.StringRegexp(acctest.UUIDRE),
+		"workspace_id": knownvalue.StringExact(ws),
+	})
+}
+
+// TestAccConnector_identity: a connector created by Terraform has an
+// identity, its ID and workspace, which an update leaves as it is; an
+// import block with that identity imports the same connector, planning
+// nothing.
+func TestAccConnector_identity(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	acctest.RequireCapability(t, acctest.CapIdentity)
+	name := acctest.Name("identity")
+	args := acctest.NewConnectorArgs(name)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.ConnectorsGone(t),
+		Steps: []resource.TestStep{
+			{
+				Config: e.ProviderConfig() + args.HCL(),
+				ConfigStateChecks: []statecheck.StateCheck{
+					connectorIdentity(acctest.ConnectorAddress, e.WorkspaceID),
+					statecheck.ExpectIdentityValueMatchesState(acctest.ConnectorAddress, tfjsonpath.New("id")),
+					statecheck.ExpectIdentityValueMatchesState(acctest.ConnectorAddress, tfjsonpath.New("workspace_id")),
+				},
+			},
+			{
+				Config: e.ProviderConfig() + args.With("name", fmt.Sprintf("%q", name+" renamed"), "streams", `["tickets"]`).HCL(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					connectorIdentity(acctest.ConnectorAddress, e.WorkspaceID),
+					statecheck.ExpectIdentityValueMatchesState(acctest.ConnectorAddress, tfjsonpath.New("id")),
+				},
+			},
+			{
+				// As -generate-config-out would write it: no token, which
+				// keeps the service's, so the import plans nothing else.
+				Config:          e.ProviderConfig() + args.With("name", fmt.Sprintf("%q", name+" renamed"), "streams", `["tickets"]`, "token", "").HCL(),
+				ResourceName:    acctest.ConnectorAddress,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithResourceIdentity,
+			},
+		},
+	})
+}
+
+// TestAccConnector_importByIdentity imports a connector made outside
+// Terraform with an import block's identity: its id alone (the workspace
+// is the provider's), in upper case, and with workspace_id too. The
+// identity recorded is the one imported, and neither the import nor a
+// later plan shows a difference of letter case.
+func TestAccConnector_importByIdentity(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		identity func(e *acctest.Env, id string) []string
+	}{
+		{"id alone", func(_ *acctest.Env, id string) []string { return []string{"id", fmt.Sprintf("%q", id)} }},
+		{"id and workspace_id in upper case", func(e *acctest.Env, id string) []string {
+			return []string{"id", fmt.Sprintf("%q", strings.ToUpper(id)), "workspace_id", fmt.Sprintf("%q", strings.ToUpper(e.WorkspaceID))}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := acctest.NewEnv(t, sandbox.Config{Jobs: 0, Keys: acctest.LetteredWorkspace})
+			acctest.RequireCapability(t, acctest.CapIdentity)
+			name := acctest.Name("identity import")
+			made := e.MakeConnector(t, name)
+			identity := c.identity(e, made.ID)
+			wantWS := e.WorkspaceID
+			if len(identity) > 2 {
+				wantWS = strings.ToUpper(e.WorkspaceID)
+			}
+			config := e.ProviderConfig() + acctest.IdentityImportBlock(acctest.ConnectorAddress, identity...) + acctest.NewConnectorArgs(name).HCL()
+			resource.ParallelTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				CheckDestroy:             e.ConnectorsGone(t),
+				Steps: []resource.TestStep{
+					{
+						Config: config,
+						ConfigPlanChecks: resource.ConfigPlanChecks{
+							// The import, and the token sent once.
+							PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionUpdate)},
+							PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+						},
+						ConfigStateChecks: []statecheck.StateCheck{
+							statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("id"), knownvalue.StringExact(made.ID)),
+							statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("workspace_id"), knownvalue.StringExact(wantWS)),
+							statecheck.ExpectIdentity(acctest.ConnectorAddress, map[string]knownvalue.Check{
+								"id":           knownvalue.StringFunc(func(v string) error { return expectSameID(v, made.ID) }),
+								"workspace_id": knownvalue.StringExact(wantWS),
+							}),
+						},
+						Check: e.ExpectStored(t, acctest.StoredToken("platform-token-1", 2)),
+					},
+					{
+						// The workspace in the configuration, in the other
+						// case than the identity's: no change.
+						Config: e.ProviderConfig() + acctest.NewConnectorArgs(name).With("workspace_id", fmt.Sprintf("%q", strings.ToLower(e.WorkspaceID))).HCL(),
+						ConfigPlanChecks: resource.ConfigPlanChecks{
+							PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+						},
+					},
+				},
+			})
+		})
+	}
+}
+
+// expectSameID fails unless got is the UUID want in some letter case.
+func expectSameID(got, want string) error {
+	if !sameID(got, want) {
+		return fmt.Errorf("%s is not %s", got, want)
+	}
+	return nil
+}
+
+// TestAccConnector_importByIdentityRefused: an identity whose id is not a
+// UUID, whose workspace_id is blank, or whose workspace the provider cannot
+// supply, is refused before any request.
+func TestAccConnector_importByIdentityRefused(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	acctest.RequireCapability(t, acctest.CapIdentity)
+	t.Setenv(EnvWorkspaceID, "")
+	const id = "0b9e8d7c-6a5f-4e3d-9c2b-1a0f9e8d7c6b"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      e.ProviderConfig() + acctest.IdentityImportBlock(acctest.ConnectorAddress, "id", `"support-desk"`) + acctest.NewConnectorArgs("desk").HCL(),
+				ExpectError: acctest.Phrases("Invalid Import Identity", `got id "support-desk" and no workspace_id`),
+			},
+			{
+				// A blank workspace_id is refused, not taken as left out.
+				Config:      e.ProviderConfig() + acctest.IdentityImportBlock(acctest.ConnectorAddress, "id", fmt.Sprintf("%q", id), "workspace_id", `""`) + acctest.NewConnectorArgs("desk").HCL(),
+				ExpectError: acctest.Phrases("Invalid Import Identity", fmt.Sprintf(`got id %q and workspace_id ""`, id)),
+			},
+			{
+				Config: e.ProviderWithoutWorkspace() + acctest.IdentityImportBlock(acctest.ConnectorAddress, "id", fmt.Sprintf("%q", id)) +
+					acctest.NewConnectorArgs("desk").With("workspace_id", fmt.Sprintf("%q", e.WorkspaceID)).HCL(),
+				ExpectError: acctest.Phrases("Missing Workspace", "The import identity of connector "+id+" names no workspace_id",
+					"the provider has no workspace_id", "Give workspace_id in the import block's identity"),
+			},
+		},
+	})
+	e.ExpectNoRequests(t)
+}
+
+// TestAccConnector_identityAddedToOldState: a state written before the
+// connector had an identity (by this provider before it had one, or by an
+// engine without identities) gains the identity at the next refresh, and
+// the plan is empty. The state is written by the engine under test, then
+// its identity taken out, as such a state has none.
+func TestAccConnector_identityAddedToOldState(t *testing.T) {
+	eng := acctest.NewEngine(t)
+	acctest.RequireCapability(t, acctest.CapIdentity)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	dir := acctest.ConfigDir(t, e.ProviderConfig()+acctest.NewConnectorArgs(acctest.Name("old state")).HCL())
+	eng.Run(t, dir, nil, "apply", "-auto-approve", "-input=false", "-no-color")
+	id := acctest.StateResourceID(t, eng.Run(t, dir, nil, "show", "-json"), acctest.ConnectorAddress)
+	t.Cleanup(func() { eng.Run(t, dir, nil, "destroy", "-auto-approve", "-input=false", "-no-color") })
+
+	stateFile := filepath.Join(dir, "terraform.tfstate")
+	stripIdentities(t, stateFile)
+	eng.ExpectConverged(t, dir, nil)
+	eng.Run(t, dir, nil, "apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color")
+	if got := stateIdentity(t, stateFile, acctest.ConnectorAddress); got["id"] != id || got["workspace_id"] != e.WorkspaceID {
+		t.Errorf("after a refresh the identity is %v, want id %s and workspace_id %s", got, id, e.WorkspaceID)
+	}
+	eng.ExpectConverged(t, dir, nil)
+
+	// Deleted outside Terraform, the connector of such a state is planned
+	// for creation, as any other.
+	stripIdentities(t, stateFile)
+	if err := e.Client(t).DeleteConnector(context.Background(), e.WorkspaceID, id); err != nil {
+		t.Fatal(err)
+	}
+	actions, _ := eng.Plan(t, dir, nil)
+	acctest.ExpectActions(t, actions, acctest.ConnectorAddress, "create")
+}
+
+// stripIdentities takes the identities out of a state file, as a state
+// written without them holds none, and fails unless there was one.
+func stripIdentities(t *testing.T, stateFile string) {
+	t.Helper()
+	raw, err := os.ReadFile(stateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatal(err)
+	}
+	stripped := 0
+	for _, r := range st["resources"].([]any) {
+		for _, inst := range r.(map[string]any)["instances"].([]any) {
+			i := inst.(map[string]any)
+			if _, ok := i["identity"]; ok {
+				stripped++
+			}
+			delete(i, "identity")
+			delete(i, "identity_schema_version")
+		}
+	}
+	if stripped != 1 {
+		t.Fatalf("the state holds %d identities, want the connector's: %s", stripped, raw)
+	}
+	st["serial"] = st["serial"].(float64) + 1
+	if raw, err = json.Marshal(st); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stateFile, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stateIdentity reads the identity of a resource of the root module from
+// a state file.
+func stateIdentity(t *testing.T, stateFile, address string) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(stateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Resources []struct {
+			Type, Name string
+			Instances  []struct {
+				Identity map[string]any `json:"identity"`
+			} `json:"instances"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range st.Resources {
+		if r.Type+"."+r.Name == address && len(r.Instances) == 1 {
+			return r.Instances[0].Identity
+		}
+	}
+	t.Fatalf("%s is not in the state file", address)
+	return nil
+}
+
+// TestAccConnector_generateConfig imports a connector with an import block
+// and `plan -generate-config-out`, as the connector's docs describe. The
+// file generated (with `token = null` and `token_wo = null`) plans the
+// import alone; with the token added as the docs say, the plan is one
+// import and one update in place, which sends the token; the apply works,
+// and the next plan is empty.
+func TestAccConnector_generateConfig(t *testing.T) {
+	acctest.RequireCapability(t, acctest.CapImportBlocks)
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	name := acctest.Name("generated")
+	made := e.MakeConnector(t, name, "tickets", "chats")
+	const address = "dataintegration_customer_service_connector.desk"
+	dir := acctest.ConfigDir(t, e.ProviderConfig()+acctest.ImportBlock(address, e.WorkspaceID+"/"+made.ID))
+	plan := func(want ...string) {
+		t.Helper()
+		actions, imports := eng.Plan(t, dir, nil)
+		acctest.ExpectActions(t, actions, address, want...)
+		if len(actions) != 1 {
+			t.Errorf("the plan's actions are %v, want %s's alone", actions, address)
+		}
+		if len(imports) != 1 || imports[0] != address {
+			t.Errorf("the plan imports %v, want %s", imports, address)
+		}
+	}
+
+	eng.Run(t, dir, nil, "plan", "-input=false", "-no-color", "-generate-config-out=generated.tf")
+	generated, err := os.ReadFile(filepath.Join(dir, "generated.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !acctest.GeneratedTokenLine.Match(generated) || !regexp.MustCompile(`(?m)^\s*token_wo\s*=\s*null`).Match(generated) {
+		t.Fatalf("the generated file has no `token = null` and `token_wo = null` lines, which the docs tell how to edit:\n%s", generated)
+	}
+	// As generated, the connector is imported with the token the service
+	// holds, and nothing changes.
+	plan("no-op")
+
+	// The docs: replace `token = null` with the token.
+	edited := acctest.GeneratedTokenLine.ReplaceAll(generated, []byte(`${1}token = "platform-token-1"`))
+	if err := os.WriteFile(filepath.Join(dir, "generated.tf"), edited, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plan("update")
+	eng.Run(t, dir, nil, "apply", "-input=false", "-no-color", "tfplan")
+	if e.Sandbox != nil {
+		if v, ok := e.Sandbox.Connector(e.WorkspaceID, made.ID); !ok || v.Token != "platform-token-1" || v.TokenWrites != 2 {
+			t.Errorf("after apply the sandbox holds %+v, want the token sent once more", v)
+		}
+	}
+	eng.ExpectConverged(t, dir, nil)
+}
+
+// The tests of this file check that plans are stable: a value that means
+// the same thing (a UUID in another letter case, streams in another order)
+// plans nothing, and a workspace known only at apply plans the replacement
+// that one apply carries out.
+
+// TestAccResources_unknownWorkspaceReplaces moves a connector and a trigger
+// to a workspace known only at apply: the plan shows both replaced, and one
+// apply moves them.
+func TestAccResources_unknownWorkspaceReplaces(t *testing.T) {
+	second := acctest.SecondWorkspace
+	e := acctest.TwoWorkspaces(t, sandbox.Config{Jobs: 0, RunDuration: time.Millisecond}, "bind the API key to a second workspace and add a job to both")
+	// The same job in both workspaces, so that only the workspace changes.
+	job := sandbox.Job{ID: "33333333-3333-4333-8333-333333333333", Name: "shared", IsActive: true}
+	for _, ws := range []string{e.WorkspaceID, second} {
+		if err := e.Sandbox.AddJobs(ws, job); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := e.ProviderConfig() + `
+variable "workspace" {
+  type = string
+}
+resource "terraform_data" "ws" {
+  input = var.workspace
+}
+resource "dataintegration_job_trigger" "test" {
+  workspace_id = terraform_data.ws.output
+  job_id       = "` + job.ID + `"
+}
+` + acctest.NewConnectorArgs(acctest.Name("unknown workspace")).With("workspace_id", "terraform_data.ws.output").HCL()
+	var first, moved string
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.ConnectorsGone(t),
+		Steps: []resource.TestStep{
+			{
+				Config:          cfg,
+				ConfigVariables: config.Variables{"workspace": config.StringVariable(e.WorkspaceID)},
+				Check:           acctest.CaptureID(&first),
+			},
+			{
+				Config:          cfg,
+				ConfigVariables: config.Variables{"workspace": config.StringVariable(second)},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectResourceAction(acctest.TriggerAddress, plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectUnknownValue(acctest.ConnectorAddress, tfjsonpath.New("workspace_id")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					acctest.CaptureID(&moved),
+					e.ExpectMoved(&first, &moved, second),
+					func(*terraform.State) error {
+						if n := len(e.Sandbox.Executions(second, job.ID)); n != 1 {
+							return fmt.Errorf("the job ran %d times in workspace %s, want once", n, second)
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
+
+// TestAccConnector_streamsInAnotherOrder: the same streams in another order,
+// in the configuration or in the service's answer, plan nothing.
+func TestAccConnector_streamsInAnotherOrder(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	args := acctest.NewConnectorArgs(acctest.Name("order"))
+	ordered := func(streams string) string { return e.ProviderConfig() + args.With("streams", streams).HCL() }
+	stored := e.ExpectStored(t, func(v sandbox.ConnectorView) error {
+		if !slices.Equal(v.Streams, []string{"tickets", "chats", "events"}) {
+			return fmt.Errorf("the service holds streams %q, want them as first sent", v.Streams)
+		}
+		return nil
+	})
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.ConnectorsGone(t),
+		Steps: []resource.TestStep{
+			{Config: ordered(`["tickets", "chats", "events"]`), Check: stored},
+			{
+				Config:           ordered(`["chats", "events", "tickets"]`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check:            stored,
+			},
+			{
+				// Another change still leaves the streams alone.
+				Config: e.ProviderConfig() + args.With("streams", `["events", "tickets", "chats"]`, "agent_email", `"desk@acme.com"`).HCL(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("streams"), acctest.StringsExact("tickets", "chats", "events")),
+				}},
+				Check: stored,
+			},
+		},
+	})
+}
+
+// TestAccConnector_importStreamsInAnotherOrder imports a connector whose
+// service lists its streams in another order than the configuration: the
+// streams are no change.
+func TestAccConnector_importStreamsInAnotherOrder(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	name := acctest.Name("import order")
+	made := e.MakeConnector(t, name, "tickets", "chats")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.ConnectorsGone(t),
+		Steps: []resource.TestStep{{
+			Config: e.ProviderConfig() + acctest.ImportBlock(acctest.ConnectorAddress, e.WorkspaceID+"/"+made.ID) + acctest.NewConnectorArgs(name).With("streams", `["chats", "tickets"]`).HCL(),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					// The token's update only: the streams stay as the service holds them.
+					plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("streams"), acctest.StringsExact("tickets", "chats")),
+				},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: e.ExpectStored(t, acctest.StoredToken("platform-token-1", 2)),
+		}},
+	})
+}
+
+// TestAccConnector_importBareIDWithoutWorkspace: a bare connector ID needs
+// the provider's workspace_id; without one, the error says to import by
+// <workspace_id>/<connector_id>, since the resource's own workspace_id is
+// not known at import.
+func TestAccConnector_importBareIDWithoutWorkspace(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	t.Setenv(EnvWorkspaceID, "")
+	made := e.MakeConnector(t, acctest.Name("bare import"))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: e.ProviderWithoutWorkspace() +
+				acctest.NewConnectorArgs("bare").With("workspace_id", fmt.Sprintf("%q", e.WorkspaceID)).HCL(),
+			ResourceName:  acctest.ConnectorAddress,
+			ImportState:   true,
+			ImportStateId: made.ID,
+			ExpectError: acctest.Phrases("Missing Workspace", fmt.Sprintf("The import ID %q names no workspace", made.ID),
+				"Import by <workspace_id>/"+made.ID+" instead", "with the ID of the workspace that holds the connector"),
+		}},
+	})
+}
+
+// TestAccConnector_tokenLeftOut: a connector that exists may leave both
+// token attributes out; the service keeps its token, and no token is sent.
+func TestAccConnector_tokenLeftOut(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	args := acctest.NewConnectorArgs(acctest.Name("no token"))
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.ConnectorsGone(t),
+		Steps: []resource.TestStep{
+			{Config: e.ProviderConfig() + args.HCL(), Check: e.ExpectStored(t, acctest.StoredToken("platform-token-1", 1))},
+			{
+				Config: e.ProviderConfig() + args.With("token", "").HCL(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(acctest.ConnectorAddress, tfjsonpath.New("token"), knownvalue.Null())},
+				Check:             e.ExpectStored(t, acctest.StoredToken("platform-token-1", 1)),
+			},
 		},
 	})
 }

@@ -14,10 +14,10 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// TestJobLookupsShareOnePass: 50 lookups by ID at once, over a workspace of
+// TestJobLookup_lookupsShareOnePass: 50 lookups by ID at once, over a workspace of
 // 1,000 jobs (10 pages), cost one pass of 10 list requests, and each finds
 // its job.
-func TestJobLookupsShareOnePass(t *testing.T) {
+func TestJobLookup_lookupsShareOnePass(t *testing.T) {
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1000}, sandbox.DefaultAPIKey)
 	jobs := srv.Jobs(data.workspaceID)
 	var wg sync.WaitGroup
@@ -38,13 +38,13 @@ func TestJobLookupsShareOnePass(t *testing.T) {
 	}
 }
 
-// TestJobLookupStopsAtItsPage: a lone lookup reads no further than the page
+// TestJobLookup_stopsAtItsPage: a lone lookup reads no further than the page
 // that holds its job, a later lookup of a job already seen reads nothing,
 // and one of a job further on reads on from there. One page after another
 // (max_concurrent_requests = 1), that is the page itself; side by side, no
 // more than twice the bound of pages past the one awaited (a page asked may
 // still be on its way when the lookup returns: hence a range).
-func TestJobLookupStopsAtItsPage(t *testing.T) {
+func TestJobLookup_stopsAtItsPage(t *testing.T) {
 	type step struct {
 		index  int
 		lo, hi int64 // list requests so far
@@ -76,10 +76,10 @@ func TestJobLookupStopsAtItsPage(t *testing.T) {
 	}
 }
 
-// TestJobLookupSeesJobsCreatedSince: an ID missing from a pass that began
+// TestJobLookup_seesJobsCreatedSince: an ID missing from a pass that began
 // before the lookup gets a new pass, so that a job created since is found;
 // an ID missing from a fresh pass is not found, without a second pass.
-func TestJobLookupSeesJobsCreatedSince(t *testing.T) {
+func TestJobLookup_seesJobsCreatedSince(t *testing.T) {
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 150}, sandbox.DefaultAPIKey)
 	ctx := context.Background()
 	missing := uuid.NewString()
@@ -102,10 +102,10 @@ func TestJobLookupSeesJobsCreatedSince(t *testing.T) {
 	}
 }
 
-// TestJobLookupFailureIsShared: when a page cannot be read, every lookup
+// TestJobLookup_failureIsShared: when a page cannot be read, every lookup
 // waiting on that pass gets the error, and the page is not read again by
 // each of them.
-func TestJobLookupFailureIsShared(t *testing.T) {
+func TestJobLookup_failureIsShared(t *testing.T) {
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 300}, sandbox.DefaultAPIKey)
 	jobs := srv.Jobs(data.workspaceID)
 	// Slow enough that every lookup joins the pass before its first page
@@ -136,10 +136,10 @@ func TestJobLookupFailureIsShared(t *testing.T) {
 	}
 }
 
-// TestJobLookupIgnoresLetterCase: a UUID is the same in any letter case, so
+// TestJobLookup_ignoresLetterCase: a UUID is the same in any letter case, so
 // an upper-case ID finds its job, and the lower-case one after it is served
 // by the same pass.
-func TestJobLookupIgnoresLetterCase(t *testing.T) {
+func TestJobLookup_ignoresLetterCase(t *testing.T) {
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 250}, sandbox.DefaultAPIKey)
 	want := srv.Jobs(data.workspaceID)[150]
 	ctx := context.Background()

@@ -7,6 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -254,11 +258,11 @@ func TestAccJobTrigger_createTimeout(t *testing.T) {
 	}
 }
 
-// TestJobTriggerStateUpgrade: a trigger's state of schema version 0, as
+// TestJobTrigger_stateUpgrade: a trigger's state of schema version 0, as
 // Terraform hands it over, is read with if_running as that version behaved
 // ("fail") where it has none, keeps the one it has, and keeps every other
 // attribute; job_name, which states before it lack, is null.
-func TestJobTriggerStateUpgrade(t *testing.T) {
+func TestJobTrigger_stateUpgrade(t *testing.T) {
 	p := serveProto(t)
 	const typ = "dataintegration_job_trigger"
 	const before = `"id":"7d0c5a44-3b7e-4c7a-9d8e-2f6b1a0c9e11","workspace_id":"11111111-1111-4111-8111-111111111111",` +
@@ -321,5 +325,480 @@ func TestJobTriggerStateUpgrade(t *testing.T) {
 	}
 	if v := p.Schemas.ResourceSchemas[typ].Version; v != 1 {
 		t.Errorf("the trigger's schema version is %d: a new version needs an upgrader from the one before (UpgradeState)", v)
+	}
+}
+
+func TestJobTrigger_destroyAfterTheExecutionEnded(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: time.Millisecond}, sandbox.DefaultAPIKey)
+	job := srv.Jobs(data.workspaceID)[0].ID
+	if err := data.client.TriggerJob(t.Context(), data.workspaceID, job, false); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	r := configured(t, NewJobTriggerResource(), data)
+	onlyWarning(t, destroy(t, r, triggerState(data.workspaceID, job, true)),
+		"Execution Already Ended", "Job "+job+" had no running execution to cancel (HTTP 409: no running execution)")
+	if ex := srv.Executions(data.workspaceID, job); len(ex) != 1 || ex[0].Status != sandbox.StatusSucceeded {
+		t.Errorf("executions %+v", ex)
+	}
+}
+
+func TestJobTrigger_destroyOfAJobGone(t *testing.T) {
+	_, data := unitSandbox(t, sandbox.Config{Jobs: 1}, sandbox.DefaultAPIKey)
+	r := configured(t, NewJobTriggerResource(), data)
+	const gone = "0f0f0f0f-0000-4000-8000-00000000abcd"
+	onlyWarning(t, destroy(t, r, triggerState(data.workspaceID, gone, true)),
+		"Job Not Found", "Job "+gone+" is not in workspace "+data.workspaceID+" any more (HTTP 404")
+}
+
+func TestJobTrigger_destroyWithoutCancelMakesNoRequest(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: time.Hour}, sandbox.DefaultAPIKey)
+	job := srv.Jobs(data.workspaceID)[0].ID
+	if err := data.client.TriggerJob(t.Context(), data.workspaceID, job, false); err != nil {
+		t.Fatal(err)
+	}
+	before := srv.Stats().Requests
+	r := configured(t, NewJobTriggerResource(), data)
+	failOn(t, destroy(t, r, triggerState(data.workspaceID, job, false)))
+	if n := srv.Stats().Requests - before; n != 0 {
+		t.Errorf("destroy without cancel_on_destroy sent %d requests", n)
+	}
+	if ex := srv.Executions(data.workspaceID, job); ex[0].Status != sandbox.StatusRunning {
+		t.Errorf("the execution is %s, want it still running", ex[0].Status)
+	}
+}
+
+func TestJobTrigger_destroyRefused(t *testing.T) {
+	_, data := unitSandbox(t, sandbox.Config{Jobs: 1}, "not-the-key")
+	r := configured(t, NewJobTriggerResource(), data)
+	diags := destroy(t, r, triggerState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd", true))
+	if !diags.HasError() || diags[0].Summary() != "Authentication Failed" {
+		t.Errorf("diagnostics %v, want Authentication Failed", diags)
+	}
+}
+
+func TestJobTrigger_shortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		5 * time.Minute:              "5m",
+		10 * time.Minute:             "10m",
+		30 * time.Second:             "30s",
+		10 * time.Second:             "10s",
+		90 * time.Second:             "1m30s",
+		time.Hour:                    "1h",
+		20 * time.Hour:               "20h",
+		2*time.Hour + 30*time.Minute: "2h30m",
+		90 * time.Minute:             "1h30m",
+		time.Hour + 10*time.Second:   "1h0m10s",
+		1500 * time.Millisecond:      "1.5s",
+	} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// TestJobTrigger_triggersPlan: an empty map and no map are the same triggers; any
+// other change replaces the trigger. A new trigger without triggers plans
+// an empty map.
+func TestJobTrigger_triggersPlan(t *testing.T) {
+	null := types.MapNull(types.StringType)
+	empty := types.MapValueMust(types.StringType, map[string]attr.Value{})
+	one := types.MapValueMust(types.StringType, map[string]attr.Value{"commit": types.StringValue("a1b2c3")})
+	unknown := types.MapUnknown(types.StringType)
+	for _, c := range []struct {
+		name          string
+		create        bool
+		state, config types.Map
+		wantPlan      types.Map
+		wantReplace   bool
+	}{
+		{name: "create without", create: true, state: null, config: null, wantPlan: empty},
+		{name: "create with empty", create: true, state: null, config: empty, wantPlan: empty},
+		{name: "create with one", create: true, state: null, config: one, wantPlan: one},
+		{name: "none to empty", state: empty, config: empty, wantPlan: empty},
+		{name: "empty to none", state: empty, config: null, wantPlan: empty},
+		{name: "old state none, config none", state: null, config: null, wantPlan: null},
+		{name: "old state none, config empty", state: null, config: empty, wantPlan: empty},
+		{name: "same", state: one, config: one, wantPlan: one},
+		{name: "added", state: empty, config: one, wantPlan: one, wantReplace: true},
+		{name: "removed", state: one, config: null, wantPlan: empty, wantReplace: true},
+		{name: "emptied", state: one, config: empty, wantPlan: empty, wantReplace: true},
+		{name: "unknown", state: one, config: unknown, wantPlan: unknown, wantReplace: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req := planmodifier.MapRequest{ConfigValue: c.config, StateValue: c.state, PlanValue: c.config,
+				Plan:  tfsdk.Plan{Raw: tftypes.NewValue(tftypes.Object{}, map[string]tftypes.Value{})},
+				State: tfsdk.State{Raw: tftypes.NewValue(tftypes.Object{}, map[string]tftypes.Value{})}}
+			if c.create {
+				req.State.Raw = tftypes.NewValue(tftypes.Object{}, nil)
+			}
+			resp := planmodifier.MapResponse{PlanValue: req.PlanValue}
+			triggersPlanModifier{}.PlanModifyMap(context.Background(), req, &resp)
+			if !resp.PlanValue.Equal(c.wantPlan) || resp.RequiresReplace != c.wantReplace {
+				t.Errorf("planned %v, replace %v; want %v, replace %v", resp.PlanValue, resp.RequiresReplace, c.wantPlan, c.wantReplace)
+			}
+		})
+	}
+}
+
+// TestJobTrigger_timeoutsOneErrorEach: a malformed duration in the timeouts
+// block gets one error, the provider's, on the attribute and saying what is
+// allowed; not also the block's own, which names no attribute and offers
+// "-1.5h" as valid. The configuration is validated as Terraform asks for it,
+// over protocol 6.
+func TestJobTrigger_timeoutsOneErrorEach(t *testing.T) {
+	p := serveProto(t)
+	srv := p.Server
+	typ, ok := p.Schemas.ResourceSchemas["dataintegration_job_trigger"].ValueType().(tftypes.Object)
+	if !ok {
+		t.Fatal("the trigger's schema is not an object")
+	}
+	for _, attrName := range []string{"create", "delete"} {
+		for _, bad := range []string{"", "abc", " 5m", "5", "1d", "0s", "-1.5h"} {
+			diags := validateTrigger(t, srv, typ, map[string]string{attrName: bad})
+			want := "timeouts." + attrName
+			if len(diags) != 1 || diags[0].Severity != tfprotov6.DiagnosticSeverityError ||
+				!strings.Contains(diags[0].Detail, want) || !strings.Contains(diags[0].Detail, "a positive duration") {
+				t.Errorf("%s = %q: got %s, want one error on %s asking for a positive duration", attrName, bad, protoDiags(diags), want)
+			}
+		}
+	}
+	if diags := validateTrigger(t, srv, typ, map[string]string{"create": "5m", "delete": "1h30m"}); len(diags) != 0 {
+		t.Errorf("valid timeouts: got %s, want none", protoDiags(diags))
+	}
+}
+
+// validateTrigger validates a trigger of a job_id with the given timeouts.
+func validateTrigger(t *testing.T, srv tfprotov6.ProviderServer, typ tftypes.Object, durations map[string]string) []*tfprotov6.Diagnostic {
+	t.Helper()
+	tt, ok := typ.AttributeTypes["timeouts"].(tftypes.Object)
+	if !ok {
+		t.Fatal("timeouts is not an object")
+	}
+	vals := acctest.ObjectAttrs(typ, map[string]any{"job_id": "5f0c6f5e-3f7c-4c55-9d55-1c6f3e0d2a10", "timeouts": acctest.ObjectAttrs(tt, durations)})
+	cfg, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, vals))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := srv.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{
+		TypeName: "dataintegration_job_trigger", Config: &cfg,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.Diagnostics
+}
+
+// expectAction is a pre-apply check of the trigger's planned action.
+func expectAction(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.TriggerAddress, action)}}
+}
+
+// TestAccJobTrigger_jobIDInAnyCase: a job ID is the same UUID in any letter
+// case. The trigger keeps the form it was created with, and a change of case
+// alone plans nothing; the job data source finds the job by an upper-case ID
+// and keeps that form.
+func TestAccJobTrigger_jobIDInAnyCase(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
+	e.RequireSandbox(t, "count the job's executions")
+	jobs, _ := acctest.ActiveJobs(t, e, 1)
+	job := jobs[0]
+	upper := strings.ToUpper(job)
+	lookup := fmt.Sprintf("data \"dataintegration_job\" \"test\" {\n  id = %q\n}\n", upper)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.ProviderConfig() + lookup + acctest.TriggerHCL("test", upper, ""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(acctest.TriggerAddress, tfjsonpath.New("job_id"), knownvalue.StringExact(upper)),
+					statecheck.ExpectKnownValue(acctest.JobAddress, tfjsonpath.New("id"), knownvalue.StringExact(upper)),
+					statecheck.ExpectKnownValue(acctest.JobAddress, tfjsonpath.New("is_active"), knownvalue.Bool(true)),
+				},
+				Check: e.ExpectExecutions(job, sandbox.Execution{}),
+			},
+			{
+				// The service's form, from the data source or typed: no change.
+				Config:           e.ProviderConfig() + acctest.TriggerHCL("test", job, ""),
+				ConfigPlanChecks: expectAction(plancheck.ResourceActionNoop),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(acctest.TriggerAddress, tfjsonpath.New("job_id"), knownvalue.StringExact(upper)),
+				},
+				Check: e.ExpectExecutions(job, sandbox.Execution{}),
+			},
+			{
+				// An update in place of another attribute keeps the case too.
+				Config:           e.ProviderConfig() + acctest.TriggerHCL("test", job, "  cancel_on_destroy = true"),
+				ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate),
+				Check:            e.ExpectExecutions(job, sandbox.Execution{}),
+			},
+		},
+	})
+}
+
+// TestAccJobTrigger_emptyTriggersMeanNone: triggers = {} and no triggers at
+// all mean the same, so going from one to the other runs nothing.
+func TestAccJobTrigger_emptyTriggersMeanNone(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
+	e.RequireSandbox(t, "count the job's executions")
+	jobs, _ := acctest.ActiveJobs(t, e, 1)
+	job := jobs[0]
+	cfg := func(body string) string { return e.ProviderConfig() + acctest.TriggerHCL("test", job, body) }
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg(""), Check: e.ExpectExecutions(job, sandbox.Execution{})},
+			{Config: cfg("  triggers = {}"), ConfigPlanChecks: expectAction(plancheck.ResourceActionNoop)},
+			{Config: cfg(""), ConfigPlanChecks: expectAction(plancheck.ResourceActionNoop)},
+			{Config: cfg("  triggers = {}"), ConfigPlanChecks: expectAction(plancheck.ResourceActionNoop)},
+			{
+				// A value in it is a change: the job runs again.
+				Config:           cfg(`  triggers = { commit = "a1b2c3" }`),
+				ConfigPlanChecks: expectAction(plancheck.ResourceActionReplace),
+				Check:            e.ExpectExecutions(job, sandbox.Execution{}, sandbox.Execution{}),
+			},
+			{
+				Config:           cfg(""),
+				ConfigPlanChecks: expectAction(plancheck.ResourceActionReplace),
+				Check:            e.ExpectExecutions(job, sandbox.Execution{}, sandbox.Execution{}, sandbox.Execution{}),
+			},
+		},
+	})
+}
+
+// TestAccJobTrigger_timeoutsRefused: a timeout of zero or less, or one that
+// is not a duration, is refused at plan time, on the attribute, before any
+// request. (That it is the only error: TestJobTrigger_timeoutsOneErrorEach.)
+func TestAccJobTrigger_timeoutsRefused(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	jobs := e.AllJobs(t)
+	before := int64(0)
+	if e.Sandbox != nil {
+		before = e.Sandbox.Stats().Requests
+	}
+	var steps []resource.TestStep
+	for _, c := range []struct{ attr, value string }{
+		{"create", "0s"}, {"create", "-1m"}, {"delete", "0s"}, {"delete", "-30s"},
+	} {
+		steps = append(steps, resource.TestStep{
+			Config:      e.ProviderConfig() + acctest.TriggerHCL("test", jobs[0].ID, fmt.Sprintf("  timeouts {\n    %s = %q\n  }", c.attr, c.value)),
+			PlanOnly:    true,
+			ExpectError: acctest.Phrases("Invalid Attribute Value", "timeouts."+c.attr, "the duration must be positive", `a positive duration such as "30s"`),
+		})
+	}
+	for _, c := range []struct{ attr, value string }{
+		{"create", ""}, {"create", "abc"}, {"create", " 5m"}, {"create", "5"}, {"delete", "1d"},
+	} {
+		steps = append(steps, resource.TestStep{
+			Config:      e.ProviderConfig() + acctest.TriggerHCL("test", jobs[0].ID, fmt.Sprintf("  timeouts {\n    %s = %q\n  }", c.attr, c.value)),
+			PlanOnly:    true,
+			ExpectError: acctest.Phrases("Invalid Attribute Value", "timeouts."+c.attr, fmt.Sprintf("%q is not a duration", c.value), `a positive duration such as "30s"`),
+		})
+	}
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	if e.Sandbox != nil {
+		if n := e.Sandbox.Stats().Requests - before; n != 0 {
+			t.Errorf("the sandbox served %d requests, want none", n)
+		}
+	}
+}
+
+// TestAccJobTrigger_sameTimeoutsPlanNothing: a timeout written another way,
+// "300s" for "5m", plans nothing, and the state keeps the form it has;
+// another length of time changes in place. Removing the block plans null:
+// Terraform requires that of a null, non-computed attribute.
+func TestAccJobTrigger_sameTimeoutsPlanNothing(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
+	e.RequireSandbox(t, "count the job's executions")
+	jobs, _ := acctest.ActiveJobs(t, e, 1)
+	job := jobs[0]
+	cfg := func(create string) string {
+		return e.ProviderConfig() + acctest.TriggerHCL("test", job, fmt.Sprintf("  timeouts {\n    create = %q\n  }", create))
+	}
+	create := func(want string) []statecheck.StateCheck {
+		return []statecheck.StateCheck{statecheck.ExpectKnownValue(acctest.TriggerAddress, tfjsonpath.New("timeouts").AtMapKey("create"), knownvalue.StringExact(want))}
+	}
+	one := sandbox.Execution{}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg("5m"), ConfigStateChecks: create("5m"), Check: e.ExpectExecutions(job, one)},
+			{Config: cfg("300s"), ConfigPlanChecks: expectAction(plancheck.ResourceActionNoop), ConfigStateChecks: create("5m")},
+			{Config: cfg("5m0s"), ConfigPlanChecks: expectAction(plancheck.ResourceActionNoop), ConfigStateChecks: create("5m")},
+			{
+				Config:            cfg("10m"),
+				ConfigPlanChecks:  expectAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: create("10m"),
+				Check:             e.ExpectExecutions(job, one),
+			},
+			{
+				Config:           e.ProviderConfig() + acctest.TriggerHCL("test", job, ""),
+				ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate),
+				Check:            e.ExpectExecutions(job, one),
+			},
+		},
+	})
+}
+
+// TestAccJobTrigger_importRefused: importing a trigger says why there is
+// nothing to import and what to do instead.
+func TestAccJobTrigger_importRefused(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	jobs := e.AllJobs(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:        e.ProviderConfig() + acctest.TriggerHCL("test", jobs[0].ID, ""),
+			ResourceName:  acctest.TriggerAddress,
+			ImportState:   true,
+			ImportStateId: "5f0c6f5e-3f7c-4c55-9d55-1c6f3e0d2a10",
+			ExpectError: acctest.Phrases("Trigger Cannot Be Imported", "an event", "nothing to import",
+				"apply the configuration", "runs the job once"),
+		}},
+	})
+	if e.Sandbox != nil {
+		if st := e.Sandbox.Stats(); st.ByRoute[acctest.RouteRunJob] != 0 {
+			t.Errorf("the import triggered the job %d times", st.ByRoute[acctest.RouteRunJob])
+		}
+	}
+}
+
+// TestAccJobTrigger_jobName: a trigger names its job; the name is resolved
+// when the trigger is created, and job_id then says which job ran. Another
+// name triggers again; moving between job_id and job_name of the same job
+// does not.
+func TestAccJobTrigger_jobName(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
+	e.RequireSandbox(t, "count the jobs' executions")
+	ids, _ := acctest.ActiveJobs(t, e, 2)
+	names := map[string]string{}
+	for _, j := range e.Sandbox.Jobs(e.WorkspaceID) {
+		names[j.ID] = j.Name
+	}
+	a, b := ids[0], ids[1]
+	one := sandbox.Execution{}
+	jobID := func(id string) []statecheck.StateCheck {
+		return []statecheck.StateCheck{statecheck.ExpectKnownValue(acctest.TriggerAddress, tfjsonpath.New("job_id"), knownvalue.StringExact(id))}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.ProviderConfig() + acctest.TriggerByNameHCL(names[a], ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectUnknownValue(acctest.TriggerAddress, tfjsonpath.New("job_id")),
+				}},
+				ConfigStateChecks: jobID(a),
+				Check:             e.ExpectExecutions(a, one),
+			},
+			{
+				// A change in place keeps the job: no lookup, no new run.
+				Config: e.ProviderConfig() + acctest.TriggerByNameHCL(names[a], "  cancel_on_destroy = true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(acctest.TriggerAddress, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(acctest.TriggerAddress, tfjsonpath.New("job_id"), knownvalue.StringExact(a)),
+				}},
+				ConfigStateChecks: jobID(a),
+				Check:             e.ExpectExecutions(a, one),
+			},
+			{
+				Config:            e.ProviderConfig() + acctest.TriggerByNameHCL(names[b], ""),
+				ConfigPlanChecks:  expectAction(plancheck.ResourceActionReplace),
+				ConfigStateChecks: jobID(b),
+				Check:             resource.ComposeAggregateTestCheckFunc(e.ExpectExecutions(a, one), e.ExpectExecutions(b, one)),
+			},
+			{
+				// The same job by its ID, in another case: no new run.
+				Config:            e.ProviderConfig() + acctest.TriggerHCL("test", strings.ToUpper(b), ""),
+				ConfigPlanChecks:  expectAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: jobID(b),
+				Check:             e.ExpectExecutions(b, one),
+			},
+			{
+				// And back to its name: the name resolves to the same job.
+				Config:            e.ProviderConfig() + acctest.TriggerByNameHCL(names[b], ""),
+				ConfigPlanChecks:  expectAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: jobID(b),
+				Check:             e.ExpectExecutions(b, one),
+			},
+			{
+				// The ID of another job: a new run.
+				Config:            e.ProviderConfig() + acctest.TriggerHCL("test", a, ""),
+				ConfigPlanChecks:  expectAction(plancheck.ResourceActionReplace),
+				ConfigStateChecks: jobID(a),
+				Check:             e.ExpectExecutions(a, one, one),
+			},
+		},
+	})
+}
+
+// TestAccJobTrigger_jobNameUnknownAtPlan: moving from job_id to a job_name
+// known only at apply (from a resource being created) cannot look the name
+// up while planning: it replaces the trigger, which runs the job again, even
+// when the name is that of the same job. The docs say so.
+func TestAccJobTrigger_jobNameUnknownAtPlan(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
+	e.RequireSandbox(t, "count the job's executions")
+	ids, _ := acctest.ActiveJobs(t, e, 1)
+	job := ids[0]
+	var name string
+	for _, j := range e.Sandbox.Jobs(e.WorkspaceID) {
+		if j.ID == job {
+			name = j.Name
+		}
+	}
+	later := fmt.Sprintf("resource \"terraform_data\" \"name\" {\n  input = %q\n}\n", name) +
+		"resource \"dataintegration_job_trigger\" \"test\" {\n  job_name = terraform_data.name.output\n}\n"
+	one := sandbox.Execution{}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: e.ProviderConfig() + acctest.TriggerHCL("test", job, ""), Check: e.ExpectExecutions(job, one)},
+			{
+				Config:           e.ProviderConfig() + later,
+				ConfigPlanChecks: expectAction(plancheck.ResourceActionReplace),
+				Check:            e.ExpectExecutions(job, one, one),
+			},
+		},
+	})
+}
+
+// TestAccJobTrigger_jobNameRefusals: a name that matches no job or several
+// fails the apply on job_name, with nothing triggered; job_id and job_name
+// together, or neither, fail the plan. (A blank name:
+// TestAccJobLookups_blankRefused.)
+func TestAccJobTrigger_jobNameRefusals(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	e.RequireSandbox(t, "add two jobs of the same name")
+	const twice = "nightly export"
+	if err := e.Sandbox.AddJobs(e.WorkspaceID, sandbox.Job{Name: twice, IsActive: true}, sandbox.Job{Name: twice, IsActive: true}); err != nil {
+		t.Fatal(err)
+	}
+	ids, _ := acctest.ActiveJobs(t, e, 1)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      e.ProviderConfig() + acctest.TriggerByNameHCL("no such job", ""),
+				ExpectError: acctest.Phrases("Job Not Found", `No job is named "no such job" in workspace `+e.WorkspaceID),
+			},
+			{
+				Config:      e.ProviderConfig() + acctest.TriggerByNameHCL(twice, ""),
+				ExpectError: acctest.Phrases("Several Jobs Match", `2 jobs are named "nightly export"`, "give the job's ID instead"),
+			},
+			{
+				Config:      e.ProviderConfig() + acctest.TriggerByNameHCL(twice, fmt.Sprintf("  job_id = %q", ids[0])),
+				PlanOnly:    true,
+				ExpectError: acctest.Phrases("Invalid Attribute Combination", "job_id", "job_name"),
+			},
+			{
+				Config:      e.ProviderConfig() + "resource \"dataintegration_job_trigger\" \"test\" {}\n",
+				PlanOnly:    true,
+				ExpectError: acctest.Phrases("Missing Attribute Configuration", "Exactly one of these attributes must be configured: [job_id,job_name]"),
+			},
+		},
+	})
+	if got := e.Sandbox.Stats().ByRoute[acctest.RouteRunJob]; got != 0 {
+		t.Errorf("the sandbox served %d triggers, want none", got)
 	}
 }

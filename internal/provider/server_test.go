@@ -4,21 +4,25 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
-
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	sdkacctest "github.com/hashicorp/terraform-plugin-testing/helper/acctest"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// TestSecretLines: no diagnostic about api_key, token or token_wo points at
+// TestServer_secretLines: no diagnostic about api_key, token or token_wo points at
 // the attribute, whose configuration line the engine would print with the
 // secret on it; each names the attribute instead. Diagnostics about other
 // attributes keep pointing at them. Without write-only attributes (Terraform
 // before 1.11), the framework's own refusal of token_wo is moved too.
-func TestSecretLines(t *testing.T) {
+func TestServer_secretLines(t *testing.T) {
 	p := serveProto(t)
 	const connector = "dataintegration_customer_service_connector"
 	base := map[string]any{"name": "desk", "url": "https://acme.example.com", "agent_email": "agent@acme.com"}
@@ -103,5 +107,188 @@ func TestSecretLines(t *testing.T) {
 	if len(resp.Diagnostics) != 1 || resp.Diagnostics[0].Attribute != nil || !strings.Contains(resp.Diagnostics[0].Detail, "api_key") ||
 		strings.Contains(resp.Diagnostics[0].Detail, "key-literal") {
 		t.Errorf("the refused api_key: %s, pointing at %v", protoDiags(resp.Diagnostics), resp.Diagnostics[0].Attribute)
+	}
+}
+
+const secretsHCL = `
+provider "dataintegration" {}
+
+variable "token" {
+  type      = string
+  sensitive = true
+}
+
+resource "dataintegration_customer_service_connector" "s" {
+  name        = %q
+  url         = "https://acme.example.com"
+  agent_email = "agent@acme.com"
+  token       = var.token
+}
+`
+
+const writeOnlySecretsHCL = `
+provider "dataintegration" {}
+
+variable "token" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+resource "dataintegration_customer_service_connector" "s" {
+  name             = %q
+  url              = "https://acme.example.com"
+  agent_email      = "agent@acme.com"
+  token_wo         = var.token
+  token_wo_version = 1
+}
+`
+
+// secretWatch runs commands with TF_LOG=TRACE into one log file, and keeps
+// everything they printed, to look for secrets in both.
+type secretWatch struct {
+	eng     *acctest.Engine
+	log     string
+	printed strings.Builder
+	// json is what `show -json` printed for configurations with token.
+	json strings.Builder
+}
+
+func (w *secretWatch) env(extra ...string) []string {
+	return append([]string{"TF_LOG=TRACE", "TF_LOG_PATH=" + w.log}, extra...)
+}
+
+func (w *secretWatch) run(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	out, err := w.eng.Try(dir, w.env(env...), args...)
+	w.printed.WriteString(out)
+	if err != nil {
+		w.printed.WriteString(err.Error())
+		t.Fatalf("%s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
+// showJSON runs `show -json`. Terraform's JSON holds the values of
+// sensitive attributes and variables in clear, by design, so what it prints
+// is kept apart: only the API key, which the provider reads from the
+// environment, must be absent from it. token_wo keeps a token out.
+func (w *secretWatch) showJSON(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := w.eng.Try(dir, w.env(), append([]string{"show", "-json"}, args...)...)
+	if err != nil {
+		t.Fatalf("show -json: %v", err)
+	}
+	w.json.WriteString(out)
+	return out
+}
+
+// fail runs a command that must fail, and returns what it printed.
+func (w *secretWatch) fail(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	out, err := w.eng.Try(dir, w.env(env...), args...)
+	if err == nil {
+		t.Fatalf("%s succeeded, want a failure", strings.Join(args, " "))
+	}
+	w.printed.WriteString(out + err.Error())
+	return out + err.Error()
+}
+
+// expectNone fails for each secret found in the log or in what was printed.
+func (w *secretWatch) expectNone(t *testing.T, secrets map[string]string) {
+	t.Helper()
+	log, err := os.ReadFile(w.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for what, s := range secrets {
+		if strings.Contains(string(log), s) {
+			t.Errorf("the TRACE log holds the %s", what)
+			found++
+		}
+		if strings.Contains(w.printed.String(), s) {
+			t.Errorf("the CLI printed the %s", what)
+			found++
+		}
+	}
+	t.Logf("looked for %d secrets in %d KiB of TRACE log and %d KiB of output: %d found", len(secrets), len(log)>>10, w.printed.Len()>>10, found)
+}
+
+// TestAccSecrets_neverShown runs plan, apply, refresh, import, a token
+// change, a refused key and destroy with TF_LOG=TRACE: neither the API key
+// nor a token shows in the log, the output, the plans' JSON or the errors.
+// The log shows each request at DEBUG, so that a user can follow them.
+func TestAccSecrets_neverShown(t *testing.T) {
+	eng := acctest.NewEngine(t)
+	apiKey := "key-" + sdkacctest.RandString(24)
+	e := acctest.NewEnv(t, sandbox.Config{Keys: []sandbox.KeyBinding{{APIKey: apiKey, WorkspaceID: sandbox.DefaultWorkspaceID}}})
+	secrets := map[string]string{
+		"API key":        e.APIKey,
+		"first token":    "token-" + sdkacctest.RandString(24),
+		"second token":   "token-" + sdkacctest.RandString(24),
+		"refused key":    "key-" + sdkacctest.RandString(24),
+		"write-only key": "token-" + sdkacctest.RandString(24),
+	}
+	w := &secretWatch{eng: eng, log: filepath.Join(t.TempDir(), "trace.log")}
+	dir := acctest.ConfigDir(t, fmt.Sprintf(secretsHCL, acctest.Name("secrets")))
+	first := e.ServiceEnv("TF_VAR_token=" + secrets["first token"])
+	second := e.ServiceEnv("TF_VAR_token=" + secrets["second token"])
+	address := "dataintegration_customer_service_connector.s"
+
+	w.run(t, dir, first, "plan", "-input=false", "-out=create.tfplan")
+	w.showJSON(t, dir, "create.tfplan")
+	w.run(t, dir, first, "apply", "-input=false", "create.tfplan")
+	w.run(t, dir, first, "apply", "-refresh-only", "-auto-approve", "-input=false")
+	id := acctest.StateResourceID(t, w.showJSON(t, dir), address)
+	w.run(t, dir, nil, "state", "rm", address)
+	w.run(t, dir, first, "import", "-input=false", address, e.WorkspaceID+"/"+id)
+	w.run(t, dir, second, "plan", "-input=false", "-out=update.tfplan")
+	w.showJSON(t, dir, "update.tfplan")
+	w.run(t, dir, second, "apply", "-input=false", "update.tfplan")
+	if e.Sandbox != nil {
+		if v, _ := e.Sandbox.Connector(e.WorkspaceID, id); v.Token != secrets["second token"] {
+			t.Error("the second token did not reach the service")
+		}
+	}
+	refused := w.fail(t, dir, append(second, EnvAPIKey+"="+secrets["refused key"]), "plan", "-input=false")
+	if !strings.Contains(refused, "Authentication Failed") {
+		t.Errorf("a refused key: %s", refused)
+	}
+	w.run(t, dir, second, "destroy", "-auto-approve", "-input=false")
+
+	if !eng.Info.Has(acctest.CapWriteOnly) {
+		t.Logf("token_wo not exercised: this engine is %s, without %s (%s)", eng.Info, acctest.CapWriteOnly.Name, acctest.CapWriteOnly.Where())
+		delete(secrets, "write-only key")
+	} else {
+		wo := acctest.ConfigDir(t, fmt.Sprintf(writeOnlySecretsHCL, acctest.Name("secrets")))
+		vars := e.ServiceEnv("TF_VAR_token=" + secrets["write-only key"])
+		w.run(t, wo, vars, "plan", "-input=false", "-out=wo.tfplan")
+		w.run(t, wo, nil, "show", "-json", "wo.tfplan") // kept with the output: no token may show
+		w.run(t, wo, vars, "apply", "-input=false", "wo.tfplan")
+		w.run(t, wo, nil, "show", "-json")
+		w.run(t, wo, vars, "destroy", "-auto-approve", "-input=false")
+	}
+	w.expectNone(t, secrets)
+	for _, key := range []string{secrets["API key"], secrets["refused key"]} {
+		if strings.Contains(w.json.String(), key) {
+			t.Error("`show -json` printed an API key")
+		}
+	}
+
+	log, err := os.ReadFile(w.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fields := range [][]string{
+		{`method=POST`, `path=/developers/workspaces/[0-9a-f-]+/connectors/ `, `status=201`, `duration_ms=\d+`, `operation="create connector"`},
+		{`method=GET`, `path=/developers/workspaces/[0-9a-f-]+/connectors/[0-9a-f-]+/ `, `status=200`, `duration_ms=\d+`},
+		{`method=PATCH`, `status=200`},
+		{`method=DELETE`, `status=204`},
+		{`method=GET`, `status=401`},
+	} {
+		if !acctest.LogHasRequest(string(log), fields) {
+			t.Errorf("the log has no DEBUG line of a request with %v", fields)
+		}
 	}
 }
