@@ -32,8 +32,8 @@ var (
 	// `terraform test` came in Terraform 1.6, mock_provider in 1.7;
 	// OpenTofu's mock_provider in 1.8.
 	CapTestMocks = Capability{Name: "`terraform test` with `mock_provider`", Terraform: "1.7.0", Tofu: "1.8.0"}
-	// OpenTofu has neither actions (its issue 3309) nor list resources and
-	// `query` (its issue 3787) in any release.
+	// OpenTofu has neither actions nor list resources and `query` in any
+	// release.
 	CapActions       = Capability{Name: "actions", Terraform: "1.14.0"}
 	CapListResources = Capability{Name: "list resources and `terraform query`", Terraform: "1.14.0"}
 	// Terraform 1.16 added on_failure to action_trigger, its before_destroy

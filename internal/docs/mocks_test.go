@@ -218,7 +218,7 @@ func checkMockAttrs(at string, attrs []*tfprotov6.SchemaAttribute, defaults map[
 		}
 		if a.NestedType != nil {
 			// Terraform takes an object, what each element holds, and
-			// mocks no element (its issue 38369); OpenTofu takes a list.
+			// mocks no element; OpenTofu takes a list.
 			if v.Type().IsObjectType() {
 				problems = append(problems, checkMockAttrs(name+".", a.NestedType.Attributes, v.AsValueMap())...)
 				continue

@@ -934,7 +934,7 @@ func TestAccConnector_generateConfig(t *testing.T) {
 	eng.ExpectConverged(t, dir, nil)
 }
 
-// The tests of this file check that plans are stable: a value that means
+// The tests below check that plans are stable: a value that means
 // the same thing (a UUID in another letter case, streams in another order)
 // plans nothing, and a workspace known only at apply plans the replacement
 // that one apply carries out.

@@ -1,3 +1,11 @@
+// The provider's own harness, for what needs this package: the provider
+// served in-process to the engine (testAccProtoV6ProviderFactories) and
+// over protocol 6 (serveProto, newProtoProvider), and the unit helpers that
+// call a resource's or an action's methods directly, with a client to a
+// sandbox (unitSandbox, configured, create, destroy, invoke), for outcomes
+// an engine cannot set up. Everything else a test needs is in
+// internal/acctest, whose package comment says which harness to use when.
+
 package provider
 
 import (

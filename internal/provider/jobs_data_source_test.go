@@ -383,7 +383,7 @@ func TestJobsDataSource_jobModelDescribesEveryAttribute(t *testing.T) {
 	same("dataintegration_job", attrs)
 }
 
-// The tests of this file hold fastJobs to the framework: the framework's
+// The tests below hold fastJobs to the framework: the framework's
 // own server, with jobsDataSource.Read, is the reference, and fastJobs must
 // give, for every read it answers, the diagnostics the framework gives and
 // the state it gives, byte for byte; every read it does not answer must

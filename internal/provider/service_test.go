@@ -1,3 +1,9 @@
+// The provider against a service that fails or differs from the sandbox's
+// default, across resources and data sources: requests refused or lost,
+// an apply interrupted or killed, a degraded service, scale, lists read
+// side by side, and the services the published API allows (the sandbox's
+// variants).
+
 package provider
 
 import (
@@ -93,8 +99,8 @@ func TestAccReliability_interrupt(t *testing.T) {
 	jobs, jobsVar := acctest.ActiveJobIDs(t, e, 16)
 	dir := acctest.ConfigDir(t, acctest.FleetHCL(16, "max_retries = 10", true))
 	vars := e.ServiceEnv(jobsVar)
-	// Four answers in five are a 503 asking to come back in a second: the
-	// whole apply would take about 40 seconds.
+	// Four answers in five are a 503 asking to come back in a second, so
+	// that the apply is still running when it is interrupted.
 	if err := e.Sandbox.SetFaults(sandbox.Faults{Rate: 0.8, Statuses: []int{503}, LatencyMS: 50, Seed: 5}); err != nil {
 		t.Fatal(err)
 	}

@@ -225,8 +225,8 @@ func TestAccUpgrade_fromBaselines(t *testing.T) {
 				rewritten.WriteString(c.hcl(jobs, true) + "\n")
 			}
 			dir := acctest.ConfigDir(t, hcl.String())
-			// The tokens come from variables: a provider before issue 24
-			// printed the line of a literal token in a warning.
+			// The tokens come from variables: the earliest baselines print
+			// the line of a literal token in a warning.
 			env := e.ServiceEnv("TF_VAR_connector_token=platform-token-1", "TF_VAR_connector_token_wo=wo-token-1")
 			// A baseline missing from the clone's history fails the test:
 			// it is listed in upgradeBaselines to be tested.
