@@ -5,11 +5,11 @@ import (
 	"testing"
 )
 
-// TestProviderLogLevel follows the engines' reading of TF_LOG_PROVIDER and
+// TestLogging_providerLogLevel follows the engines' reading of TF_LOG_PROVIDER and
 // TF_LOG: the provider's level is TF_LOG_PROVIDER's, else TF_LOG's, in any
 // letter case; none or OFF keeps nothing, and JSON or an unknown level is
 // TRACE to the engines.
-func TestProviderLogLevel(t *testing.T) {
+func TestLogging_providerLogLevel(t *testing.T) {
 	for _, c := range []struct {
 		env  map[string]string
 		want string
@@ -39,12 +39,12 @@ func TestProviderLogLevel(t *testing.T) {
 	}
 }
 
-// TestSetLogLevels sets every logger terraform-plugin-log starts in the
+// TestLogging_setLogLevels sets every logger terraform-plugin-log starts in the
 // provider (the SDK's, its protocol subsystem's, the framework's and the
 // provider's own, named after the provider's type): all of them to OFF when
 // no one collects the logs, else those the user left unset to the level
 // the engine keeps.
-func TestSetLogLevels(t *testing.T) {
+func TestLogging_setLogLevels(t *testing.T) {
 	user := map[string]string{"TF_LOG_SDK_PROTO": "OFF"}
 	for _, c := range []struct {
 		level string

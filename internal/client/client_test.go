@@ -18,7 +18,7 @@ import (
 	"time"
 )
 
-func TestHeadersAndBaseURL(t *testing.T) {
+func TestClient_headersAndBaseURL(t *testing.T) {
 	for _, suffix := range []string{"", "/", "/api", "/api/"} {
 		var rec recorder
 		ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { writePage(w, nil) })
@@ -38,9 +38,9 @@ func TestHeadersAndBaseURL(t *testing.T) {
 	}
 }
 
-// TestErrorNamesTheWholePath: with a base URL that has a path, an error
+// TestClient_errorNamesTheWholePath: with a base URL that has a path, an error
 // names the path that was really asked, the base's included.
-func TestErrorNamesTheWholePath(t *testing.T) {
+func TestClient_errorNamesTheWholePath(t *testing.T) {
 	for _, suffix := range []string{"", "/api/v1", "/api/v1/"} {
 		var rec recorder
 		ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
@@ -63,11 +63,11 @@ func TestErrorNamesTheWholePath(t *testing.T) {
 	}
 }
 
-// TestEveryFailureNamesTheWholePath: every way a request can fail (a body
+// TestClient_everyFailureNamesTheWholePath: every way a request can fail (a body
 // that cannot be encoded, a context ended before sending, no connection, a
 // refusal, a page that cannot be followed) builds its Error the same way,
 // naming the whole path asked, from its leading "/", the base's included.
-func TestEveryFailureNamesTheWholePath(t *testing.T) {
+func TestClient_everyFailureNamesTheWholePath(t *testing.T) {
 	for _, suffix := range []string{"", "/api/v1/"} {
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Query().Get("page") != "" {
@@ -97,7 +97,7 @@ func TestEveryFailureNamesTheWholePath(t *testing.T) {
 	}
 }
 
-func TestTypedErrors(t *testing.T) {
+func TestClient_typedErrors(t *testing.T) {
 	long := strings.Repeat("é", 1000)
 	for _, c := range []struct {
 		status      int
@@ -133,7 +133,7 @@ func TestTypedErrors(t *testing.T) {
 	}
 }
 
-func TestDecodeErrors(t *testing.T) {
+func TestClient_decodeErrors(t *testing.T) {
 	for _, c := range []struct{ body, want string }{
 		{"", "empty body"},
 		{"<html>maintenance</html>", "not the JSON expected"},
@@ -148,9 +148,9 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
-// TestRetries checks which answers are retried, for an idempotent GET and a
+// TestClient_retries checks which answers are retried, for an idempotent GET and a
 // non-idempotent POST: the server fails the first answers, then succeeds.
-func TestRetries(t *testing.T) {
+func TestClient_retries(t *testing.T) {
 	for _, c := range []struct {
 		status         int
 		getRetried     bool
@@ -196,7 +196,7 @@ func TestRetries(t *testing.T) {
 	}
 }
 
-func TestRetriesStopAtMaxRetries(t *testing.T) {
+func TestClient_retriesStopAtMaxRetries(t *testing.T) {
 	for _, max := range []int{0, 2} {
 		var rec recorder
 		ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) })
@@ -210,12 +210,12 @@ func TestRetriesStopAtMaxRetries(t *testing.T) {
 	}
 }
 
-// TestRetriesWithinBudget: with no limit on their count, retries go on
+// TestClient_retriesWithinBudget: with no limit on their count, retries go on
 // through a long run of failures, until the retry budget: a service that
 // is down fails the request within it, and the error says how many
 // attempts were made over how long. A limit on the count still ends them
 // first.
-func TestRetriesWithinBudget(t *testing.T) {
+func TestClient_retriesWithinBudget(t *testing.T) {
 	var rec recorder
 	down := 15
 	ts := rec.server(t, func(n int, w http.ResponseWriter, _ *http.Request) {
@@ -250,10 +250,10 @@ func TestRetriesWithinBudget(t *testing.T) {
 	}
 }
 
-// TestNamedLimitEndsRequest: a request cut off by a limit of WithLimit,
+// TestClient_namedLimitEndsRequest: a request cut off by a limit of WithLimit,
 // in flight or between its attempts, says which limit ended it, and is a
 // context.DeadlineExceeded; the limit is its retry budget.
-func TestNamedLimitEndsRequest(t *testing.T) {
+func TestClient_namedLimitEndsRequest(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	var rec recorder
@@ -293,10 +293,10 @@ func TestNamedLimitEndsRequest(t *testing.T) {
 	}
 }
 
-// TestConnectionErrors: a connection that was never made may be retried by
+// TestClient_connectionErrors: a connection that was never made may be retried by
 // any request; one that broke after the request was sent only by an
 // idempotent one.
-func TestConnectionErrors(t *testing.T) {
+func TestClient_connectionErrors(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -328,7 +328,7 @@ func TestConnectionErrors(t *testing.T) {
 	}
 }
 
-func TestRequestTimeout(t *testing.T) {
+func TestClient_requestTimeout(t *testing.T) {
 	release := make(chan struct{})
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
@@ -347,7 +347,7 @@ func TestRequestTimeout(t *testing.T) {
 	}
 }
 
-func TestContextCancelledDuringBackoff(t *testing.T) {
+func TestClient_contextCancelledDuringBackoff(t *testing.T) {
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Retry-After", "3600")
@@ -375,7 +375,7 @@ func TestContextCancelledDuringBackoff(t *testing.T) {
 	}
 }
 
-func TestRetryAfterAndBackoff(t *testing.T) {
+func TestClient_retryAfterAndBackoff(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
 		header string
@@ -414,7 +414,7 @@ func TestRetryAfterAndBackoff(t *testing.T) {
 	}
 }
 
-func TestLogNeverSeesSecrets(t *testing.T) {
+func TestClient_logNeverSeesSecrets(t *testing.T) {
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(201) })
 	var logged []string
@@ -439,7 +439,7 @@ func TestLogNeverSeesSecrets(t *testing.T) {
 	}
 }
 
-func TestErrorMessageMasksTheAPIKey(t *testing.T) {
+func TestClient_errorMessageMasksTheAPIKey(t *testing.T) {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(401)
 		_, _ = fmt.Fprintf(w, `{"detail": "Invalid API key %s."}`, r.Header.Get("Authorization"))
@@ -451,9 +451,9 @@ func TestErrorMessageMasksTheAPIKey(t *testing.T) {
 	}
 }
 
-// TestErrorMessageMasksAKeyTheCutWouldSplit: the key is masked before the
+// TestClient_errorMessageMasksAKeyTheCutWouldSplit: the key is masked before the
 // message is shortened, so no part of it survives the cut.
-func TestErrorMessageMasksAKeyTheCutWouldSplit(t *testing.T) {
+func TestClient_errorMessageMasksAKeyTheCutWouldSplit(t *testing.T) {
 	key := "k-" + strings.Repeat("9", 40)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(401)
@@ -466,9 +466,9 @@ func TestErrorMessageMasksAKeyTheCutWouldSplit(t *testing.T) {
 	}
 }
 
-// TestErrorMessageMasksTheConnectorToken: a service that repeats the body
+// TestClient_errorMessageMasksTheConnectorToken: a service that repeats the body
 // of a refused create or update does not put the token in the error.
-func TestErrorMessageMasksTheConnectorToken(t *testing.T) {
+func TestClient_errorMessageMasksTheConnectorToken(t *testing.T) {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		w.WriteHeader(400)
@@ -487,9 +487,9 @@ func TestErrorMessageMasksTheConnectorToken(t *testing.T) {
 	}
 }
 
-// TestLargeAnswers: a large answer within the limit is read; one beyond it
+// TestClient_largeAnswers: a large answer within the limit is read; one beyond it
 // is an error, and what is read of it stays bounded.
-func TestLargeAnswers(t *testing.T) {
+func TestClient_largeAnswers(t *testing.T) {
 	// About 10 MB: one page of 100 jobs with long names.
 	name := strings.Repeat("n", 100<<10)
 	var b strings.Builder
@@ -555,9 +555,9 @@ func TestLargeAnswers(t *testing.T) {
 	}
 }
 
-// TestStalledAnswer: a service that sends its headers and then nothing is
+// TestClient_stalledAnswer: a service that sends its headers and then nothing is
 // given up on after the request timeout, and a read is retried.
-func TestStalledAnswer(t *testing.T) {
+func TestClient_stalledAnswer(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	var rec recorder
@@ -586,9 +586,9 @@ func TestStalledAnswer(t *testing.T) {
 	}
 }
 
-// TestFarRetryAfter: a Retry-After an hour away, as seconds or as an HTTP
+// TestClient_farRetryAfter: a Retry-After an hour away, as seconds or as an HTTP
 // date, is capped; the wait ends with the context.
-func TestFarRetryAfter(t *testing.T) {
+func TestClient_farRetryAfter(t *testing.T) {
 	for _, header := range []string{"3600", time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)} {
 		var rec recorder
 		ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
@@ -616,11 +616,11 @@ func TestFarRetryAfter(t *testing.T) {
 	}
 }
 
-// TestInterruptedCreateIsLetFinish: when the context is cancelled while a
+// TestClient_interruptedCreateIsLetFinish: when the context is cancelled while a
 // trigger is in flight, the trigger is let finish and its answer kept, so
 // that Terraform records what the service did; a read in flight is
 // abandoned; and nothing is sent once the context is cancelled.
-func TestInterruptedCreateIsLetFinish(t *testing.T) {
+func TestClient_interruptedCreateIsLetFinish(t *testing.T) {
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		time.Sleep(100 * time.Millisecond)
@@ -649,11 +649,11 @@ func TestInterruptedCreateIsLetFinish(t *testing.T) {
 	}
 }
 
-// TestMayHaveTakenEffect: a failed trigger says whether the service may have
+// TestClient_mayHaveTakenEffect: a failed trigger says whether the service may have
 // carried it out: yes after a 500, 502 or 504, a lost answer or an
 // unreadable success; no after a refusal, a 429 or 503, or when no
 // connection was made.
-func TestMayHaveTakenEffect(t *testing.T) {
+func TestClient_mayHaveTakenEffect(t *testing.T) {
 	for _, c := range []struct {
 		status int
 		body   string
@@ -704,9 +704,9 @@ func TestMayHaveTakenEffect(t *testing.T) {
 	}
 }
 
-// TestRetryAfterPausesEveryRequest: a 429 with Retry-After to one page
+// TestClient_retryAfterPausesEveryRequest: a 429 with Retry-After to one page
 // holds back the other pages of the list for that long, not only that one.
-func TestRetryAfterPausesEveryRequest(t *testing.T) {
+func TestClient_retryAfterPausesEveryRequest(t *testing.T) {
 	var (
 		mu      sync.Mutex
 		limited time.Time // when the 429 was answered
@@ -746,9 +746,9 @@ func TestRetryAfterPausesEveryRequest(t *testing.T) {
 	}
 }
 
-// TestRetryAfterPausesOtherCalls: a 429 with Retry-After to a list holds
+// TestClient_retryAfterPausesOtherCalls: a 429 with Retry-After to a list holds
 // back a trigger sent meanwhile.
-func TestRetryAfterPausesOtherCalls(t *testing.T) {
+func TestClient_retryAfterPausesOtherCalls(t *testing.T) {
 	var limited atomic.Int64
 	var triggered atomic.Int64
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -786,9 +786,9 @@ func TestRetryAfterPausesOtherCalls(t *testing.T) {
 	}
 }
 
-// TestRetryAfterPauseEndsWithContext: a request held by a pause gives up
+// TestClient_retryAfterPauseEndsWithContext: a request held by a pause gives up
 // when its context ends, without being sent.
-func TestRetryAfterPauseEndsWithContext(t *testing.T) {
+func TestClient_retryAfterPauseEndsWithContext(t *testing.T) {
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Retry-After", "30")

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-func TestEachConnectorPageStopsEarly(t *testing.T) {
+func TestConnectors_eachPageStopsEarly(t *testing.T) {
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) { writePage(w, 2, "a") })
 	n := "desk"
@@ -23,7 +23,7 @@ func TestEachConnectorPageStopsEarly(t *testing.T) {
 	}
 }
 
-func TestConnectorOperations(t *testing.T) {
+func TestConnectors_operations(t *testing.T) {
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		switch r.Method {

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestEachJobPageStopsEarly(t *testing.T) {
+func TestJobs_eachPageStopsEarly(t *testing.T) {
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) { writePage(w, 2, "a") })
 	err := newTestClient(t, ts.URL).EachJobPage(context.Background(), testWS, JobFilter{}, Visitor[Job]{Page: func([]Job) int { return 0 }})
@@ -15,7 +15,7 @@ func TestEachJobPageStopsEarly(t *testing.T) {
 	}
 }
 
-func TestTriggerSendsForceFullRefreshOnlyWhenTrue(t *testing.T) {
+func TestJobs_triggerSendsForceFullRefreshOnlyWhenTrue(t *testing.T) {
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(201) })
 	c := newTestClient(t, ts.URL)
@@ -33,7 +33,7 @@ func TestTriggerSendsForceFullRefreshOnlyWhenTrue(t *testing.T) {
 	}
 }
 
-func TestCancel(t *testing.T) {
+func TestJobs_cancel(t *testing.T) {
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(204) })
 	if err := newTestClient(t, ts.URL).CancelJob(context.Background(), testWS, "j1"); err != nil {

@@ -21,9 +21,9 @@ import (
 	"time"
 )
 
-// TestPageFailureWasSent: a page that cannot be followed came in an answer,
+// TestList_pageFailureWasSent: a page that cannot be followed came in an answer,
 // so its request reached the service.
-func TestPageFailureWasSent(t *testing.T) {
+func TestList_pageFailureWasSent(t *testing.T) {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { writePage(w, 1, "a") }))
 	t.Cleanup(ts.Close)
 	_, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
@@ -33,7 +33,7 @@ func TestPageFailureWasSent(t *testing.T) {
 	}
 }
 
-func TestListFollowsNextPage(t *testing.T) {
+func TestList_followsNextPage(t *testing.T) {
 	var rec recorder
 	ts := rec.server(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Query().Get("page") {
@@ -71,7 +71,7 @@ func TestListFollowsNextPage(t *testing.T) {
 	}
 }
 
-func TestListStopsWhenNextPageDoesNotMoveForward(t *testing.T) {
+func TestList_stopsWhenNextPageDoesNotMoveForward(t *testing.T) {
 	for _, next := range []int{1, 0, -4} {
 		var rec recorder
 		ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) { writePage(w, next, "a") })
@@ -85,9 +85,9 @@ func TestListStopsWhenNextPageDoesNotMoveForward(t *testing.T) {
 	}
 }
 
-// TestHostileListAnswers: answers a well-behaved service would not give each
+// TestList_hostileAnswers: answers a well-behaved service would not give each
 // end in the right result or a clear error, never a panic.
-func TestHostileListAnswers(t *testing.T) {
+func TestList_hostileAnswers(t *testing.T) {
 	for _, c := range []struct {
 		name, body string
 		wantJobs   int
@@ -121,9 +121,9 @@ func TestHostileListAnswers(t *testing.T) {
 	}
 }
 
-// TestNextPageThatNeverAdvances: a service that points back at the same page
+// TestList_nextPageThatNeverAdvances: a service that points back at the same page
 // ends the walk with an error after one request, instead of looping.
-func TestNextPageThatNeverAdvances(t *testing.T) {
+func TestList_nextPageThatNeverAdvances(t *testing.T) {
 	for _, next := range []string{"1", "0", "-3"} {
 		var rec recorder
 		ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
@@ -136,9 +136,9 @@ func TestNextPageThatNeverAdvances(t *testing.T) {
 	}
 }
 
-// TestEmptyPagesThatNeverEnd: a service that sends empty pages, each naming
+// TestList_emptyPagesThatNeverEnd: a service that sends empty pages, each naming
 // the next, is stopped at the first.
-func TestEmptyPagesThatNeverEnd(t *testing.T) {
+func TestList_emptyPagesThatNeverEnd(t *testing.T) {
 	var rec recorder
 	ts := rec.server(t, func(n int, w http.ResponseWriter, _ *http.Request) {
 		_, _ = fmt.Fprintf(w, `{"next_page": %d, "results": []}`, n+1)
@@ -149,10 +149,10 @@ func TestEmptyPagesThatNeverEnd(t *testing.T) {
 	}
 }
 
-// TestListSideBySideKeepsOrder: whatever the bound, a list is read whole, in
+// TestList_sideBySideKeepsOrder: whatever the bound, a list is read whole, in
 // order, each page once, with never more requests held at once than the
 // bound; and with a bound above 1 the pages are read side by side.
-func TestListSideBySideKeepsOrder(t *testing.T) {
+func TestList_sideBySideKeepsOrder(t *testing.T) {
 	for _, bound := range []int{1, 3, 8} {
 		for _, items := range []int{0, 1, 100, 101, 1000, 1050} {
 			s := &pagedServer{items: items, envelope: fullEnvelope, delay: 20 * time.Millisecond}
@@ -175,11 +175,11 @@ func TestListSideBySideKeepsOrder(t *testing.T) {
 	}
 }
 
-// TestListEnvelopes: the pages are asked side by side only when the first
+// TestList_envelopes: the pages are asked side by side only when the first
 // page tells how many there are: from total_pages, or count over the page
 // size; else one after another, following next_page. Either way the result
 // is the whole list in order.
-func TestListEnvelopes(t *testing.T) {
+func TestList_envelopes(t *testing.T) {
 	for _, tc := range []struct {
 		envelope []string
 		parallel bool
@@ -202,12 +202,12 @@ func TestListEnvelopes(t *testing.T) {
 	}
 }
 
-// TestListEveryEnvelope: whichever envelope fields the service sends, up
+// TestList_everyEnvelope: whichever envelope fields the service sends, up
 // to whatever page size it serves, and whatever it answers past the last
 // page, the list is read whole, each item once, in order; side by side
 // when the first page tells how many pages there are; and a page past the
 // last is asked only when nothing told where the list ends.
-func TestListEveryEnvelope(t *testing.T) {
+func TestList_everyEnvelope(t *testing.T) {
 	fields := []string{"count", "next_page", "total_pages", "page_size"}
 	for mask := range 1 << len(fields) {
 		var envelope []string
@@ -249,11 +249,11 @@ func TestListEveryEnvelope(t *testing.T) {
 	}
 }
 
-// TestListThatDoesNotAddUp: a list whose items do not add up to its count
+// TestList_thatDoesNotAddUp: a list whose items do not add up to its count
 // is read again, then fails saying it changed; one that has more items
 // than its count, or serves the same page again, fails at once; none is
 // returned short or read forever.
-func TestListThatDoesNotAddUp(t *testing.T) {
+func TestList_thatDoesNotAddUp(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		answer   func(page int) map[string]any
@@ -301,9 +301,9 @@ func page1to3(page int) []Job {
 	return jobs
 }
 
-// TestListPagesDoNotEndForever: a list whose next page is asked by number
+// TestList_pagesDoNotEndForever: a list whose next page is asked by number
 // stops with an error at the last page it is read to.
-func TestListPagesDoNotEndForever(t *testing.T) {
+func TestList_pagesDoNotEndForever(t *testing.T) {
 	r := &reading[Job]{c: newTestClient(t, "http://127.0.0.1:1"), first: &Page[Job]{}}
 	p := &Page[Job]{Results: []Job{{ID: "a"}}}
 	if next, err := r.after(p, 7); next != 8 || err != nil {
@@ -314,9 +314,9 @@ func TestListPagesDoNotEndForever(t *testing.T) {
 	}
 }
 
-// TestListNotNumberedOneByOne: a first page whose next_page is not 2 is
+// TestList_notNumberedOneByOne: a first page whose next_page is not 2 is
 // followed one page after another, as it names them.
-func TestListNotNumberedOneByOne(t *testing.T) {
+func TestList_notNumberedOneByOne(t *testing.T) {
 	s := &pagedServer{items: 300, envelope: fullEnvelope}
 	s.hook = func(_ *pagedServer, _, page int, w http.ResponseWriter, _ *http.Request) bool {
 		next := map[int]any{1: 5, 5: 9, 9: nil}[page]
@@ -330,9 +330,9 @@ func TestListNotNumberedOneByOne(t *testing.T) {
 	}
 }
 
-// TestListBoundIsShared: lists read at the same time, and other requests,
+// TestList_boundIsShared: lists read at the same time, and other requests,
 // share one bound: the server never holds more than it.
-func TestListBoundIsShared(t *testing.T) {
+func TestList_boundIsShared(t *testing.T) {
 	s := &pagedServer{items: 2000, envelope: fullEnvelope, delay: 5 * time.Millisecond}
 	ts := s.start(t)
 	c := newTestClient(t, ts.URL, func(c *Config) { c.MaxConcurrentRequests = 3 })
@@ -350,9 +350,9 @@ func TestListBoundIsShared(t *testing.T) {
 	}
 }
 
-// TestListUnderFaults: with 30% of the requests answered 429 or 503, the
+// TestList_underFaults: with 30% of the requests answered 429 or 503, the
 // list is the same, in the same order, and the bound holds.
-func TestListUnderFaults(t *testing.T) {
+func TestList_underFaults(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var mu sync.Mutex
 	var faults atomic.Int64
@@ -379,10 +379,10 @@ func TestListUnderFaults(t *testing.T) {
 	}
 }
 
-// TestListChangedWhileRead: a list whose count changes between its pages is
+// TestList_changedWhileRead: a list whose count changes between its pages is
 // read again from the start, once, the first reading forgotten; when it
 // changes again, the read fails and says why.
-func TestListChangedWhileRead(t *testing.T) {
+func TestList_changedWhileRead(t *testing.T) {
 	for _, bound := range []int{1, 8} {
 		for _, changes := range []int{1, 2} {
 			s := &pagedServer{items: 500, envelope: fullEnvelope}
@@ -418,9 +418,9 @@ func TestListChangedWhileRead(t *testing.T) {
 	}
 }
 
-// TestListShrunkWhileRead: a page past the end of a list that shrank since
+// TestList_shrunkWhileRead: a page past the end of a list that shrank since
 // its first page (404) is a change too: the list is read again.
-func TestListShrunkWhileRead(t *testing.T) {
+func TestList_shrunkWhileRead(t *testing.T) {
 	s := &pagedServer{items: 1000, envelope: fullEnvelope}
 	shrunk := false
 	s.hook = func(s *pagedServer, _, page int, _ http.ResponseWriter, _ *http.Request) bool {
@@ -439,9 +439,9 @@ func TestListShrunkWhileRead(t *testing.T) {
 	}
 }
 
-// TestListLimitAsksNoMoreThanNeeded: a visitor that wants n more items
+// TestList_limitAsksNoMoreThanNeeded: a visitor that wants n more items
 // gets no page asked that could not be needed for them.
-func TestListLimitAsksNoMoreThanNeeded(t *testing.T) {
+func TestList_limitAsksNoMoreThanNeeded(t *testing.T) {
 	for _, tc := range []struct{ limit, requests int }{{1, 1}, {100, 1}, {101, 2}, {150, 2}, {450, 5}, {5000, 10}} {
 		s := &pagedServer{items: 1000, envelope: fullEnvelope}
 		ts := s.start(t)
@@ -453,9 +453,9 @@ func TestListLimitAsksNoMoreThanNeeded(t *testing.T) {
 	}
 }
 
-// TestListStopsAtTheFoundPage: a visitor that stops gets no further page,
+// TestList_stopsAtTheFoundPage: a visitor that stops gets no further page,
 // and the pages asked beside it are given up.
-func TestListStopsAtTheFoundPage(t *testing.T) {
+func TestList_stopsAtTheFoundPage(t *testing.T) {
 	s := &pagedServer{items: 3000, envelope: fullEnvelope, delay: 5 * time.Millisecond}
 	ts := s.start(t)
 	v, found := Collect(func(j Job) bool { return j.ID == "job-00250" }, 1)

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestConnectors(t *testing.T) {
+func TestConnectors_lifecycle(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 2})
 	base := "/developers/workspaces/" + ws + "/connectors/"
 	c := h.expect("POST", base, connectorBody("Support Desk (EU)"), 201, "").(map[string]any)
@@ -48,7 +48,7 @@ func TestConnectors(t *testing.T) {
 	}
 }
 
-func TestConnectorValidation(t *testing.T) {
+func TestConnectors_validation(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 0})
 	base := "/developers/workspaces/" + ws + "/connectors/"
 	with := func(edit func(m map[string]any)) map[string]any {
@@ -86,10 +86,10 @@ func TestConnectorValidation(t *testing.T) {
 	}
 }
 
-// TestParseConnectorFollowsTheContract: a body the contract allows is
+// TestConnectors_parseFollowsTheContract: a body the contract allows is
 // accepted even where the provider's own rules are stricter, so that the
 // sandbox never simply agrees with the provider.
-func TestParseConnectorFollowsTheContract(t *testing.T) {
+func TestConnectors_parseFollowsTheContract(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		edit func(m map[string]any)
@@ -114,7 +114,7 @@ func TestParseConnectorFollowsTheContract(t *testing.T) {
 	}
 }
 
-func TestParseConnectorUpdate(t *testing.T) {
+func TestConnectors_parseUpdate(t *testing.T) {
 	in, err := parseConnector(rawBody(t, map[string]any{"configuration": map[string]any{"token": "new"}}), false)
 	if err != nil || in.token == nil || *in.token != "new" || in.name != nil || in.url != nil || in.agentEmail != nil || in.streams != nil {
 		t.Errorf("a patch of the token alone: %+v, %v", in, err)

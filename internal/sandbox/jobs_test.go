@@ -30,7 +30,7 @@ func names(page any) []string {
 	return out
 }
 
-func TestDefaults(t *testing.T) {
+func TestJobs_defaults(t *testing.T) {
 	h := newHarness(t, Config{Jobs: DefaultJobs})
 	p := h.expect("GET", jobsPath(""), nil, 200, "").(map[string]any)
 	if p["count"].(float64) != 25 || p["page_size"].(float64) != 20 || len(p["results"].([]any)) != 20 {
@@ -44,7 +44,7 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-func TestPagination(t *testing.T) {
+func TestJobs_pagination(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 45})
 	for _, c := range []struct {
 		query               string
@@ -73,7 +73,7 @@ func TestPagination(t *testing.T) {
 	}
 }
 
-func TestFilters(t *testing.T) {
+func TestJobs_filters(t *testing.T) {
 	h := newHarness(t, Config{Jobs: DefaultJobs})
 	all := SeedJobs(ws, DefaultJobs)
 	count := func(keep func(Job) bool) float64 {
@@ -111,7 +111,7 @@ func TestFilters(t *testing.T) {
 	h.expect("GET", jobsPath("?is_active=yes"), nil, 400, "is_active")
 }
 
-func TestOrdering(t *testing.T) {
+func TestJobs_ordering(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 12})
 	got := names(h.expect("GET", jobsPath("?ordering=-name"), nil, 200, ""))
 	if !slices.IsSortedFunc(got, func(a, b string) int { return strings.Compare(b, a) }) {
@@ -132,7 +132,7 @@ func TestOrdering(t *testing.T) {
 	h.expect("GET", jobsPath("?ordering=colour"), nil, 400, `invalid ordering field "colour"`)
 }
 
-func TestTriggerAndCancel(t *testing.T) {
+func TestJobs_triggerAndCancel(t *testing.T) {
 	clock := &fakeClock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
 	h := newHarness(t, Config{Jobs: 8, Now: clock.Now, RunDuration: 2 * time.Second})
 	jobs := SeedJobs(ws, 8)

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestAllStreams(t *testing.T) {
+func TestRules_allStreams(t *testing.T) {
 	// internal/client/README.md, "Streams", in its order.
 	spec := "chats, messages, events, contacts, tickets, ticket_interactions, ticket_tags, ticket_groups, ticket_forms, " +
 		"ticket_priorities, ticket_types, ticket_channels, ticket_status, organizations, survey_submissions"
@@ -35,7 +35,7 @@ func checkRule(t *testing.T, name string, rule func(string) error, cases []ruleC
 	}
 }
 
-func TestCheckName(t *testing.T) {
+func TestRules_checkName(t *testing.T) {
 	checkRule(t, "checkName", checkName, []ruleCase{
 		{in: "Support desk", ok: true},
 		{in: "n", ok: true},
@@ -46,7 +46,7 @@ func TestCheckName(t *testing.T) {
 	})
 }
 
-func TestCheckKind(t *testing.T) {
+func TestRules_checkKind(t *testing.T) {
 	checkRule(t, "checkKind", checkKind, []ruleCase{
 		{in: "customer_service", ok: true},
 		{in: "Customer_Service", want: `must be "customer_service"`},
@@ -54,7 +54,7 @@ func TestCheckKind(t *testing.T) {
 	})
 }
 
-func TestCheckURL(t *testing.T) {
+func TestRules_checkURL(t *testing.T) {
 	checkRule(t, "checkURL", checkURL, []ruleCase{
 		{in: "https://acme.example-helpdesk.com", ok: true},
 		{in: "https://acme.example.com/", ok: true},
@@ -76,7 +76,7 @@ func TestCheckURL(t *testing.T) {
 	})
 }
 
-func TestCheckToken(t *testing.T) {
+func TestRules_checkToken(t *testing.T) {
 	checkRule(t, "checkToken", checkToken, []ruleCase{
 		{in: "platform-key-1", ok: true},
 		{in: " ", ok: true}, // present and not empty: the contract says no more
@@ -84,7 +84,7 @@ func TestCheckToken(t *testing.T) {
 	})
 }
 
-func TestCheckEmail(t *testing.T) {
+func TestRules_checkEmail(t *testing.T) {
 	checkRule(t, "checkEmail", checkEmail, []ruleCase{
 		{in: "agent@acme.com", ok: true},
 		{in: "first.last+desk@mail.acme.co.uk", ok: true},
@@ -98,7 +98,7 @@ func TestCheckEmail(t *testing.T) {
 	})
 }
 
-func TestCheckStreams(t *testing.T) {
+func TestRules_checkStreams(t *testing.T) {
 	for _, ok := range [][]string{nil, {}, {"chats"}, {"tickets", "chats"}, AllStreams} {
 		if err := checkStreams(ok); err != nil {
 			t.Errorf("checkStreams(%q) = %v", ok, err)

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-func TestAuthorization(t *testing.T) {
+func TestSandbox_authorization(t *testing.T) {
 	if _, err := New(Config{Keys: []KeyBinding{{key, ws}, {key, strings.ToUpper(ws)}}}); err == nil {
 		t.Error("a key bound twice to the same workspace was accepted")
 	}
@@ -57,7 +57,7 @@ func TestAuthorization(t *testing.T) {
 	}
 }
 
-func TestFaults(t *testing.T) {
+func TestSandbox_faults(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 1})
 	h.expect("PUT", "/_sandbox/faults", map[string]any{"rate": 1, "statuses": []int{503}, "seed": 7}, 200, "")
 	st, hdr, _ := h.call("GET", jobsPath(""), key, nil)
@@ -92,10 +92,10 @@ func TestFaults(t *testing.T) {
 	}
 }
 
-// TestFaultsAfter: an "after" fault carries the request out, then answers
+// TestSandbox_faultsAfter: an "after" fault carries the request out, then answers
 // the fault status instead of the real answer; a "before" fault of the same
 // status changes nothing.
-func TestFaultsAfter(t *testing.T) {
+func TestSandbox_faultsAfter(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 1})
 	job := SeedJobs(ws, 1)[0].ID
 	connectors := "/developers/workspaces/" + ws + "/connectors/"
@@ -126,9 +126,9 @@ func TestFaultsAfter(t *testing.T) {
 	}
 }
 
-// TestFaultsMethods: "methods" limits the faults to those methods; the
+// TestSandbox_faultsMethods: "methods" limits the faults to those methods; the
 // others are served as usual and draw nothing.
-func TestFaultsMethods(t *testing.T) {
+func TestSandbox_faultsMethods(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 1})
 	job := SeedJobs(ws, 1)[0].ID
 	h.expect("PUT", "/_sandbox/faults", map[string]any{"rate": 1, "statuses": []int{504}, "when": "after", "methods": []string{"post"}}, 200, "")
@@ -142,9 +142,9 @@ func TestFaultsMethods(t *testing.T) {
 	}
 }
 
-// TestFaultsRefused: settings that cannot be honoured are refused, naming
+// TestSandbox_faultsRefused: settings that cannot be honoured are refused, naming
 // what is wrong.
-func TestFaultsRefused(t *testing.T) {
+func TestSandbox_faultsRefused(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 1})
 	for _, c := range []struct {
 		body map[string]any
@@ -164,9 +164,9 @@ func TestFaultsRefused(t *testing.T) {
 	h.expect("PUT", "/_sandbox/faults", map[string]any{"rate": 1, "statuses": []int{429, 503}, "when": "before", "methods": []string{"POST"}}, 200, "")
 }
 
-// TestMaxInFlight: the stats keep the most requests of the API held at
+// TestSandbox_maxInFlight: the stats keep the most requests of the API held at
 // once; the side door is not counted.
-func TestMaxInFlight(t *testing.T) {
+func TestSandbox_maxInFlight(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 1})
 	h.expect("PUT", "/_sandbox/faults", map[string]any{"latency_ms": 100}, 200, "")
 	var wg sync.WaitGroup
@@ -180,11 +180,11 @@ func TestMaxInFlight(t *testing.T) {
 	}
 }
 
-// TestConcurrentRequests: 16 clients send 1,000 mixed requests each at once
+// TestSandbox_concurrentRequests: 16 clients send 1,000 mixed requests each at once
 // (lists, triggers, cancels, and the create, read, update and delete of
 // connectors); afterwards every count agrees with what they were answered.
 // Run with -race, as `make test` does.
-func TestConcurrentRequests(t *testing.T) {
+func TestSandbox_concurrentRequests(t *testing.T) {
 	const clients, each, seeded = 16, 1000, 40
 	srv, err := New(Config{Jobs: seeded, RunDuration: 5 * time.Millisecond})
 	if err != nil {

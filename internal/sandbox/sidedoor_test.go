@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestSideDoor(t *testing.T) {
+func TestSideDoor_endpoints(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 1})
 	job := h.expect("POST", "/_sandbox/workspaces/"+ws+"/jobs/", map[string]any{
 		"name": "made by hand", "data_source": "s3", "connector_name": "files", "schema_name": "raw", "is_active": false,
@@ -28,9 +28,9 @@ func TestSideDoor(t *testing.T) {
 	}
 }
 
-// TestSideDoorOneValue: a side-door body of two JSON values, or of one with
+// TestSideDoor_oneValue: a side-door body of two JSON values, or of one with
 // trailing text, is refused, and sets nothing.
-func TestSideDoorOneValue(t *testing.T) {
+func TestSideDoor_oneValue(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 1})
 	for _, c := range []struct{ path, body string }{
 		{"/_sandbox/variant", `{"envelope": []} trailing`},

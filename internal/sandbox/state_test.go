@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-func TestStateFile(t *testing.T) {
+func TestState_file(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	h := newHarness(t, Config{Jobs: 3, StatePath: path})
 	c := h.expect("POST", "/developers/workspaces/"+ws+"/connectors/", connectorBody("kept"), 201, "").(map[string]any)
@@ -64,10 +64,10 @@ func startSandbox(t *testing.T, bin, state string) (*exec.Cmd, string) {
 	return nil, ""
 }
 
-// TestStateSurvivesSIGKILL kills the sandbox in the middle of writes, three
+// TestState_survivesSIGKILL kills the sandbox in the middle of writes, three
 // times, and restarts it each time on the same state file: it starts, and
 // holds every connector whose creation it had acknowledged.
-func TestStateSurvivesSIGKILL(t *testing.T) {
+func TestState_survivesSIGKILL(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "sandbox")
 	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/sandbox").CombinedOutput(); err != nil {
 		t.Fatalf("building the sandbox: %v\n%s", err, out)

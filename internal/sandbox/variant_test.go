@@ -40,9 +40,9 @@ func (h *harness) addConnectors(names ...string) {
 	}
 }
 
-// TestVariantEnvelope: the envelope carries the fields the variant names and
+// TestVariant_envelope: the envelope carries the fields the variant names and
 // no others; a field left out is absent, not null, on both lists.
-func TestVariantEnvelope(t *testing.T) {
+func TestVariant_envelope(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 45})
 	h.addConnectors("a", "b", "c")
 	all := append(slices.Clone(EnvelopeFields), "results")
@@ -90,9 +90,9 @@ func TestVariantEnvelope(t *testing.T) {
 	}
 }
 
-// TestVariantMaxPageSize: a page_size asked above the largest, and the
+// TestVariant_maxPageSize: a page_size asked above the largest, and the
 // default of 20, are cut to it; page_size tells the size served.
-func TestVariantMaxPageSize(t *testing.T) {
+func TestVariant_maxPageSize(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 45, Variant: Variant{MaxPageSize: 10}})
 	check := func(c struct {
 		path           string
@@ -145,9 +145,9 @@ func TestVariantMaxPageSize(t *testing.T) {
 	}
 }
 
-// TestVariantPastEnd: a page past the last is 404 by default and an empty
+// TestVariant_pastEnd: a page past the last is 404 by default and an empty
 // 200 page with "empty"; a page that is no positive integer stays 404.
-func TestVariantPastEnd(t *testing.T) {
+func TestVariant_pastEnd(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 45})
 	for _, path := range []string{jobsPath("?page=4"), jobsPath("?name=nobody&page=2"), connectorsPath + "?page=2"} {
 		h.expect("GET", path, nil, 404, "Invalid page.")
@@ -190,10 +190,10 @@ func TestVariantPastEnd(t *testing.T) {
 	}
 }
 
-// TestVariantFilters: the untyped filters match exactly and case-sensitively
+// TestVariant_filters: the untyped filters match exactly and case-sensitively
 // by default, as a case-insensitive substring with "partial", and not at all
 // with "ignored"; on jobs and on connectors, is_active unchanged.
-func TestVariantFilters(t *testing.T) {
+func TestVariant_filters(t *testing.T) {
 	h := newHarness(t, Config{Jobs: DefaultJobs})
 	// Their jobs: name and data_source the connector's name,
 	// connector_name customer_service, schema_name support_desk and
@@ -279,9 +279,9 @@ func TestVariantFilters(t *testing.T) {
 	}
 }
 
-// TestVariantExtraFields: the page, each job of a list and each connector
+// TestVariant_extraFields: the page, each job of a list and each connector
 // carry fields the API does not list, beside all of their own.
-func TestVariantExtraFields(t *testing.T) {
+func TestVariant_extraFields(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 2})
 	h.addConnectors("desk")
 	extras := []string{"_links", "archived_at", "owner", "revision", "tags"}
@@ -318,9 +318,9 @@ func TestVariantExtraFields(t *testing.T) {
 	}
 }
 
-// TestVariantNullFields: the fields named are null in every job of a list,
+// TestVariant_nullFields: the fields named are null in every job of a list,
 // the others keep their values, and filters still match the stored values.
-func TestVariantNullFields(t *testing.T) {
+func TestVariant_nullFields(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 5, Variant: Variant{NullFields: []string{"name", "_updated_at"}}})
 	h.addConnectors("desk")
 	seeded := SeedJobs(ws, 5)
@@ -353,10 +353,10 @@ func TestVariantNullFields(t *testing.T) {
 // jobWireFields are the fields of a job as the API lists them.
 var jobWireFields = []string{"_id", "_created_at", "_updated_at", "data_source", "connector_name", "schema_name", "name", "is_active"}
 
-// TestVariantRefused: New and SetVariant refuse a variant they cannot
+// TestVariant_refused: New and SetVariant refuse a variant they cannot
 // honour, naming the field and what is allowed; a refused one changes
 // nothing.
-func TestVariantRefused(t *testing.T) {
+func TestVariant_refused(t *testing.T) {
 	for _, c := range []struct {
 		v    Variant
 		want []string
@@ -385,10 +385,10 @@ func TestVariantRefused(t *testing.T) {
 	}
 }
 
-// TestVariantSideDoor: PUT /_sandbox/variant sets the variant and GET shows
+// TestVariant_sideDoor: PUT /_sandbox/variant sets the variant and GET shows
 // it, behind the key; they are counted as the other side-door routes are:
 // by route, never faulted, not held as the API's requests.
-func TestVariantSideDoor(t *testing.T) {
+func TestVariant_sideDoor(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 3})
 	got := h.expect("GET", "/_sandbox/variant", nil, 200, "").(map[string]any)
 	if v, ok := got["envelope"]; !ok || v != nil || len(got) != 1 {
@@ -455,9 +455,9 @@ func jsonEqual(got, want any) bool {
 	return bytes.Equal(a, b)
 }
 
-// TestVariantConcurrent: the variant changes while lists are served; each
+// TestVariant_concurrent: the variant changes while lists are served; each
 // answer is whole under one variant or the other. Run with -race.
-func TestVariantConcurrent(t *testing.T) {
+func TestVariant_concurrent(t *testing.T) {
 	srv, err := New(Config{Jobs: 30})
 	if err != nil {
 		t.Fatal(err)

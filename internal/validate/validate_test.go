@@ -18,7 +18,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 )
 
-func TestUUID(t *testing.T) {
+func TestValidate_uuid(t *testing.T) {
 	for _, ok := range []string{"00000000-0000-4000-8000-000000000001", "7B0C6F5E-3F7C-4C55-9D55-1C6F3E0D2A10"} {
 		if err := UUID(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
@@ -32,7 +32,7 @@ func TestUUID(t *testing.T) {
 	}
 }
 
-func TestBaseURL(t *testing.T) {
+func TestValidate_baseURL(t *testing.T) {
 	for _, ok := range []string{"https://api.example.com", "https://api.example.com/", "https://api.example.com:8443/v1/",
 		"http://127.0.0.1:8089", "http://127.5.0.1/", "http://127.255.255.254:65535", "http://localhost:8089", "http://LOCALHOST", "http://[::1]:8089/",
 		"https://10.0.0.1:1/api/v1", "https://[2001:db8::1]/", "https://xn--bcher-kva.example"} {
@@ -73,7 +73,7 @@ func TestBaseURL(t *testing.T) {
 	}
 }
 
-func TestDuration(t *testing.T) {
+func TestValidate_duration(t *testing.T) {
 	for _, ok := range []string{"30s", "2m", "1h30m", "500ms"} {
 		if err := Duration(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
@@ -86,7 +86,7 @@ func TestDuration(t *testing.T) {
 	}
 }
 
-func TestIfRunning(t *testing.T) {
+func TestValidate_ifRunning(t *testing.T) {
 	for _, ok := range []string{"fail", "wait"} {
 		if err := IfRunning(ok); err != nil {
 			t.Errorf("IfRunning(%q): %v", ok, err)
@@ -99,7 +99,7 @@ func TestIfRunning(t *testing.T) {
 	}
 }
 
-func TestAccountURL(t *testing.T) {
+func TestValidate_accountURL(t *testing.T) {
 	for _, ok := range []string{"https://acme.example-helpdesk.com", "https://acme.example-helpdesk.com/", "https://acme.example.com:8443", "HTTPS://acme.example.com",
 		"https://a-1.example.com:65535", "https://192.0.2.7", "https://[2001:db8::7]:443/", "https://desk", "https://" + strings.Repeat("a", 63) + ".example.com"} {
 		if err := AccountURL(ok); err != nil {
@@ -144,7 +144,7 @@ func TestAccountURL(t *testing.T) {
 	}
 }
 
-func TestEmail(t *testing.T) {
+func TestValidate_email(t *testing.T) {
 	for _, ok := range []string{"agent@acme.com", "first.last+desk@sub.acme.co.uk", "a@b.co", strings.Repeat("l", 64) + "@acme.com"} {
 		if err := Email(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
@@ -175,7 +175,7 @@ func TestEmail(t *testing.T) {
 	}
 }
 
-func TestName(t *testing.T) {
+func TestValidate_name(t *testing.T) {
 	for _, ok := range []string{"Support desk", "x", "Support EU — Zürich", " padded ", "team 👩\u200d💻"} {
 		if err := Name(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
@@ -207,7 +207,7 @@ func TestName(t *testing.T) {
 	}
 }
 
-func TestAPIKey(t *testing.T) {
+func TestValidate_apiKey(t *testing.T) {
 	for _, ok := range []string{"sandbox-api-key", "Token abc123", "Bearer a.b-c_d~e+f/g="} {
 		if err := APIKey(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
@@ -233,7 +233,7 @@ func TestAPIKey(t *testing.T) {
 	}
 }
 
-func TestStreams(t *testing.T) {
+func TestValidate_streams(t *testing.T) {
 	for _, ok := range [][]string{{"chats"}, {"tickets", "chats"}, {"chats", "messages", "events", "contacts", "tickets",
 		"ticket_interactions", "ticket_tags", "ticket_groups", "ticket_forms", "ticket_priorities", "ticket_types",
 		"ticket_channels", "ticket_status", "organizations", "survey_submissions"}} {
@@ -259,16 +259,16 @@ func TestStreams(t *testing.T) {
 	}
 }
 
-// TestStreamsAreTheSandboxs: the provider's list and the sandbox's, each
+// TestValidate_streamsAreTheSandboxs: the provider's list and the sandbox's, each
 // written from the service's list on its own, name the same streams in
 // the same order (the default of streams is this list, in this order).
-func TestStreamsAreTheSandboxs(t *testing.T) {
+func TestValidate_streamsAreTheSandboxs(t *testing.T) {
 	if !slices.Equal(CustomerServiceStreams, sandbox.AllStreams) {
 		t.Errorf("the provider's streams %q, the sandbox's %q", CustomerServiceStreams, sandbox.AllStreams)
 	}
 }
 
-func TestToken(t *testing.T) {
+func TestValidate_token(t *testing.T) {
 	if err := Token("platform-key-1"); err != nil {
 		t.Error(err)
 	}
@@ -279,7 +279,7 @@ func TestToken(t *testing.T) {
 	}
 }
 
-func TestWholeNumber(t *testing.T) {
+func TestValidate_wholeNumber(t *testing.T) {
 	for _, ok := range []string{"0", "4", "10", "1e1", "10.0"} {
 		f, _, _ := big.ParseFloat(ok, 10, 512, big.ToNearestEven)
 		if err := WholeNumber(f, 0, 10); err != nil {

@@ -15,9 +15,9 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// TestHelpExitsZero: -h prints the usage, naming each flag's environment
+// TestCommand_helpExitsZero: -h prints the usage, naming each flag's environment
 // variable, and exits 0.
-func TestHelpExitsZero(t *testing.T) {
+func TestCommand_helpExitsZero(t *testing.T) {
 	// Named as in the release archives: the usage names the command so.
 	bin := filepath.Join(t.TempDir(), "dataintegration-sandbox")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -40,9 +40,9 @@ func TestHelpExitsZero(t *testing.T) {
 	}
 }
 
-// TestEveryFlagHasAVariable: each flag falls back to its environment
+// TestCommand_everyFlagHasAVariable: each flag falls back to its environment
 // variable, as the README says; a flag wins over its variable.
-func TestEveryFlagHasAVariable(t *testing.T) {
+func TestCommand_everyFlagHasAVariable(t *testing.T) {
 	t.Setenv("SANDBOX_ADDR", "127.0.0.1:0")
 	t.Setenv("SANDBOX_API_KEY", "env-key")
 	t.Setenv("SANDBOX_WORKSPACE_ID", "11111111-1111-4111-8111-111111111111")
@@ -71,10 +71,10 @@ func TestEveryFlagHasAVariable(t *testing.T) {
 	}
 }
 
-// TestVariantFlags: the flags of the variant, and their variables, reach the
+// TestCommand_variantFlags: the flags of the variant, and their variables, reach the
 // sandbox's configuration; "all" keeps every envelope field and "none" sends
 // results alone; a variant the sandbox cannot honour is refused at start.
-func TestVariantFlags(t *testing.T) {
+func TestCommand_variantFlags(t *testing.T) {
 	cfg, _, err := options(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -151,10 +151,10 @@ func TestVariantFlags(t *testing.T) {
 	}
 }
 
-// TestReachable: a listener on every interface is given to the provider at
+// TestCommand_reachable: a listener on every interface is given to the provider at
 // 127.0.0.1, which it takes over http; a listener on one address at that
 // address.
-func TestReachable(t *testing.T) {
+func TestCommand_reachable(t *testing.T) {
 	for _, c := range []struct{ addr, want string }{
 		{":0", "127.0.0.1:"}, {"0.0.0.0:0", "127.0.0.1:"}, {"[::]:0", "127.0.0.1:"},
 		{"127.0.0.1:0", "127.0.0.1:"}, {"[::1]:0", "[::1]:"},

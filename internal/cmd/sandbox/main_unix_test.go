@@ -21,14 +21,14 @@ import (
 // sandbox (the guide "Testing configurations").
 const modulePath = "github.com/dataintegration/terraform-provider-dataintegration"
 
-// TestGoRunAtVersion runs the sandbox as a user without a clone does, with
+// TestCommand_goRunAtVersion runs the sandbox as a user without a clone does, with
 // `go run <module>/internal/cmd/sandbox@<version>`: the module as the Go
 // proxy serves a tag of it (the committed tree, through git as the proxy
 // reads it) from a proxy folder of the test's own, every other module from
 // this machine's module cache, nothing from the network. It fails when the
 // module cannot be run so: a replace directive in go.mod, a file the build
 // needs that git does not hold, a main package that does not build.
-func TestGoRunAtVersion(t *testing.T) {
+func TestCommand_goRunAtVersion(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the module through a Go proxy; skipped with -short")
 	}
