@@ -201,6 +201,15 @@ func Main(m *testing.M) {
 			os.Exit(1)
 		}
 		fmt.Printf("Acceptance tests under %s (%s)\n", info, path)
+		// resource.Test names the provider registry.terraform.io/hashicorp
+		// unless told otherwise, an address OpenTofu cannot resolve.
+		if info.Tofu {
+			for k, v := range map[string]string{"TF_ACC_PROVIDER_HOST": "registry.opentofu.org", "TF_ACC_PROVIDER_NAMESPACE": "hashicorp"} {
+				if os.Getenv(k) == "" {
+					_ = os.Setenv(k, v)
+				}
+			}
+		}
 		done, err := recordCLIOutput(path)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "acceptance tests:", err)

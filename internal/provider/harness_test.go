@@ -3,7 +3,8 @@
 // over protocol 6 (serveProto, newProtoProvider), and the unit helpers that
 // call a resource's or an action's methods directly, with a client to a
 // sandbox (unitSandbox, configured, create, destroy, invoke), for outcomes
-// an engine cannot set up. Everything else a test needs is in
+// an engine cannot set up, and the checks of their diagnostics (onlyError,
+// onlyWarning, failOn). Everything else a test needs is in
 // internal/acctest, whose package comment says which harness to use when.
 
 package provider

@@ -271,9 +271,9 @@ func TestJobTrigger_stateUpgrade(t *testing.T) {
 	cases := []struct {
 		name, state, ifRunning, jobName string
 	}{
-		{"before job_name and if_running (1addb2e)", `{` + before + `}`, "fail", ""},
-		{"no triggers (1addb2e)", `{` + strings.Replace(before, `{"commit":"abc"}`, "null", 1) + `}`, "fail", ""},
-		{"before if_running (a0b1d65)", `{` + before + `,"job_name":null}`, "fail", ""},
+		{"before job_name and if_running (schema version 0)", `{` + before + `}`, "fail", ""},
+		{"no triggers (schema version 0)", `{` + strings.Replace(before, `{"commit":"abc"}`, "null", 1) + `}`, "fail", ""},
+		{"before if_running (schema version 0)", `{` + before + `,"job_name":null}`, "fail", ""},
 		{"if_running null", `{` + before + `,"job_name":"Nightly","if_running":null}`, "fail", "Nightly"},
 		{"if_running wait", `{` + before + `,"job_name":null,"if_running":"wait"}`, "wait", ""},
 	}

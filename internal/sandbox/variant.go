@@ -89,8 +89,10 @@ func (v Variant) clone() Variant {
 }
 
 // SetVariant replaces the variant; requests already being served finish
-// with the old one.
+// with the old one. Its keywords are read in any letter case, as the
+// command's flags are.
 func (s *Server) SetVariant(v Variant) error {
+	v.PastEnd, v.Filters = strings.ToLower(v.PastEnd), strings.ToLower(v.Filters)
 	if err := checkVariant(v); err != nil {
 		return err
 	}

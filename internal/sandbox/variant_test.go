@@ -498,3 +498,21 @@ func TestVariant_concurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestVariant_keywordsInAnyCase: the side door reads past_end and filters
+// in any letter case, as the command's flags do.
+func TestVariant_keywordsInAnyCase(t *testing.T) {
+	srv, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.SetVariant(Variant{PastEnd: "EMPTY", Filters: "Partial"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Variant(); got.PastEnd != PastEndEmpty || got.Filters != FiltersPartial {
+		t.Errorf("variant %+v, want past_end %q and filters %q", got, PastEndEmpty, FiltersPartial)
+	}
+	if err := srv.SetVariant(Variant{PastEnd: "LATER"}); err == nil {
+		t.Error("past_end LATER was taken")
+	}
+}
