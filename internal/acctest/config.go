@@ -69,7 +69,7 @@ func ListBlock(name string, args, config []string) string {
 		inner[i] = "  " + l
 	}
 	return fmt.Sprintf("list %q %q {\n  provider = dataintegration\n%s  config {\n%s  }\n}\n",
-		ConnectorType, name, IndentLines(args), IndentLines(inner))
+		ConnectorType, name, indentLines(args), indentLines(inner))
 }
 
 // ImportBlock is an import block of a resource by its import ID.

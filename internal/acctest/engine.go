@@ -114,9 +114,9 @@ var (
 	detectErr    error
 )
 
-// EngineUnderTest says which engine the acceptance tests drive; it asks
+// engineUnderTest says which engine the acceptance tests drive; it asks
 // the CLI once per test binary.
-func EngineUnderTest(t testing.TB) EngineInfo {
+func engineUnderTest(t testing.TB) EngineInfo {
 	t.Helper()
 	info, err := detectEngineAt(enginePath(t))
 	if err != nil {
@@ -147,7 +147,7 @@ func RequireCapability(t testing.TB, c Capability) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
 	}
-	if info := EngineUnderTest(t); !info.Has(c) {
+	if info := engineUnderTest(t); !info.Has(c) {
 		t.Skipf("needs %s (%s); this engine is %s", c.Name, c.Where(), info)
 	}
 }
@@ -159,7 +159,7 @@ func RequireMissingCapability(t testing.TB, c Capability) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
 	}
-	if info := EngineUnderTest(t); info.Has(c) {
+	if info := engineUnderTest(t); info.Has(c) {
 		t.Skipf("tests an engine without %s (%s); this engine is %s and has them", c.Name, c.Where(), info)
 	}
 }
@@ -181,15 +181,15 @@ func NewEngine(t testing.TB) *Engine {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
 	}
-	bin := BuildProvider(t, "../..", "the tree")
+	bin := buildProvider(t, "../..", "the tree")
 	eng := EngineWithCLIConfig(t, DevOverrides(bin))
 	eng.Provider = filepath.Join(bin, "terraform-provider-dataintegration")
 	return eng
 }
 
-// BuildProvider builds the provider of the module in src into a folder of
+// buildProvider builds the provider of the module in src into a folder of
 // its own, which it returns; what names it in a failure.
-func BuildProvider(tb testing.TB, src, what string) string {
+func buildProvider(tb testing.TB, src, what string) string {
 	tb.Helper()
 	bin := tb.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-dataintegration"), ".")
@@ -212,7 +212,7 @@ func ProviderAt(tb testing.TB, rev string) string {
 	if out, err := exec.Command("sh", "-c", `git -C ../.. archive "$0" | tar -x -C "$1"`, rev, src).CombinedOutput(); err != nil {
 		tb.Fatalf("extracting %s: %v\n%s", rev, err, out)
 	}
-	return BuildProvider(tb, src, rev)
+	return buildProvider(tb, src, rev)
 }
 
 // DevOverrides is a CLI configuration that loads the provider from dir for
@@ -236,11 +236,8 @@ func EngineWithCLIConfig(t testing.TB, text string) *Engine {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
 	}
-	cfg := filepath.Join(t.TempDir(), "cli-config.tfrc")
-	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	eng := &Engine{Path: enginePath(t), Info: EngineUnderTest(t), Env: []string{
+	cfg := writeCLIConfig(t, text)
+	eng := &Engine{Path: enginePath(t), Info: engineUnderTest(t), Env: []string{
 		"TF_CLI_CONFIG_FILE=" + cfg, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
 		"TF_DATA_DIR=" + filepath.Join(t.TempDir(), "data"),
 	}}
@@ -460,8 +457,15 @@ func (eng *Engine) StateIDs(t testing.TB, dir, typ string) map[string]string {
 // path.
 func DevOverrideFile(tb testing.TB, dir string) string {
 	tb.Helper()
+	return writeCLIConfig(tb, DevOverrides(dir))
+}
+
+// writeCLIConfig writes a CLI configuration of the given text into a folder
+// of the test's own, and returns its path.
+func writeCLIConfig(tb testing.TB, text string) string {
+	tb.Helper()
 	cfg := filepath.Join(tb.TempDir(), "cli-config.tfrc")
-	if err := os.WriteFile(cfg, []byte(DevOverrides(dir)), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
 		tb.Fatal(err)
 	}
 	return cfg

@@ -39,7 +39,7 @@ func NewEnv(t testing.TB, cfg sandbox.Config) *Env {
 	t.Helper()
 	base, key, ws := os.Getenv(EnvBaseURL), os.Getenv(EnvAPIKey), os.Getenv(EnvWorkspaceID)
 	if base != "" && key != "" && ws != "" {
-		ExpectNoSecretPrinted(t, key)
+		expectNoSecretPrinted(t, key)
 		return &Env{BaseURL: base, APIKey: key, WorkspaceID: ws}
 	}
 	srv, err := sandbox.New(cfg)
@@ -52,7 +52,7 @@ func NewEnv(t testing.TB, cfg sandbox.Config) *Env {
 	if len(cfg.Keys) > 0 {
 		key = cfg.Keys[0].APIKey
 	}
-	ExpectNoSecretPrinted(t, key)
+	expectNoSecretPrinted(t, key)
 	return &Env{BaseURL: ts.URL, APIKey: key, WorkspaceID: srv.Workspaces()[0], Sandbox: srv}
 }
 
@@ -95,7 +95,7 @@ provider "dataintegration" {
   api_key      = %q
   workspace_id = %q
 %s}
-`, e.BaseURL, e.APIKey, e.WorkspaceID, IndentLines(extra))
+`, e.BaseURL, e.APIKey, e.WorkspaceID, indentLines(extra))
 }
 
 // ProviderWithWorkspace is a provider block like ProviderConfig's, with the
@@ -126,7 +126,7 @@ func ProviderBlock(baseURL, apiKey, ws string) string {
 	return b + "}\n"
 }
 
-func IndentLines(lines []string) string {
+func indentLines(lines []string) string {
 	var b strings.Builder
 	for _, l := range lines {
 		b.WriteString("  " + l + "\n")
@@ -170,12 +170,12 @@ func (e *Env) Client(t testing.TB, edit ...func(*client.Config)) *client.Client 
 // AllJobs lists every job of the test's workspace through the client.
 func (e *Env) AllJobs(t testing.TB) []client.Job {
 	t.Helper()
-	return e.JobsOneByOne(t, client.JobFilter{})
+	return e.jobsOneByOne(t, client.JobFilter{})
 }
 
-// JobsOneByOne lists the test's jobs that f selects, one page after another
+// jobsOneByOne lists the test's jobs that f selects, one page after another
 // (max_concurrent_requests = 1): the oracle of a list read side by side.
-func (e *Env) JobsOneByOne(t testing.TB, f client.JobFilter) []client.Job {
+func (e *Env) jobsOneByOne(t testing.TB, f client.JobFilter) []client.Job {
 	t.Helper()
 	c := e.Client(t, func(c *client.Config) { c.MaxConcurrentRequests = 1 })
 	v, jobs := client.Collect[client.Job](nil, 0)
@@ -374,10 +374,10 @@ func RefusingEnv(t *testing.T) (e *Env, running, inactive string) {
 	return e, jobs[0], inactive
 }
 
-// OneByOne are the IDs of JobsOneByOne.
+// OneByOne are the IDs of jobsOneByOne.
 func (e *Env) OneByOne(t testing.TB, f client.JobFilter) []string {
 	t.Helper()
-	return JobIDs(e.JobsOneByOne(t, f))
+	return JobIDs(e.jobsOneByOne(t, f))
 }
 
 // Executions counts the executions of every job of the test's workspace.

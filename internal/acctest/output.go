@@ -92,10 +92,10 @@ func Recorded(t testing.TB, ext string) string {
 	return all.String()
 }
 
-// ExpectNoSecretPrinted checks, when test t ends, that nothing the engine
+// expectNoSecretPrinted checks, when test t ends, that nothing the engine
 // printed for its resource.Test runs holds one of its secrets: known, and
 // those of the configurations the engine was given.
-func ExpectNoSecretPrinted(t testing.TB, known ...string) {
+func expectNoSecretPrinted(t testing.TB, known ...string) {
 	t.Cleanup(func() {
 		secrets := append(SecretsIn(Recorded(t, ".config")), known...)
 		for _, leak := range Leaks(Recorded(t, ".cli"), secrets) {

@@ -11,8 +11,8 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp"
 )
 
-// EnvReleaseDir names the folder of a release built by scripts/release.sh.
-const EnvReleaseDir = "PROVIDER_RELEASE_DIR"
+// envReleaseDir names the folder of a release built by scripts/release.sh.
+const envReleaseDir = "PROVIDER_RELEASE_DIR"
 
 // Release is a Release as scripts/Release.sh leaves it in a folder.
 type Release struct {
@@ -39,13 +39,13 @@ func (r *Release) Sum(name string) string {
 // BuiltRelease reads the release that PROVIDER_RELEASE_DIR names.
 func BuiltRelease(t *testing.T) *Release {
 	t.Helper()
-	dir := os.Getenv(EnvReleaseDir)
+	dir := os.Getenv(envReleaseDir)
 	if dir == "" {
-		t.Skipf("no release to install: %s names none (make testacc and make release-check build one into dist/ and set it)", EnvReleaseDir)
+		t.Skipf("no release to install: %s names none (make testacc and make release-check build one into dist/ and set it)", envReleaseDir)
 	}
 	sums, _ := filepath.Glob(filepath.Join(dir, "terraform-provider-dataintegration_*_SHA256SUMS"))
 	if len(sums) != 1 {
-		t.Fatalf("%s=%s holds %d SHA256SUMS files, want one: build the release with `make release-check`", EnvReleaseDir, dir, len(sums))
+		t.Fatalf("%s=%s holds %d SHA256SUMS files, want one: build the release with `make release-check`", envReleaseDir, dir, len(sums))
 	}
 	r := &Release{Dir: dir, Zips: map[string]string{}}
 	r.Version = strings.TrimSuffix(strings.TrimPrefix(filepath.Base(sums[0]), "terraform-provider-dataintegration_"), "_SHA256SUMS")
