@@ -4,6 +4,8 @@
 package validate
 
 import (
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"math/big"
@@ -327,4 +329,42 @@ func printable(s string) string {
 		return string([]rune(s)[:64]) + "…"
 	}
 	return s
+}
+
+// CACertificate accepts one or more PEM certificates, such as a CA's or a
+// bundle of them: at least one PEM block, and every block a certificate
+// that parses. Text between blocks (the comments of a bundle) is allowed. A
+// private key is refused, and no part of the value is echoed.
+func CACertificate(s string) error {
+	rest := []byte(s)
+	n := 0
+	for {
+		var b *pem.Block
+		b, rest = pem.Decode(rest)
+		if b == nil {
+			break
+		}
+		n++
+		if b.Type != "CERTIFICATE" {
+			if strings.Contains(b.Type, "PRIVATE KEY") {
+				return fmt.Errorf("PEM block %d is a private key (%s): give the CA's certificate alone, and keep every key out of the configuration", n, b.Type)
+			}
+			return fmt.Errorf("PEM block %d is a %s, not a CERTIFICATE", n, b.Type)
+		}
+		if _, err := x509.ParseCertificate(b.Bytes); err != nil {
+			return fmt.Errorf("PEM block %d is not a certificate that parses: %w", n, err)
+		}
+	}
+	switch {
+	case n > 0:
+		return nil
+	case strings.Contains(s, "-----BEGIN"):
+		return errors.New("the PEM block is cut or damaged: it needs its -----BEGIN CERTIFICATE----- and -----END CERTIFICATE----- lines, each on a line of its own")
+	case strings.TrimSpace(s) == "":
+		return errors.New("the value is empty")
+	case !strings.ContainsAny(strings.TrimSpace(s), "\n"):
+		return errors.New("the value holds no PEM certificate: give the certificate's text, such as file(\"ca.pem\"), not a file's path")
+	default:
+		return errors.New("the value holds no PEM certificate (a block from -----BEGIN CERTIFICATE----- to -----END CERTIFICATE-----)")
+	}
 }

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"crypto/x509"
 	"math"
 	"math/big"
 	"net"
@@ -11,8 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 	"github.com/google/uuid"
 	"golang.org/x/net/http/httpguts"
@@ -69,6 +72,53 @@ func TestValidate_baseURL(t *testing.T) {
 		}
 		if err != nil && strings.Contains(err.Error(), "hunter2") {
 			t.Errorf("%q: the error shows the password: %v", c.in, err)
+		}
+	}
+}
+
+// testCA is a CA's certificate and a server's, with the server's key, for
+// the PEM checks.
+func testCA(tb testing.TB) [3]string {
+	ca := nettest.NewCA(tb, "validate test CA")
+	leaf := ca.Issue(tb, time.Now().Add(time.Hour), "api.example.com")
+	return [3]string{ca.PEM, leaf.CertPEM, leaf.KeyPEM}
+}
+
+func TestValidate_caCertificate(t *testing.T) {
+	pems := testCA(t)
+	caPEM, leafPEM, keyPEM := pems[0], pems[1], pems[2]
+	for name, ok := range map[string]string{
+		"one CA":                      caPEM,
+		"a bundle":                    caPEM + leafPEM,
+		"a bundle with comments":      "# ACME root\n" + caPEM + "\n# ACME issuing\n" + leafPEM,
+		"CRLF line ends":              strings.ReplaceAll(caPEM, "\n", "\r\n"),
+		"indented, as in a heredoc":   "\n\n" + caPEM + "\n\n",
+		"a self-signed server's only": leafPEM,
+	} {
+		if err := CACertificate(ok); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	damaged := strings.Replace(caPEM, caPEM[40:60], strings.Repeat("A", 20), 1)
+	for _, c := range []struct{ name, in, want string }{
+		{"empty", "", "the value is empty"},
+		{"blank", " \n ", "the value is empty"},
+		{"a path", "/etc/ssl/acme-ca.pem", `not a file's path`},
+		{"text", "not\na certificate", "holds no PEM certificate"},
+		{"cut", caPEM[:len(caPEM)-30], "cut or damaged"},
+		{"a private key", keyPEM, "PEM block 1 is a private key (PRIVATE KEY)"},
+		{"a key after a certificate", caPEM + keyPEM, "PEM block 2 is a private key"},
+		{"another block", "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n", "PEM block 1 is a PUBLIC KEY, not a CERTIFICATE"},
+		{"a certificate that does not parse", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n", "PEM block 1 is not a certificate that parses"},
+		{"damaged base64", damaged, ""},
+	} {
+		err := CACertificate(c.in)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
+			continue
+		}
+		if mid := len(c.in) / 2; len(c.in) > 40 && strings.Contains(err.Error(), c.in[mid:mid+16]) {
+			t.Errorf("%s: the error echoes the value: %v", c.name, err)
 		}
 	}
 }
@@ -516,6 +566,22 @@ func FuzzWholeNumber(f *testing.F) {
 		err := WholeNumber(big.NewFloat(x), 0, 10)
 		if valid := x == math.Trunc(x) && x >= 0 && x <= 10; (err == nil) != valid {
 			t.Fatalf("WholeNumber(%v) = %v, want valid: %v", x, err, valid)
+		}
+	})
+}
+
+// FuzzCACertificate: no input panics, and every value accepted gives the
+// client's certificate pool a certificate.
+func FuzzCACertificate(f *testing.F) {
+	pems := testCA(f)
+	for _, s := range []string{pems[0], pems[0] + pems[1], pems[2], "", "ca.pem", "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----",
+		pems[0][:100], "# comment\n" + pems[1]} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		err := CACertificate(s)
+		if err == nil && !x509.NewCertPool().AppendCertsFromPEM([]byte(s)) {
+			t.Fatalf("CACertificate(%q) accepts what the pool takes no certificate from", s)
 		}
 	})
 }
