@@ -52,8 +52,11 @@ type Config struct {
 	BaseURL string
 	// APIKey is sent as the Authorization header, exactly as given.
 	APIKey string
-	// Version goes into the User-Agent.
-	Version string
+	// Version goes into the User-Agent, after Engine and before
+	// AppendUserAgent (see UserAgent).
+	Version, Engine, AppendUserAgent string
+	// CACertificate is PEM certificates trusted besides the system's roots.
+	CACertificate string
 	// MaxRetries is how many times at most a retryable request is
 	// retried within its retry budget; NoRetryLimit (any negative number)
 	// leaves it to the budget alone, and 0 means no retry.
@@ -89,7 +92,9 @@ type Client struct {
 	budget     time.Duration
 	timeout    time.Duration
 	http       *http.Client
-	log        func(ctx context.Context, msg string, fields map[string]any)
+	// proxyFor is the proxy of a request's URL, nil for none.
+	proxyFor func(*url.URL) (*url.URL, error)
+	log      func(ctx context.Context, msg string, fields map[string]any)
 	// bound is MaxConcurrentRequests; slots holds a token for each attempt
 	// in flight.
 	bound int
@@ -120,7 +125,7 @@ func New(cfg Config) (*Client, error) {
 		slots:         make(chan struct{}, bound),
 		base:          base,
 		apiKey:        cfg.APIKey,
-		userAgent:     "terraform-provider-dataintegration/" + orDefault(cfg.Version, "dev"),
+		userAgent:     UserAgent(cfg.Engine, cfg.Version, cfg.AppendUserAgent),
 		maxRetries:    max(cfg.MaxRetries, NoRetryLimit),
 		budget:        orDefault(cfg.RetryBudget, DefaultRetryBudget),
 		timeout:       orDefault(cfg.RequestTimeout, DefaultRequestTimeout),
@@ -130,13 +135,12 @@ func New(cfg Config) (*Client, error) {
 		maxBackoff:    orDefault(cfg.MaxBackoff, defaultMaxBackoff),
 		maxRetryAfter: orDefault(cfg.MaxRetryAfter, defaultMaxRetryAfter),
 	}
+	t, proxyFor, err := newTransport(cfg.CACertificate, bound)
+	if err != nil {
+		return nil, err
+	}
+	c.proxyFor = proxyFor
 	if c.http == nil {
-		t := &http.Transport{Proxy: http.ProxyFromEnvironment}
-		if dt, ok := http.DefaultTransport.(*http.Transport); ok {
-			t = dt.Clone()
-		}
-		// Keep a connection alive for each request that may be in flight.
-		t.MaxIdleConnsPerHost = max(bound, 2)
 		c.http = &http.Client{Transport: t}
 	}
 	return c, nil
@@ -446,6 +450,11 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 			// trigger (see attemptContext) a moment before it ends ctx.
 			<-ctx.Done()
 			return -1, false, fail(0, "", stopped(ctx))
+		}
+		if ce := c.connectError(err, u); ce != nil {
+			// A certificate or a proxy that refuses: no request reached
+			// the service, and only a proxy out of reach may change.
+			return -1, !ce.Permanent(), fail(0, "", ce)
 		}
 		// A connection error: an idempotent request may go again; a POST only
 		// when it never reached the service.

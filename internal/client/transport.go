@@ -1,0 +1,253 @@
+package client
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/net/http/httpproxy"
+)
+
+// product is the provider's token in the User-Agent.
+const product = "terraform-provider-dataintegration"
+
+// UserAgent is the User-Agent of every request: the engine's product
+// token first, as HashiCorp's providers send it (such as "Terraform/1.16.4
+// (+https://www.terraform.io)"), then the provider's, then what the user
+// appends; empty parts are left out.
+func UserAgent(engine, version, appended string) string {
+	parts := []string{product + "/" + orDefault(version, "dev")}
+	if engine = oneLine(engine); engine != "" {
+		parts = append([]string{engine}, parts...)
+	}
+	if appended = oneLine(appended); appended != "" {
+		parts = append(parts, appended)
+	}
+	return strings.Join(parts, " ")
+}
+
+// oneLine is s without control characters and surrounding spaces: a header
+// cannot carry them.
+func oneLine(s string) string {
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s))
+}
+
+// newTransport is the client's own transport: Go's default one (its dial
+// and idle timeouts, HTTP/2), with the proxy that the environment names as
+// it is when the client is made, the system's roots plus caPEM, and a
+// proxy's refusal of a CONNECT as a ConnectError.
+func newTransport(caPEM string, bound int) (*http.Transport, func(*url.URL) (*url.URL, error), error) {
+	t := &http.Transport{}
+	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+		t = dt.Clone()
+	}
+	// httpproxy reads the environment each time, where http's own
+	// ProxyFromEnvironment keeps the first reading for the process's life.
+	env := httpproxy.FromEnvironment()
+	envProxy := env.ProxyFunc()
+	proxyFor := func(u *url.URL) (*url.URL, error) {
+		p, err := envProxy(u)
+		raw := env.HTTPProxy
+		if u.Scheme == "https" {
+			raw = env.HTTPSProxy
+		}
+		if err != nil || p != nil && !proxyURL(raw) {
+			// The value is not echoed: it may hold the proxy's password.
+			return nil, errors.New("HTTPS_PROXY (or HTTP_PROXY) is not a proxy URL such as http://proxy.example.com:3128")
+		}
+		return p, nil
+	}
+	t.Proxy = func(r *http.Request) (*url.URL, error) { return proxyFor(r.URL) }
+	t.OnProxyConnectResponse = func(_ context.Context, proxy *url.URL, _ *http.Request, resp *http.Response) error {
+		if resp.StatusCode == http.StatusProxyAuthRequired {
+			return &ConnectError{Failure: ProxyAuthRequired, Proxy: proxy.Host, ProxyCredentials: proxy.User != nil}
+		}
+		if resp.StatusCode != http.StatusOK {
+			return &ConnectError{Failure: ProxyRefused, Proxy: proxy.Host, Err: fmt.Errorf("the proxy answered %s to CONNECT", resp.Status)}
+		}
+		return nil
+	}
+	if caPEM != "" {
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM([]byte(caPEM)) {
+			return nil, nil, ErrNoCertificate
+		}
+		tc := t.TLSClientConfig.Clone()
+		if tc == nil {
+			tc = &tls.Config{}
+		}
+		tc.RootCAs = pool
+		t.TLSClientConfig = tc
+	}
+	// Keep a connection alive for each request that may be in flight.
+	t.MaxIdleConnsPerHost = max(bound, 2)
+	return t, proxyFor, nil
+}
+
+// proxyURL tells whether v is a proxy's URL as Go reads a proxy variable:
+// http, https or socks5, with a host; without a scheme, http. Go's own
+// reading takes more, such as a value that does not parse as a URL, and
+// makes a host of its scheme.
+func proxyURL(v string) bool {
+	if !strings.Contains(v, "://") {
+		v = "http://" + v
+	}
+	u, err := url.Parse(v)
+	return err == nil && u.Hostname() != "" && (u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "socks5" || u.Scheme == "socks5h")
+}
+
+// ErrNoCertificate is a CACertificate without a PEM certificate.
+var ErrNoCertificate = errors.New("the CA certificate holds no PEM certificate")
+
+// ConnectFailure is why no connection to the service could be made, where
+// a setting of the user's can fix it.
+type ConnectFailure string
+
+// The failures a ConnectError names.
+const (
+	UntrustedCertificate    ConnectFailure = "untrusted certificate"
+	CertificateNameMismatch ConnectFailure = "certificate name mismatch"
+	CertificateExpired      ConnectFailure = "certificate expired"
+	ProxyRefused            ConnectFailure = "proxy refused"
+	ProxyAuthRequired       ConnectFailure = "proxy authentication required"
+	// UnknownHost is a host name the resolver says does not exist: a typo
+	// in base_url, or a network whose names only its proxy resolves.
+	UnknownHost ConnectFailure = "unknown host"
+)
+
+// ConnectError is a connection to the service that failed at its TLS
+// handshake or at the proxy. It never holds the proxy's credentials.
+type ConnectError struct {
+	Failure ConnectFailure
+	// Host is the service's host, as base_url names it.
+	Host string
+	// Proxy is the proxy's host:port; empty when none was used.
+	Proxy string
+	// ProxyCredentials is whether the proxy's URL carried credentials.
+	ProxyCredentials bool
+	// Cert is the service's certificate, for a TLS failure.
+	Cert *x509.Certificate
+	// Err is the underlying error, in Go's words.
+	Err error
+}
+
+func (e *ConnectError) Error() string {
+	switch e.Failure {
+	case UntrustedCertificate:
+		return fmt.Sprintf("the certificate of %s is signed by an authority this machine does not trust (issuer %q)", e.Host, issuer(e.Cert))
+	case CertificateNameMismatch:
+		return fmt.Sprintf("the certificate of %s is for %s, not for %s", e.Host, certNames(e.Cert), hostOnly(e.Host))
+	case CertificateExpired:
+		now := time.Now()
+		if e.Cert != nil && now.Before(e.Cert.NotBefore) {
+			return fmt.Sprintf("the certificate of %s is not valid before %s (this machine's clock says %s)", e.Host, stampUTC(e.Cert.NotBefore), stampUTC(now))
+		}
+		if e.Cert != nil {
+			return fmt.Sprintf("the certificate of %s expired at %s (this machine's clock says %s)", e.Host, stampUTC(e.Cert.NotAfter), stampUTC(now))
+		}
+		return fmt.Sprintf("the certificate of %s has expired or is not yet valid: %v", e.Host, e.Err)
+	case UnknownHost:
+		return fmt.Sprintf("this machine's resolver does not know the host %s (%v)", hostOnly(e.Host), e.Err)
+	case ProxyAuthRequired:
+		if e.ProxyCredentials {
+			return fmt.Sprintf("the proxy at %s refused the credentials given (407 Proxy Authentication Required)", e.Proxy)
+		}
+		return fmt.Sprintf("the proxy at %s asks for credentials (407 Proxy Authentication Required)", e.Proxy)
+	default:
+		return fmt.Sprintf("the proxy at %s could not be used: %v", e.Proxy, e.Err)
+	}
+}
+
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// Permanent tells whether another attempt would fail the same way: every
+// failure but a proxy out of reach.
+func (e *ConnectError) Permanent() bool { return e.Failure != ProxyRefused }
+
+func issuer(c *x509.Certificate) string {
+	if c == nil {
+		return "unknown"
+	}
+	if c.Issuer.CommonName != "" {
+		return c.Issuer.CommonName
+	}
+	return c.Issuer.String()
+}
+
+func certNames(c *x509.Certificate) string {
+	if c == nil {
+		return "other names"
+	}
+	names := append([]string(nil), c.DNSNames...)
+	for _, ip := range c.IPAddresses {
+		names = append(names, ip.String())
+	}
+	if len(names) == 0 {
+		return "no host name"
+	}
+	return strings.Join(names, ", ")
+}
+
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return hostport
+}
+
+func stampUTC(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// connectError is err as a ConnectError when it is a failure of the TLS
+// handshake with the service or of the proxy; nil otherwise.
+func (c *Client) connectError(err error, target *url.URL) *ConnectError {
+	var ce *ConnectError
+	if errors.As(err, &ce) {
+		ce.Host = target.Host
+		return ce
+	}
+	out := &ConnectError{Host: target.Host, Err: err}
+	var (
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		invalid  x509.CertificateInvalidError
+		op       *net.OpError
+		dns      *net.DNSError
+	)
+	// A failure on the way to the proxy (its dial, or its own TLS) is the
+	// proxy's, whatever it is.
+	switch {
+	case errors.As(err, &op) && op.Op == "proxyconnect":
+		out.Failure, out.Err = ProxyRefused, op.Err
+		if p, perr := c.proxyFor(target); perr == nil && p != nil {
+			out.Proxy = p.Host
+		}
+	case errors.As(err, &unknown):
+		out.Failure, out.Cert = UntrustedCertificate, unknown.Cert
+	case errors.As(err, &hostname):
+		out.Failure, out.Cert = CertificateNameMismatch, hostname.Certificate
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		out.Failure, out.Cert = CertificateExpired, invalid.Cert
+	case errors.As(err, &dns) && dns.IsNotFound:
+		// A resolver that could not answer (IsTemporary, IsTimeout) is a
+		// connection error like any, retried.
+		out.Failure, out.Err = UnknownHost, dns
+	default:
+		return nil
+	}
+	return out
+}

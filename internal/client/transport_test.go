@@ -1,0 +1,254 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
+)
+
+// proxyEnv sets the proxy variables for the clients the test makes next,
+// in both cases, so that the machine's own play no part.
+func proxyEnv(t *testing.T, httpsProxy, noProxy string) {
+	t.Helper()
+	for _, k := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy", "REQUEST_METHOD"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("HTTPS_PROXY", httpsProxy)
+	t.Setenv("NO_PROXY", noProxy)
+}
+
+// tlsService serves 404 to every request over TLS with a certificate of
+// ca for names, valid until notAfter, and counts what reached it.
+func tlsService(t *testing.T, ca *nettest.CA, notAfter time.Time, names ...string) (port string, reached *atomic.Int64) {
+	t.Helper()
+	reached = &atomic.Int64{}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		http.Error(w, `{"detail": "Not found."}`, http.StatusNotFound)
+	})
+	return nettest.ServeTLS(t, h, ca.Issue(t, notAfter, names...)), reached
+}
+
+// getConnector asks for a connector with a deadline, as an operation with
+// timeouts does: a failure that is retried would run into it.
+func getConnector(t *testing.T, c *Client) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := c.GetConnector(ctx, testWS, "c-1")
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	return err
+}
+
+// connectFailure is err's ConnectError; the test fails when there is none,
+// or when the request was retried or said to have reached the service.
+func connectFailure(t *testing.T, err error, want ConnectFailure) *ConnectError {
+	t.Helper()
+	var ce *ConnectError
+	var e *Error
+	if !errors.As(err, &ce) || !errors.As(err, &e) {
+		t.Fatalf("want a ConnectError, got %T: %v", err, err)
+	}
+	if ce.Failure != want {
+		t.Errorf("failure %q, want %q: %v", ce.Failure, want, err)
+	}
+	if e.Sent || e.MayHaveTakenEffect() {
+		t.Errorf("a request that never reached the service is said to have: %+v", e)
+	}
+	return ce
+}
+
+// TestTransport_caCertificate: a service under a private CA fails at the
+// first request, without a retry, until the client trusts that CA; then it
+// is reached, alone or in a bundle.
+func TestTransport_caCertificate(t *testing.T) {
+	proxyEnv(t, "", "")
+	ca, other := nettest.NewCA(t, "ACME Private Root"), nettest.NewCA(t, "Other Root")
+	port, reached := tlsService(t, ca, time.Now().Add(time.Hour), "127.0.0.1")
+	base := "https://127.0.0.1:" + port
+
+	start := time.Now()
+	err := getConnector(t, newTestClient(t, base, func(c *Config) { c.MaxRetries = NoRetryLimit }))
+	ce := connectFailure(t, err, UntrustedCertificate)
+	if time.Since(start) > 5*time.Second || OutOfTime(err) {
+		t.Errorf("an untrusted certificate was retried: %v", err)
+	}
+	if want := `the certificate of 127.0.0.1:` + port + ` is signed by an authority this machine does not trust (issuer "ACME Private Root")`; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q, want it to say %q", err, want)
+	}
+	if ce.Cert == nil || reached.Load() != 0 {
+		t.Errorf("certificate %v, %d requests reached the service", ce.Cert, reached.Load())
+	}
+
+	for name, pem := range map[string]string{"the CA": ca.PEM, "a bundle": other.PEM + "\n# ACME\n" + ca.PEM} {
+		err := getConnector(t, newTestClient(t, base, func(c *Config) { c.CACertificate = pem }))
+		if StatusCode(err) != http.StatusNotFound {
+			t.Errorf("trusting %s: %v, want the service's 404", name, err)
+		}
+	}
+	if err := getConnector(t, newTestClient(t, base, func(c *Config) { c.CACertificate = other.PEM })); !errors.As(err, &ce) || ce.Failure != UntrustedCertificate {
+		t.Errorf("trusting another CA: %v", err)
+	}
+	if _, err := New(Config{BaseURL: base, CACertificate: "not a certificate"}); !errors.Is(err, ErrNoCertificate) {
+		t.Errorf("a CA without a certificate: %v", err)
+	}
+}
+
+// TestTransport_certificateNameAndTime: a host no resolver knows, a
+// certificate for another host, or out of its validity, is named as such,
+// and not retried.
+func TestTransport_certificateNameAndTime(t *testing.T) {
+	t.Run("unknown host", func(t *testing.T) {
+		proxyEnv(t, "", "")
+		// .invalid names no host anywhere (RFC 2606).
+		err := getConnector(t, newTestClient(t, "https://dataintegration.invalid", func(c *Config) { c.MaxRetries = NoRetryLimit }))
+		var dns *net.DNSError
+		if errors.As(err, &dns) && !dns.IsNotFound {
+			t.Skipf("this machine's resolver does not answer: %v", err)
+		}
+		_ = connectFailure(t, err, UnknownHost)
+		if want := "this machine's resolver does not know the host dataintegration.invalid"; !strings.Contains(err.Error(), want) || OutOfTime(err) {
+			t.Errorf("error %q, want it to say %q, at once", err, want)
+		}
+	})
+
+	proxyEnv(t, "", "")
+	ca := nettest.NewCA(t, "ACME Private Root")
+	trust := func(c *Config) { c.CACertificate = ca.PEM; c.MaxRetries = NoRetryLimit }
+
+	port, _ := tlsService(t, ca, time.Now().Add(time.Hour), "api.example.com", "api-2.example.com")
+	err := getConnector(t, newTestClient(t, "https://127.0.0.1:"+port, trust))
+	_ = connectFailure(t, err, CertificateNameMismatch)
+	if want := "is for api.example.com, api-2.example.com, not for 127.0.0.1"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q, want it to say %q", err, want)
+	}
+
+	expired := time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
+	port, _ = tlsService(t, ca, expired, "127.0.0.1")
+	err = getConnector(t, newTestClient(t, "https://127.0.0.1:"+port, trust))
+	_ = connectFailure(t, err, CertificateExpired)
+	if want := "expired at " + expired.Format(time.RFC3339) + " (this machine's clock says"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q, want it to say %q", err, want)
+	}
+}
+
+// TestTransport_proxy: HTTPS_PROXY carries every request to the service
+// through a CONNECT tunnel, credentials included; NO_PROXY naming the host
+// sends nothing to the proxy; a proxy that refuses, or that wants other
+// credentials, is named as such, and its credentials never show.
+func TestTransport_proxy(t *testing.T) {
+	ca := nettest.NewCA(t, "ACME Private Root")
+	port, reached := tlsService(t, ca, time.Now().Add(time.Hour), "sandbox.localhost")
+	// A name no resolver knows: only the proxy, which tunnels every host
+	// to loopback, can reach it.
+	base := "https://sandbox.localhost:" + port
+	trust := func(c *Config) { c.CACertificate = ca.PEM; c.MaxRetries = 0 }
+	const password = "pr0xy-s3cret+x"
+	proxy := nettest.NewProxy(t, "ci-runner", password)
+
+	t.Run("through the proxy", func(t *testing.T) {
+		proxyEnv(t, proxy.URL, "")
+		var logged strings.Builder
+		c := newTestClient(t, base, trust, func(c *Config) {
+			c.Log = func(_ context.Context, msg string, fields map[string]any) { fmt.Fprintln(&logged, msg, fields) }
+		})
+		before := reached.Load()
+		for range 3 {
+			if err := getConnector(t, c); StatusCode(err) != http.StatusNotFound {
+				t.Fatalf("through the proxy: %v", err)
+			}
+		}
+		if got := proxy.Targets(); len(got) == 0 || got[0] != "sandbox.localhost:"+port || reached.Load()-before != 3 {
+			t.Errorf("the proxy tunnelled %v; %d requests reached the service", got, reached.Load()-before)
+		}
+		if strings.Contains(logged.String(), password) || strings.Contains(logged.String(), "ci-runner") {
+			t.Errorf("the log shows the proxy's credentials: %s", logged.String())
+		}
+	})
+
+	t.Run("NO_PROXY naming the host", func(t *testing.T) {
+		proxyEnv(t, proxy.URL, "example.com,sandbox.localhost")
+		before := len(proxy.Targets())
+		err := getConnector(t, newTestClient(t, base, trust))
+		if n := len(proxy.Targets()) - before; n != 0 {
+			t.Errorf("the proxy tunnelled %d connections for a host NO_PROXY names", n)
+		}
+		// Straight to a name only the proxy knew: no such host, unless
+		// this machine resolves *.localhost to itself.
+		var ce *ConnectError
+		if StatusCode(err) != http.StatusNotFound && (!errors.As(err, &ce) || ce.Failure != UnknownHost) {
+			t.Errorf("without the proxy: %v", err)
+		}
+	})
+
+	for _, c := range []struct {
+		name, proxyURL string
+		want           ConnectFailure
+		says           string
+	}{
+		{"no credentials", "http://" + proxy.Addr, ProxyAuthRequired, "asks for credentials (407 Proxy Authentication Required)"},
+		{"wrong credentials", "http://someone-else:" + password + "@" + proxy.Addr, ProxyAuthRequired, "refused the credentials given"},
+		{"refusing", "http://ci-runner:" + password + "@" + nettest.RefusingAddr(t), ProxyRefused, "connection refused"},
+		{"no scheme, refusing", "ci-runner:" + password + "@" + nettest.RefusingAddr(t), ProxyRefused, "connection refused"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			proxyEnv(t, c.proxyURL, "")
+			err := getConnector(t, newTestClient(t, base, trust))
+			ce := connectFailure(t, err, c.want)
+			if !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), "the proxy at 127.0.0.1:") || ce.Proxy == "" {
+				t.Errorf("error %q, want it to name the proxy and say %q", err, c.says)
+			}
+			if strings.Contains(err.Error(), password) {
+				t.Errorf("the error shows the proxy's password: %v", err)
+			}
+		})
+	}
+
+	t.Run("a proxy URL that does not parse", func(t *testing.T) {
+		proxyEnv(t, "http://ci-runner:"+password+"@proxy example:3128", "")
+		err := getConnector(t, newTestClient(t, base, trust))
+		if !strings.Contains(err.Error(), "HTTPS_PROXY (or HTTP_PROXY) is not a proxy URL") || strings.Contains(err.Error(), password) {
+			t.Errorf("error %q", err)
+		}
+	})
+}
+
+// TestTransport_userAgent: the engine's token, then the provider's, then
+// TF_APPEND_USER_AGENT's, on every request.
+func TestTransport_userAgent(t *testing.T) {
+	for _, c := range []struct{ engine, version, appended, want string }{
+		{"Terraform/1.16.4 (+https://www.terraform.io)", "0.2.0", "", "Terraform/1.16.4 (+https://www.terraform.io) terraform-provider-dataintegration/0.2.0"},
+		{"OpenTofu/1.12.6 (+https://opentofu.org)", "0.2.0", "ci/42", "OpenTofu/1.12.6 (+https://opentofu.org) terraform-provider-dataintegration/0.2.0 ci/42"},
+		{"", "", " \n", "terraform-provider-dataintegration/dev"},
+		{"Terraform/1.5.7 (+https://www.terraform.io)", "0.2.0", "a\r\nX-Injected: 1", "Terraform/1.5.7 (+https://www.terraform.io) terraform-provider-dataintegration/0.2.0 aX-Injected: 1"},
+	} {
+		if got := UserAgent(c.engine, c.version, c.appended); got != c.want {
+			t.Errorf("UserAgent(%q, %q, %q) = %q, want %q", c.engine, c.version, c.appended, got, c.want)
+		}
+	}
+	var rec recorder
+	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { http.NotFound(w, nil) })
+	c := newTestClient(t, ts.URL, func(c *Config) {
+		c.Engine, c.Version, c.AppendUserAgent = "OpenTofu/1.12.6 (+https://opentofu.org)", "0.2.0", "ci/42"
+	})
+	_ = getConnector(t, c)
+	_ = getConnector(t, c)
+	for _, r := range rec.reqs {
+		if got := r.UserAgent(); got != "OpenTofu/1.12.6 (+https://opentofu.org) terraform-provider-dataintegration/0.2.0 ci/42" {
+			t.Errorf("User-Agent %q", got)
+		}
+	}
+	if len(rec.reqs) != 2 {
+		t.Errorf("%d requests, want 2", len(rec.reqs))
+	}
+}

@@ -1,0 +1,195 @@
+// Package nettest holds the network a test needs around the service: a
+// throwaway certificate authority and the certificates it issues, and a
+// CONNECT proxy (the sandbox's), all in-process and on loopback. It depends
+// on no package of the provider but the sandbox, so that the client's, the
+// sandbox's and the provider's tests share it.
+package nettest
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"io"
+	"log"
+	"math/big"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// CA is a certificate authority made for one test and trusted by nothing
+// else.
+type CA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	// PEM is the CA's certificate, as ca_certificate takes it.
+	PEM string
+}
+
+// NewCA makes a CA named name.
+func NewCA(t testing.TB, name string) *CA {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial(t),
+		Subject:               pkix.Name{CommonName: name, Organization: []string{"dataintegration tests"}},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &CA{cert: cert, key: key, PEM: string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))}
+}
+
+// WritePEM writes the CA's certificate into the test's temporary folder and
+// returns its path, for file() in a configuration.
+func (ca *CA) WritePEM(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(p, []byte(ca.PEM), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Leaf is a server certificate the CA issued, with its key.
+type Leaf struct {
+	TLS tls.Certificate
+	// CertPEM and KeyPEM are the certificate and its key, as files hold them.
+	CertPEM, KeyPEM string
+}
+
+// Issue issues a server certificate for names (host names or IP
+// addresses), valid until notAfter.
+func (ca *CA) Issue(t testing.TB, notAfter time.Time, names ...string) Leaf {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(t),
+		Subject:      pkix.Name{CommonName: names[0]},
+		NotBefore:    notAfter.Add(-72 * time.Hour),
+		NotAfter:     notAfter,
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	for _, n := range names {
+		if ip := net.ParseIP(n); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, n)
+		}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Leaf{TLS: pair, CertPEM: string(certPEM), KeyPEM: string(keyPEM)}
+}
+
+func serial(t testing.TB) *big.Int {
+	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// ServeTLS serves h over TLS with leaf's certificate on a loopback port of
+// its own until the test ends, and returns the port.
+func ServeTLS(t testing.TB, h http.Handler, leaf Leaf) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: discardLog(),
+		TLSConfig: &tls.Config{Certificates: []tls.Certificate{leaf.TLS}, MinVersion: tls.VersionTLS12}}
+	go func() { _ = srv.ServeTLS(ln, "", "") }()
+	t.Cleanup(func() { _ = srv.Close() })
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
+}
+
+// Proxy is the sandbox's CONNECT proxy on a loopback port of its own,
+// tunnelling to the port asked on 127.0.0.1 whatever the host.
+type Proxy struct {
+	*sandbox.Proxy
+	// URL is the proxy's address, with its credentials when it asks for
+	// them: HTTPS_PROXY's value.
+	URL string
+	// Addr is the proxy's host:port.
+	Addr string
+}
+
+// NewProxy starts a proxy until the test ends. With a user, it answers 407
+// to a CONNECT without that user and password.
+func NewProxy(t testing.TB, user, password string) *Proxy {
+	t.Helper()
+	p := &Proxy{Proxy: sandbox.NewProxy(user, password, "")}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second, ErrorLog: discardLog()}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	p.Addr = ln.Addr().String()
+	u := url.URL{Scheme: "http", Host: p.Addr}
+	if user != "" {
+		u.User = url.UserPassword(user, password)
+	}
+	p.URL = u.String()
+	return p
+}
+
+// RefusingAddr is a loopback address where nothing listens: a proxy that
+// refuses every connection.
+func RefusingAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
+}
+
+// discardLog keeps the TLS handshake errors that tests cause on purpose
+// out of their output.
+func discardLog() *log.Logger { return log.New(io.Discard, "", 0) }
