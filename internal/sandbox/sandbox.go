@@ -85,6 +85,9 @@ type Stats struct {
 	Faults int64 `json:"faults"`
 	// MaxInFlight is the most requests of the API it held at once.
 	MaxInFlight int64 `json:"max_in_flight"`
+	// UserAgents counts the requests by their User-Agent header, so that a
+	// test can tell who called.
+	UserAgents map[string]int64 `json:"user_agents"`
 }
 
 // Server is the sandbox service, an http.Handler.
@@ -128,7 +131,7 @@ func New(cfg Config) (*Server, error) {
 		cfg:        cfg,
 		keys:       map[string][]string{},
 		workspaces: map[string]*workspace{},
-		stats:      Stats{ByRoute: map[string]int64{}},
+		stats:      Stats{ByRoute: map[string]int64{}, UserAgents: map[string]int64{}},
 		rng:        rand.New(rand.NewPCG(1, 1)),
 		variant:    cfg.Variant.clone(),
 	}
@@ -189,7 +192,7 @@ func (s *Server) routes() {
 	s.handle("PUT /_sandbox/variant", s.sidePutVariant)
 
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.count("")
+		s.count(r, "")
 		writeError(w, http.StatusNotFound, "Not found.")
 	})
 }
@@ -201,7 +204,7 @@ func (s *Server) handle(pattern string, fn handlerFunc) {
 	route := strings.TrimSuffix(pattern, "{$}")
 	isAPI := strings.Contains(pattern, " /developers/")
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		s.count(route)
+		s.count(r, route)
 		fault := 0
 		if isAPI {
 			s.hold(1)
@@ -267,10 +270,11 @@ func (r *statusRecorder) WriteHeader(code int) {
 	r.ResponseWriter.WriteHeader(code)
 }
 
-func (s *Server) count(route string) {
+func (s *Server) count(r *http.Request, route string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.Requests++
+	s.stats.UserAgents[r.UserAgent()]++
 	if route != "" {
 		s.stats.ByRoute[route]++
 	}
@@ -292,6 +296,10 @@ func (s *Server) Stats() Stats {
 	out.ByRoute = make(map[string]int64, len(s.stats.ByRoute))
 	for k, v := range s.stats.ByRoute {
 		out.ByRoute[k] = v
+	}
+	out.UserAgents = make(map[string]int64, len(s.stats.UserAgents))
+	for k, v := range s.stats.UserAgents {
+		out.UserAgents[k] = v
 	}
 	return out
 }

@@ -1,16 +1,20 @@
-// Command sandbox runs the local stand-in for the data-integration service.
-// It prints the provider's environment variables, logs one line per request
-// and stops cleanly on SIGINT or SIGTERM.
+// Command sandbox runs the local stand-in for the data-integration service,
+// over http, or https with -tls-cert and -tls-key. It prints the provider's
+// environment variables, logs one line per request and stops cleanly on
+// SIGINT or SIGTERM.
 package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
 	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -45,9 +49,18 @@ type repeated []string
 func (r *repeated) String() string     { return fmt.Sprint(*r) }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
+// listen is where and how the sandbox serves: an address, and over https
+// when it has a certificate and its key (PEM files).
+type listen struct {
+	addr, certFile, keyFile string
+	// proxyAddr, if set, is where a CONNECT proxy to the sandbox listens,
+	// asking for proxyAuth ("user:password") when it is set.
+	proxyAddr, proxyAuth string
+}
+
 // options reads the flags, each of which falls back to an environment
-// variable, into the sandbox's configuration and the address to listen on.
-func options(args []string) (sandbox.Config, string, error) {
+// variable, into the sandbox's configuration and where to listen.
+func options(args []string) (sandbox.Config, listen, error) {
 	// The usage names the command as it was run: sandbox (go run, make
 	// sandbox), dataintegration-sandbox (the release archives).
 	fs := flag.NewFlagSet(strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"), flag.ContinueOnError)
@@ -57,13 +70,13 @@ func options(args []string) (sandbox.Config, string, error) {
 	fs.Var(&workspaces, "workspace", "the workspace of the API key in the same position (SANDBOX_WORKSPACE_ID, one workspace)")
 	jobsDefault, err := strconv.Atoi(env("SANDBOX_JOBS", strconv.Itoa(sandbox.DefaultJobs)))
 	if err != nil {
-		return sandbox.Config{}, "", fmt.Errorf("SANDBOX_JOBS: %w", err)
+		return sandbox.Config{}, listen{}, fmt.Errorf("SANDBOX_JOBS: %w", err)
 	}
 	jobs := fs.Int("jobs", jobsDefault, "how many generated jobs each workspace starts with (SANDBOX_JOBS)")
 	state := fs.String("state", os.Getenv("SANDBOX_STATE"), "file to keep state in (none: in memory) (SANDBOX_STATE)")
 	runDefault, err := time.ParseDuration(env("SANDBOX_RUN_DURATION", sandbox.DefaultRunDuration.String()))
 	if err != nil {
-		return sandbox.Config{}, "", fmt.Errorf("SANDBOX_RUN_DURATION: %w", err)
+		return sandbox.Config{}, listen{}, fmt.Errorf("SANDBOX_RUN_DURATION: %w", err)
 	}
 	runDuration := fs.Duration("run-duration", runDefault, "how long an execution runs before it succeeds (SANDBOX_RUN_DURATION)")
 
@@ -73,20 +86,24 @@ func options(args []string) (sandbox.Config, string, error) {
 		strings.Join(sandbox.EnvelopeFields, ", ")+"; \"all\" for every one, \"none\" for results alone (SANDBOX_ENVELOPE)")
 	maxDefault, err := strconv.Atoi(env("SANDBOX_MAX_PAGE_SIZE", "0"))
 	if err != nil {
-		return sandbox.Config{}, "", fmt.Errorf("SANDBOX_MAX_PAGE_SIZE: %w", err)
+		return sandbox.Config{}, listen{}, fmt.Errorf("SANDBOX_MAX_PAGE_SIZE: %w", err)
 	}
 	maxPageSize := fs.Int("max-page-size", maxDefault, "the largest page served, to which a larger page_size is cut (0: 100) (SANDBOX_MAX_PAGE_SIZE)")
 	pastEnd := fs.String("past-end", env("SANDBOX_PAST_END", sandbox.PastEnd404), "what a page past the last answers: \"404\" (Invalid page.) or \"empty\" (200, no results) (SANDBOX_PAST_END)")
 	filters := fs.String("filters", env("SANDBOX_FILTERS", sandbox.FiltersExact), "how the filters connector_name, data_source, name and schema_name match: \"exact\" (case-sensitive), \"partial\" (contains, any case) or \"ignored\" (SANDBOX_FILTERS)")
 	extraDefault, err := strconv.ParseBool(env("SANDBOX_EXTRA_FIELDS", "false"))
 	if err != nil {
-		return sandbox.Config{}, "", fmt.Errorf("SANDBOX_EXTRA_FIELDS must be true or false, got %q", os.Getenv("SANDBOX_EXTRA_FIELDS"))
+		return sandbox.Config{}, listen{}, fmt.Errorf("SANDBOX_EXTRA_FIELDS must be true or false, got %q", os.Getenv("SANDBOX_EXTRA_FIELDS"))
 	}
 	extraFields := fs.Bool("extra-fields", extraDefault, "add fields the API does not list to each page, job and connector (SANDBOX_EXTRA_FIELDS)")
 	nullFields := fs.String("null-fields", os.Getenv("SANDBOX_NULL_FIELDS"), "job fields sent as null in every job of a list, comma-separated, of "+
 		strings.Join(sandbox.NullableFields, ", ")+" (SANDBOX_NULL_FIELDS)")
+	certFile := fs.String("tls-cert", os.Getenv("SANDBOX_TLS_CERT"), "serve https with this PEM certificate file (the server's certificate, then any intermediates); needs -tls-key (SANDBOX_TLS_CERT)")
+	keyFile := fs.String("tls-key", os.Getenv("SANDBOX_TLS_KEY"), "the PEM file of the -tls-cert certificate's private key (SANDBOX_TLS_KEY)")
+	proxyAddr := fs.String("proxy", os.Getenv("SANDBOX_PROXY"), "also run an HTTP proxy at this address (such as 127.0.0.1:3128) that tunnels every CONNECT to the sandbox, as a corporate proxy would; needs -tls-cert (SANDBOX_PROXY)")
+	proxyAuth := fs.String("proxy-auth", os.Getenv("SANDBOX_PROXY_AUTH"), "user:password the proxy asks for, answering 407 without them (SANDBOX_PROXY_AUTH)")
 	if err := fs.Parse(args); err != nil {
-		return sandbox.Config{}, "", err
+		return sandbox.Config{}, listen{}, err
 	}
 	if fs.NArg() > 0 {
 		msg := fmt.Sprintf("unexpected argument %q: the sandbox takes flags only", fs.Arg(0))
@@ -95,11 +112,23 @@ func options(args []string) (sandbox.Config, string, error) {
 			// takes its value after "=".
 			msg += fmt.Sprintf(", and a boolean flag takes its value after \"=\" (-extra-fields=%s)", fs.Arg(0))
 		}
-		return sandbox.Config{}, "", errors.New(msg)
+		return sandbox.Config{}, listen{}, errors.New(msg)
+	}
+	if (*certFile == "") != (*keyFile == "") {
+		return sandbox.Config{}, listen{}, errors.New("-tls-cert (SANDBOX_TLS_CERT) and -tls-key (SANDBOX_TLS_KEY) go together: give both to serve https, or neither")
+	}
+	switch {
+	case *proxyAddr != "" && *certFile == "":
+		return sandbox.Config{}, listen{}, errors.New("-proxy (SANDBOX_PROXY) needs -tls-cert and -tls-key: the provider takes http only on a loopback address, which Go never sends through a proxy")
+	case *proxyAuth != "" && *proxyAddr == "":
+		return sandbox.Config{}, listen{}, errors.New("-proxy-auth (SANDBOX_PROXY_AUTH) needs -proxy (SANDBOX_PROXY)")
+	case *proxyAuth != "" && !strings.Contains(*proxyAuth, ":"):
+		// The value is not echoed: it holds a password.
+		return sandbox.Config{}, listen{}, errors.New("-proxy-auth (SANDBOX_PROXY_AUTH) must be user:password")
 	}
 	envelopeFields, err := envelopeList(*envelope)
 	if err != nil {
-		return sandbox.Config{}, "", err
+		return sandbox.Config{}, listen{}, err
 	}
 	if len(keys) == 0 {
 		keys = repeated{env("SANDBOX_API_KEY", sandbox.DefaultAPIKey)}
@@ -108,7 +137,7 @@ func options(args []string) (sandbox.Config, string, error) {
 		workspaces = repeated{env("SANDBOX_WORKSPACE_ID", sandbox.DefaultWorkspaceID)}
 	}
 	if len(keys) != len(workspaces) {
-		return sandbox.Config{}, "", fmt.Errorf("-api-key is given %d times and -workspace %d times: they pair in order", len(keys), len(workspaces))
+		return sandbox.Config{}, listen{}, fmt.Errorf("-api-key is given %d times and -workspace %d times: they pair in order", len(keys), len(workspaces))
 	}
 	cfg := sandbox.Config{
 		Jobs:        *jobs,
@@ -128,11 +157,11 @@ func options(args []string) (sandbox.Config, string, error) {
 	for i := range keys {
 		cfg.Keys = append(cfg.Keys, sandbox.KeyBinding{APIKey: keys[i], WorkspaceID: workspaces[i]})
 	}
-	return cfg, *addr, nil
+	return cfg, listen{addr: *addr, certFile: *certFile, keyFile: *keyFile, proxyAddr: *proxyAddr, proxyAuth: *proxyAuth}, nil
 }
 
 func run(args []string) error {
-	cfg, addr, err := options(args)
+	cfg, l, err := options(args)
 	if err != nil {
 		return err
 	}
@@ -140,13 +169,35 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", addr)
+	var cert *tls.Certificate
+	if l.certFile != "" {
+		c, err := tls.LoadX509KeyPair(l.certFile, l.keyFile)
+		if err != nil {
+			return fmt.Errorf("-tls-cert and -tls-key: %w", err)
+		}
+		cert = &c
+	}
+	ln, err := net.Listen("tcp", l.addr)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("export DATAINTEGRATION_BASE_URL=http://%s\n", reachable(ln.Addr()))
+	base := "http://" + reachable(ln.Addr())
+	var proxyURL string
+	if l.proxyAddr != "" {
+		if proxyURL, err = serveProxy(l, reachable(ln.Addr())); err != nil {
+			return err
+		}
+	}
+	if cert != nil {
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{*cert}, MinVersion: tls.VersionTLS12})
+		base = httpsBase(cert.Leaf, reachable(ln.Addr()), proxyURL != "")
+	}
+	fmt.Printf("export DATAINTEGRATION_BASE_URL=%s\n", base)
 	fmt.Printf("export DATAINTEGRATION_API_KEY=%s\n", cfg.Keys[0].APIKey)
 	fmt.Printf("export DATAINTEGRATION_WORKSPACE_ID=%s\n", cfg.Keys[0].WorkspaceID)
+	if proxyURL != "" {
+		fmt.Printf("export HTTPS_PROXY=%s\n", proxyURL)
+	}
 
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -175,6 +226,47 @@ func reachable(addr net.Addr) string {
 		return net.JoinHostPort("127.0.0.1", strconv.Itoa(a.Port))
 	}
 	return addr.String()
+}
+
+// httpsBase is the base URL of a sandbox serving https on addr with the
+// certificate leaf: at the address's IP when the certificate names it,
+// else at localhost when it names that, else at the certificate's first
+// host name, which this machine must resolve unless a proxy of the
+// sandbox's (proxied) takes every request to it.
+func httpsBase(leaf *x509.Certificate, addr string, proxied bool) string {
+	host, port, _ := net.SplitHostPort(addr)
+	switch {
+	case proxied && leaf != nil && len(leaf.DNSNames) > 0 && leaf.DNSNames[0] != "localhost":
+		// Go sends nothing for localhost or a loopback address through a
+		// proxy: the base URL names the certificate's host.
+		host = leaf.DNSNames[0]
+	case leaf == nil || leaf.VerifyHostname(host) == nil:
+	case leaf.VerifyHostname("localhost") == nil:
+		host = "localhost"
+	case len(leaf.DNSNames) > 0:
+		host = leaf.DNSNames[0]
+		log.Printf("sandbox: the certificate names neither %s nor localhost: the base URL names %s, which this machine must resolve to the sandbox's address (or use -proxy)", addr, host)
+	default:
+		log.Printf("sandbox: the certificate names no host the provider could reach it at; the provider will refuse it")
+	}
+	return "https://" + net.JoinHostPort(host, port)
+}
+
+// serveProxy starts the sandbox's CONNECT proxy at l.proxyAddr, tunnelling
+// to upstream, and returns its URL as HTTPS_PROXY takes it.
+func serveProxy(l listen, upstream string) (string, error) {
+	user, password, _ := strings.Cut(l.proxyAuth, ":")
+	ln, err := net.Listen("tcp", l.proxyAddr)
+	if err != nil {
+		return "", fmt.Errorf("-proxy: %w", err)
+	}
+	hs := &http.Server{Handler: sandbox.NewProxy(user, password, upstream), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	u := url.URL{Scheme: "http", Host: reachable(ln.Addr())}
+	if user != "" {
+		u.User = url.UserPassword(user, password)
+	}
+	return u.String(), nil
 }
 
 // envelopeList reads -envelope: "all" (or nothing) is nil, every field;

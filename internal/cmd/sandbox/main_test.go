@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -29,7 +30,7 @@ func TestCommand_helpExitsZero(t *testing.T) {
 			t.Errorf("sandbox %s: %v\n%s", arg, err, out)
 		}
 		for _, want := range []string{"Usage of dataintegration-sandbox:", "SANDBOX_ADDR", "SANDBOX_API_KEY", "SANDBOX_WORKSPACE_ID", "SANDBOX_JOBS", "SANDBOX_STATE", "SANDBOX_RUN_DURATION",
-			"SANDBOX_ENVELOPE", "SANDBOX_MAX_PAGE_SIZE", "SANDBOX_PAST_END", "SANDBOX_FILTERS", "SANDBOX_EXTRA_FIELDS", "SANDBOX_NULL_FIELDS"} {
+			"SANDBOX_ENVELOPE", "SANDBOX_MAX_PAGE_SIZE", "SANDBOX_PAST_END", "SANDBOX_FILTERS", "SANDBOX_EXTRA_FIELDS", "SANDBOX_NULL_FIELDS", "SANDBOX_TLS_CERT", "SANDBOX_TLS_KEY", "SANDBOX_PROXY", "SANDBOX_PROXY_AUTH"} {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("sandbox %s does not mention %s:\n%s", arg, want, out)
 			}
@@ -49,10 +50,11 @@ func TestCommand_everyFlagHasAVariable(t *testing.T) {
 	t.Setenv("SANDBOX_JOBS", "3")
 	t.Setenv("SANDBOX_STATE", filepath.Join(t.TempDir(), "state.json"))
 	t.Setenv("SANDBOX_RUN_DURATION", "250ms")
-	cfg, addr, err := options(nil)
+	cfg, l, err := options(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	addr := l.addr
 	want := sandbox.KeyBinding{APIKey: "env-key", WorkspaceID: "11111111-1111-4111-8111-111111111111"}
 	if addr != "127.0.0.1:0" || len(cfg.Keys) != 1 || cfg.Keys[0] != want || cfg.Jobs != 3 ||
 		cfg.StatePath != os.Getenv("SANDBOX_STATE") || cfg.RunDuration != 250*time.Millisecond {
@@ -169,5 +171,66 @@ func TestCommand_reachable(t *testing.T) {
 			t.Errorf("listening on %s: %q, want %q", c.addr, got, c.want+strconv.Itoa(port))
 		}
 		_ = ln.Close()
+	}
+}
+
+// TestCommand_httpsBase: the base URL printed for https names a host the
+// certificate covers: the listener's IP, else localhost, else its first
+// host name.
+func TestCommand_httpsBase(t *testing.T) {
+	ca := nettest.NewCA(t, "sandbox test CA")
+	later := time.Now().Add(time.Hour)
+	for _, c := range []struct {
+		names   []string
+		proxied bool
+		want    string
+	}{
+		{[]string{"127.0.0.1", "localhost"}, false, "https://127.0.0.1:8443"},
+		{[]string{"localhost"}, false, "https://localhost:8443"},
+		{[]string{"sandbox.example.internal", "other.example.internal"}, false, "https://sandbox.example.internal:8443"},
+		// Behind its proxy, the sandbox is named by a host that is not
+		// loopback, which Go would not send through the proxy.
+		{[]string{"sandbox.example.internal", "127.0.0.1"}, true, "https://sandbox.example.internal:8443"},
+		{[]string{"localhost", "127.0.0.1"}, true, "https://127.0.0.1:8443"},
+	} {
+		leaf := ca.Issue(t, later, c.names...)
+		if got := httpsBase(leaf.TLS.Leaf, "127.0.0.1:8443", c.proxied); got != c.want {
+			t.Errorf("a certificate for %v (proxied: %v): %q, want %q", c.names, c.proxied, got, c.want)
+		}
+	}
+}
+
+// TestCommand_tlsFlagsGoTogether: a certificate without its key, or a key
+// without its certificate, is refused before anything listens, and so is a
+// proxy without https or credentials without a proxy; both are read from
+// their variables.
+func TestCommand_tlsFlagsGoTogether(t *testing.T) {
+	for _, args := range [][]string{{"-tls-cert", "cert.pem"}, {"-tls-key", "key.pem"}} {
+		if _, _, err := options(args); err == nil || !strings.Contains(err.Error(), "-tls-cert (SANDBOX_TLS_CERT) and -tls-key (SANDBOX_TLS_KEY) go together") {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	t.Setenv("SANDBOX_TLS_CERT", "cert.pem")
+	t.Setenv("SANDBOX_TLS_KEY", "key.pem")
+	if _, l, err := options(nil); err != nil || l.certFile != "cert.pem" || l.keyFile != "key.pem" {
+		t.Errorf("from the environment: %+v, %v", l, err)
+	}
+	if err := run([]string{"-addr", "127.0.0.1:0", "-tls-cert", filepath.Join(t.TempDir(), "missing.pem"), "-tls-key", "key.pem"}); err == nil || !strings.Contains(err.Error(), "-tls-cert and -tls-key") {
+		t.Errorf("a missing certificate file: %v", err)
+	}
+	t.Setenv("SANDBOX_TLS_CERT", "")
+	t.Setenv("SANDBOX_TLS_KEY", "")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-proxy", "127.0.0.1:3128"}, "-proxy (SANDBOX_PROXY) needs -tls-cert and -tls-key"},
+		{[]string{"-proxy-auth", "ci:s3cret-pass"}, "-proxy-auth (SANDBOX_PROXY_AUTH) needs -proxy"},
+		{[]string{"-tls-cert", "c.pem", "-tls-key", "k.pem", "-proxy", "127.0.0.1:3128", "-proxy-auth", "s3cret-pass"}, "must be user:password"},
+	} {
+		_, _, err := options(c.args)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
 	}
 }

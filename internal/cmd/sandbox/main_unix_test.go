@@ -4,7 +4,11 @@ package main
 
 import (
 	"bufio"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +19,9 @@ import (
 
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/zip"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
 // modulePath is the provider's module, which users name to `go run` the
@@ -120,4 +127,85 @@ func TestCommand_goRunAtVersion(t *testing.T) {
 		}
 	}
 	t.Logf("go run printed:\n%s", strings.Join(exports, "\n"))
+}
+
+// TestCommand_servesHTTPSBehindItsProxy: with -tls-cert, -tls-key, -proxy
+// and -proxy-auth, the sandbox serves the API over https at the base URL it
+// prints, named by its certificate's host, which a client trusting the CA
+// reaches through the proxy it prints, with its credentials only; SIGTERM
+// stops it cleanly.
+func TestCommand_servesHTTPSBehindItsProxy(t *testing.T) {
+	ca := nettest.NewCA(t, "sandbox test CA")
+	leaf := ca.Issue(t, time.Now().Add(time.Hour), "sandbox.internal")
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	for p, b := range map[string]string{certFile: leaf.CertPEM, keyFile: leaf.KeyPEM} {
+		if err := os.WriteFile(p, []byte(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	t.Cleanup(func() { os.Stdout = stdout })
+	done := make(chan error, 1)
+	go func() {
+		done <- run([]string{"-addr", "127.0.0.1:0", "-tls-cert", certFile, "-tls-key", keyFile, "-proxy", "127.0.0.1:0", "-proxy-auth", "ci:s3cret-pass"})
+	}()
+	printed := map[string]string{}
+	br := bufio.NewReader(r)
+	for len(printed) < 4 {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, v, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "export "), "=")
+		printed[k] = v
+	}
+	os.Stdout = stdout
+	base, proxy := printed["DATAINTEGRATION_BASE_URL"], printed["HTTPS_PROXY"]
+	if !strings.HasPrefix(base, "https://sandbox.internal:") || !strings.HasPrefix(proxy, "http://ci:s3cret-pass@127.0.0.1:") {
+		t.Fatalf("printed %v: want the base URL at the certificate's host, and the proxy with its credentials", printed)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM([]byte(ca.PEM))
+	get := func(proxyURL string) (*http.Response, error) {
+		pu, err := url.Parse(proxyURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hc := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu), TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+		req, _ := http.NewRequest(http.MethodGet, base+"/developers/workspaces/"+sandbox.DefaultWorkspaceID+"/jobs/", nil)
+		req.Header.Set("Authorization", sandbox.DefaultAPIKey)
+		return hc.Do(req)
+	}
+	resp, err := get(proxy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.TLS == nil {
+		t.Errorf("GET jobs over https through the proxy: %d, TLS %v", resp.StatusCode, resp.TLS != nil)
+	}
+	resp, err = get(strings.Replace(proxy, "ci:s3cret-pass@", "", 1))
+	if err == nil {
+		_ = resp.Body.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "Proxy Authentication Required") {
+		t.Errorf("through the proxy without credentials: %v", err)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("after SIGTERM: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the sandbox did not stop on SIGTERM")
+	}
 }
