@@ -24,6 +24,7 @@
 // The configurations the tests apply are built by config.go, the checks
 // they share are in checks.go, and fleet.go applies many connectors and
 // triggers at once, as the reliability tests and the benchmarks do.
+// network.go puts an Env behind https and a proxy (TLSEnv, NewProxy).
 // Variables are named after their harness: e for an *Env, eng for an
 // *Engine, p for a *ProtoProvider.
 //

@@ -114,9 +114,9 @@ var (
 	detectErr    error
 )
 
-// engineUnderTest says which engine the acceptance tests drive; it asks
+// EngineUnderTest says which engine the acceptance tests drive; it asks
 // the CLI once per test binary.
-func engineUnderTest(t testing.TB) EngineInfo {
+func EngineUnderTest(t testing.TB) EngineInfo {
 	t.Helper()
 	info, err := detectEngineAt(enginePath(t))
 	if err != nil {
@@ -147,7 +147,7 @@ func RequireCapability(t testing.TB, c Capability) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
 	}
-	if info := engineUnderTest(t); !info.Has(c) {
+	if info := EngineUnderTest(t); !info.Has(c) {
 		t.Skipf("needs %s (%s); this engine is %s", c.Name, c.Where(), info)
 	}
 }
@@ -159,7 +159,7 @@ func RequireMissingCapability(t testing.TB, c Capability) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
 	}
-	if info := engineUnderTest(t); info.Has(c) {
+	if info := EngineUnderTest(t); info.Has(c) {
 		t.Skipf("tests an engine without %s (%s); this engine is %s and has them", c.Name, c.Where(), info)
 	}
 }
@@ -237,7 +237,7 @@ func EngineWithCLIConfig(t testing.TB, text string) *Engine {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
 	}
 	cfg := writeCLIConfig(t, text)
-	eng := &Engine{Path: enginePath(t), Info: engineUnderTest(t), Env: []string{
+	eng := &Engine{Path: enginePath(t), Info: EngineUnderTest(t), Env: []string{
 		"TF_CLI_CONFIG_FILE=" + cfg, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
 		"TF_DATA_DIR=" + filepath.Join(t.TempDir(), "data"),
 	}}

@@ -31,16 +31,19 @@ const (
 // DATAINTEGRATION_API_KEY and DATAINTEGRATION_WORKSPACE_ID are all set.
 type Env struct {
 	BaseURL, APIKey, WorkspaceID string
+	// CACertificate is what the test's own clients trust besides the
+	// system's roots: a TLSEnv's CA.
+	CACertificate string
 	// Sandbox is nil against the real service.
 	Sandbox *sandbox.Server
 }
 
 func NewEnv(t testing.TB, cfg sandbox.Config) *Env {
 	t.Helper()
-	base, key, ws := os.Getenv(EnvBaseURL), os.Getenv(EnvAPIKey), os.Getenv(EnvWorkspaceID)
-	if base != "" && key != "" && ws != "" {
+	if realService() {
+		key := os.Getenv(EnvAPIKey)
 		expectNoSecretPrinted(t, key)
-		return &Env{BaseURL: base, APIKey: key, WorkspaceID: ws}
+		return &Env{BaseURL: os.Getenv(EnvBaseURL), APIKey: key, WorkspaceID: os.Getenv(EnvWorkspaceID)}
 	}
 	srv, err := sandbox.New(cfg)
 	if err != nil {
@@ -48,12 +51,23 @@ func NewEnv(t testing.TB, cfg sandbox.Config) *Env {
 	}
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	key = sandbox.DefaultAPIKey
-	if len(cfg.Keys) > 0 {
-		key = cfg.Keys[0].APIKey
-	}
+	key := sandboxKey(cfg)
 	expectNoSecretPrinted(t, key)
 	return &Env{BaseURL: ts.URL, APIKey: key, WorkspaceID: srv.Workspaces()[0], Sandbox: srv}
+}
+
+// sandboxKey is the first API key a sandbox of cfg accepts.
+func sandboxKey(cfg sandbox.Config) string {
+	if len(cfg.Keys) > 0 {
+		return cfg.Keys[0].APIKey
+	}
+	return sandbox.DefaultAPIKey
+}
+
+// realService tells whether the tests run against the real service: its
+// three variables are set.
+func realService() bool {
+	return os.Getenv(EnvBaseURL) != "" && os.Getenv(EnvAPIKey) != "" && os.Getenv(EnvWorkspaceID) != ""
 }
 
 // RequireSandbox skips a test that needs the sandbox's side door.
@@ -156,7 +170,7 @@ func (e *Env) ServiceEnv(extra ...string) []string {
 // its configuration changed by edit.
 func (e *Env) Client(t testing.TB, edit ...func(*client.Config)) *client.Client {
 	t.Helper()
-	conf := client.Config{BaseURL: e.BaseURL, APIKey: e.APIKey, Version: "test"}
+	conf := client.Config{BaseURL: e.BaseURL, APIKey: e.APIKey, Version: "test", CACertificate: e.CACertificate}
 	for _, ed := range edit {
 		ed(&conf)
 	}

@@ -142,7 +142,8 @@ func SecretsIn(config string) []string {
 }
 
 // SecretsInEnv are the values of the environment variables that hold a
-// secret: the API key, and TF_VAR_ variables named like a secret.
+// secret: the API key, TF_VAR_ variables named like a secret, and the
+// password of a proxy variable.
 func SecretsInEnv(env []string) []string {
 	var out []string
 	for _, kv := range env {
@@ -150,6 +151,9 @@ func SecretsInEnv(env []string) []string {
 		name, isVar := strings.CutPrefix(k, "TF_VAR_")
 		if (k == EnvAPIKey || (isVar && secretName.MatchString(name))) && len(strings.TrimSpace(v)) >= minSecret {
 			out = append(out, v)
+		}
+		if pw := proxyPassword(v); slices.Contains(proxyVars, k) && len(pw) >= minSecret {
+			out = append(out, pw)
 		}
 	}
 	return out

@@ -31,7 +31,9 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 	msg := serviceMessage(e)
 	switch e.StatusCode {
 	case 0:
-		diags.AddError(summary, answer(e)+".")
+		if !addConnectError(diags, e) {
+			diags.AddError(summary, answer(e)+".")
+		}
 	case http.StatusUnauthorized:
 		diags.AddError("Authentication Failed", fmt.Sprintf(
 			"Authentication failed: the service did not accept the API key (HTTP 401: %s). "+

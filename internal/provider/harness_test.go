@@ -79,7 +79,12 @@ func faultsRunEachOnce(t *testing.T, e *acctest.Env, config string, jobs []strin
 	}
 }
 
-func TestMain(m *testing.M) { acctest.Main(m) }
+func TestMain(m *testing.M) {
+	// The provider served from the test binary cannot see the engine as
+	// its parent: the harness names it.
+	engineName = acctest.EngineName
+	acctest.Main(m)
+}
 
 // serveProto serves this package's provider over protocol 6, in-process,
 // not configured yet.

@@ -5,6 +5,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -75,6 +76,7 @@ type providerModel struct {
 	MaxRetries     types.Number `tfsdk:"max_retries"`
 	RequestTimeout types.String `tfsdk:"request_timeout"`
 	MaxConcurrent  types.Number `tfsdk:"max_concurrent_requests"`
+	CACertificate  types.String `tfsdk:"ca_certificate"`
 }
 
 func (p *dataIntegrationProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -124,6 +126,15 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 				Optional:   true,
 				Validators: []validator.Number{maxConcurrentRequestsRule},
 			},
+			"ca_certificate": schema.StringAttribute{
+				MarkdownDescription: "One or more PEM certificates of the authorities that sign the service's certificate, trusted in addition to the system's: " +
+					"for a service under your organisation's own CA, or behind a proxy that re-signs HTTPS. For example `ca_certificate = file(\"ca.pem\")`. " +
+					"Every PEM block must be a certificate (text between blocks, such as a bundle's comments, is allowed; a private key is refused). " +
+					"Falls back to the `" + EnvCACertificate + "` environment variable, which holds the PEM itself. Unset, the system's roots alone are trusted. " +
+					"There is no setting that turns verification off (see [Networks](#networks)).",
+				Optional:   true,
+				Validators: []validator.String{stringCheck(allowedCACertificate, validate.CACertificate)},
+			},
 			"request_timeout": schema.StringAttribute{
 				MarkdownDescription: "How long one request may take, as a duration such as `\"30s\"` or `\"2m\"`. Defaults to `\"" + client.DefaultRequestTimeout.String() + "\"`.",
 				Optional:            true,
@@ -140,11 +151,14 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 		return
 	}
 	conf := client.Config{
-		BaseURL:        baseURLSetting(cfg.BaseURL, &resp.Diagnostics),
-		APIKey:         apiKeySetting(cfg.APIKey, &resp.Diagnostics),
-		Version:        p.version,
-		MaxRetries:     wholeNumberSetting(cfg.MaxRetries, "max_retries", maxRetriesRule, client.NoRetryLimit, &resp.Diagnostics),
-		RequestTimeout: requestTimeoutSetting(cfg.RequestTimeout, &resp.Diagnostics),
+		BaseURL:         baseURLSetting(cfg.BaseURL, &resp.Diagnostics),
+		APIKey:          apiKeySetting(cfg.APIKey, &resp.Diagnostics),
+		CACertificate:   caCertificateSetting(cfg.CACertificate, &resp.Diagnostics),
+		Version:         p.version,
+		Engine:          engineProduct(engineName(), req.TerraformVersion),
+		AppendUserAgent: os.Getenv(EnvAppendUserAgent),
+		MaxRetries:      wholeNumberSetting(cfg.MaxRetries, "max_retries", maxRetriesRule, client.NoRetryLimit, &resp.Diagnostics),
+		RequestTimeout:  requestTimeoutSetting(cfg.RequestTimeout, &resp.Diagnostics),
 		MaxConcurrentRequests: wholeNumberSetting(cfg.MaxConcurrent, "max_concurrent_requests", maxConcurrentRequestsRule,
 			client.DefaultMaxConcurrentRequests, &resp.Diagnostics),
 	}
@@ -153,13 +167,17 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 		return
 	}
 
-	data := &providerData{workspaceID: workspaceID, secrets: []string{conf.APIKey}}
+	data := &providerData{workspaceID: workspaceID, secrets: append([]string{conf.APIKey}, proxySecrets()...)}
 	conf.Log = func(ctx context.Context, msg string, fields map[string]any) {
 		tflog.Debug(data.maskedContext(ctx), msg, fields)
 	}
 	c, err := client.New(conf)
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid Provider Setting", err.Error())
+		at := path.Root("base_url")
+		if errors.Is(err, client.ErrNoCertificate) {
+			at = path.Root("ca_certificate")
+		}
+		resp.Diagnostics.AddAttributeError(at, "Invalid Provider Setting", err.Error())
 		return
 	}
 	data.client = c

@@ -201,6 +201,8 @@ func TestAccProvider_badSettings(t *testing.T) {
 		{"no request at a time", `max_concurrent_requests = 0`, []string{"max_concurrent_requests", "between 1 and 64", "Allowed: a whole number from 1 to 64"}},
 		{"too many at a time", `max_concurrent_requests = 65`, []string{"max_concurrent_requests", "between 1 and 64"}},
 		{"requests at a time not whole", `max_concurrent_requests = 2.5`, []string{"max_concurrent_requests: 2.5 is not a whole number"}},
+		{"CA certificate's path", `ca_certificate = "/etc/ssl/acme-ca.pem"`, []string{"ca_certificate", "not a file's path", "Allowed: one or more PEM certificates"}},
+		{"CA certificate not PEM", "ca_certificate = \"-----BEGIN CERTIFICATE-----\\nMIIB\"", []string{"ca_certificate", "the PEM block is cut or damaged"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

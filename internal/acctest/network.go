@@ -1,0 +1,115 @@
+package acctest
+
+import (
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// TLSEnv is an Env whose sandbox serves https with a certificate of a
+// throwaway CA, as a self-hosted service under a company's own CA does, and
+// records where each request came from.
+type TLSEnv struct {
+	*Env
+	CA *nettest.CA
+
+	mu      sync.Mutex
+	remotes []string
+}
+
+// NewTLSEnv starts a sandbox over https at host, which names it in the
+// base URL and the certificate. The test is skipped against the real
+// service, whose certificate and network are not the test's.
+func NewTLSEnv(t *testing.T, cfg sandbox.Config, host string) *TLSEnv {
+	t.Helper()
+	if realService() {
+		t.Skip("skipped against the real service: this test serves the sandbox over https with a certificate of its own CA")
+	}
+	srv, err := sandbox.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &TLSEnv{CA: nettest.NewCA(t, "dataintegration tests private CA")}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.mu.Lock()
+		e.remotes = append(e.remotes, r.RemoteAddr)
+		e.mu.Unlock()
+		srv.ServeHTTP(w, r)
+	})
+	port := nettest.ServeTLS(t, h, e.CA.Issue(t, time.Now().Add(12*time.Hour), host))
+	key := sandboxKey(cfg)
+	expectNoSecretPrinted(t, key)
+	e.Env = &Env{BaseURL: "https://" + host + ":" + port, APIKey: key, WorkspaceID: srv.Workspaces()[0], Sandbox: srv, CACertificate: e.CA.PEM}
+	return e
+}
+
+// Remotes are the addresses each request to the sandbox came from.
+func (e *TLSEnv) Remotes() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.remotes...)
+}
+
+// NewProxy starts a CONNECT proxy that asks for user and password (none
+// with an empty user), and fails the test if an engine prints the password.
+func NewProxy(t *testing.T, user, password string) *nettest.Proxy {
+	t.Helper()
+	if password != "" {
+		expectNoSecretPrinted(t, password)
+	}
+	return nettest.NewProxy(t, user, password)
+}
+
+// proxyVars are the variables Go reads a proxy from, in both cases.
+var proxyVars = []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"}
+
+// ProxyEnv sets HTTPS_PROXY and NO_PROXY for the rest of the test, and
+// clears the other proxy variables, so that the machine's own play no part.
+func ProxyEnv(t *testing.T, httpsProxy, noProxy string) {
+	t.Helper()
+	for _, k := range proxyVars {
+		t.Setenv(k, "")
+	}
+	t.Setenv("HTTPS_PROXY", httpsProxy)
+	t.Setenv("NO_PROXY", noProxy)
+}
+
+// EngineName is the name of the engine the acceptance tests drive, as the
+// provider names it in its User-Agent: the provider served from the test
+// binary cannot tell it from its parent process. "Terraform" outside an
+// acceptance run.
+func EngineName() string {
+	path := realEngine
+	if path == "" && os.Getenv("TF_ACC") != "" {
+		path = os.Getenv("TF_ACC_TERRAFORM_PATH")
+	}
+	if path == "" {
+		return "Terraform"
+	}
+	info, err := detectEngineAt(path)
+	if err != nil || !info.Tofu {
+		return "Terraform"
+	}
+	return "OpenTofu"
+}
+
+// proxyPassword is the password in a proxy variable's value; empty when it
+// has none.
+func proxyPassword(v string) string {
+	_, rest, ok := strings.Cut(v, "://")
+	if !ok {
+		rest = v
+	}
+	userinfo, _, ok := strings.Cut(rest, "@")
+	if !ok {
+		return ""
+	}
+	_, pw, _ := strings.Cut(userinfo, ":")
+	return pw
+}

@@ -1,0 +1,273 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// proxyPassword is the password of the tests' proxies: an engine that
+// prints it fails the test.
+const proxyPassword = "pr0xy-s3cret+x"
+
+// TestNetwork_engineNamedInUserAgent: the User-Agent names the engine and
+// the version it gives Configure, then the provider, then
+// TF_APPEND_USER_AGENT, as HashiCorp's providers do; the engine is read
+// from the executable that started the provider.
+func TestNetwork_engineNamedInUserAgent(t *testing.T) {
+	for exe, want := range map[string]string{
+		"/usr/local/bin/terraform": "Terraform", "/usr/bin/tofu": "OpenTofu", `C:\tools\tofu.exe`: "OpenTofu",
+		"/root/go/engines/tofu-1.12.6/tofu": "OpenTofu", "/opt/opentofu/bin/opentofu": "OpenTofu",
+		"/home/me/.tenv/Terraform/1.16.4/terraform": "Terraform", "/usr/bin/bash": "Terraform", "terraform.exe": "Terraform",
+	} {
+		if got := engineOfExecutable(exe); got != want {
+			t.Errorf("engineOfExecutable(%q) = %q, want %q", exe, got, want)
+		}
+	}
+
+	var got []string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.UserAgent())
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	t.Setenv(EnvAppendUserAgent, "pipeline/42")
+	defer func(prev func() string) { engineName = prev }(engineName)
+	for _, c := range []struct{ engine, version, want string }{
+		{"Terraform", "1.5.7", "Terraform/1.5.7 (+https://www.terraform.io) terraform-provider-dataintegration/0.2.0 pipeline/42"},
+		{"Terraform", "1.16.4", "Terraform/1.16.4 (+https://www.terraform.io) terraform-provider-dataintegration/0.2.0 pipeline/42"},
+		// OpenTofu 1.12 gives the Terraform version it supports, not its own.
+		{"OpenTofu", "1.13.0", "OpenTofu (+https://opentofu.org; compatible with Terraform 1.13.0) terraform-provider-dataintegration/0.2.0 pipeline/42"},
+		{"Terraform", "", "terraform-provider-dataintegration/0.2.0 pipeline/42"},
+	} {
+		engineName = func() string { return c.engine }
+		data := configuredFor(t, c.version, map[string]any{"base_url": ts.URL, "api_key": "secret-key-1"})
+		got = nil
+		_, _ = data.client.GetConnector(context.Background(), sandbox.DefaultWorkspaceID, "c-1")
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("%s %s: User-Agent %q, want %q", c.engine, c.version, got, c.want)
+		}
+	}
+}
+
+// configuredFor is the provider's data after Configure, with the engine
+// version the engine gives.
+func configuredFor(t *testing.T, engineVersion string, settings map[string]any) *providerData {
+	t.Helper()
+	ctx := context.Background()
+	p := New("0.2.0")()
+	var sr provider.SchemaResponse
+	p.Schema(ctx, provider.SchemaRequest{}, &sr)
+	typ, ok := sr.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	if !ok {
+		t.Fatal("the provider's schema is not an object")
+	}
+	var resp provider.ConfigureResponse
+	p.Configure(ctx, provider.ConfigureRequest{TerraformVersion: engineVersion,
+		Config: tfsdk.Config{Schema: sr.Schema, Raw: tftypes.NewValue(typ, acctest.ObjectAttrs(typ, settings))}}, &resp)
+	failOn(t, resp.Diagnostics)
+	data, ok := resp.ResourceData.(*providerData)
+	if !ok {
+		t.Fatalf("resource data %T", resp.ResourceData)
+	}
+	return data
+}
+
+// TestNetwork_connectDiagnostics: each way a certificate or a proxy stops
+// the first request has a diagnostic that names the cause and the setting
+// or variable that fixes it, and never the proxy's password.
+func TestNetwork_connectDiagnostics(t *testing.T) {
+	ca := nettest.NewCA(t, "ACME Private Root")
+	service := func(notAfter time.Time, names ...string) string {
+		return nettest.ServeTLS(t, http.NotFoundHandler(), ca.Issue(t, notAfter, names...))
+	}
+	later := time.Now().Add(time.Hour)
+	good := service(later, "sandbox.localhost", "127.0.0.1")
+	proxy := nettest.NewProxy(t, "ci-runner", proxyPassword)
+	for _, c := range []struct {
+		name, base, ca, httpsProxy string
+		summary                    string
+		phrases                    []string
+	}{
+		{"unknown authority", "https://127.0.0.1:" + good, "", "", "Untrusted Service Certificate",
+			[]string{`issuer "ACME Private Root"`, "set ca_certificate", `ca_certificate = file("ca.pem")`, EnvCACertificate, "SSL_CERT_FILE"}},
+		{"host not in the certificate", "https://127.0.0.1:" + service(later, "api.example.com"), ca.PEM, "", "Service Certificate Name Mismatch",
+			[]string{"is for api.example.com, not for 127.0.0.1", "Set base_url to a host name the certificate names", "ca_certificate cannot fix this"}},
+		{"expired", "https://127.0.0.1:" + service(time.Now().Add(-time.Hour), "127.0.0.1"), ca.PEM, "", "Service Certificate Not Valid Now",
+			[]string{"expired at", "renew it", "this machine's clock"}},
+		{"proxy refusing", "https://sandbox.localhost:" + good, ca.PEM, "http://ci-runner:" + proxyPassword + "@" + nettest.RefusingAddr(t), "Proxy Unreachable",
+			[]string{"the proxy at 127.0.0.1:", "connection refused", "HTTPS_PROXY", "NO_PROXY"}},
+		{"proxy wanting credentials", "https://sandbox.localhost:" + good, ca.PEM, "http://" + proxy.Addr, "Proxy Authentication Required",
+			[]string{"asks for credentials", "in HTTPS_PROXY, as http://user:password@proxy.example.com:3128", "NO_PROXY", "never shown"}},
+		{"unknown host", "https://dataintegration.invalid", "", "", "Unknown Service Host",
+			[]string{"does not know the host dataintegration.invalid", "Check the host in base_url", EnvBaseURL, "set HTTPS_PROXY"}},
+		{"proxy refusing the credentials", "https://sandbox.localhost:" + good, ca.PEM, "http://ci-runner:wrong-" + proxyPassword + "@" + proxy.Addr, "Proxy Authentication Required",
+			[]string{"refused the credentials given", "Check the user name and password in HTTPS_PROXY"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			acctest.ProxyEnv(t, c.httpsProxy, "")
+			cl, err := client.New(client.Config{BaseURL: c.base, APIKey: "secret-key-1", CACertificate: c.ca, MaxRetries: 0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = cl.GetConnector(context.Background(), sandbox.DefaultWorkspaceID, "c-1")
+			var diags diag.Diagnostics
+			addRequestError(&diags, "Unable to Read Connector", sandbox.DefaultWorkspaceID, err)
+			onlyError(t, diags, c.summary, c.phrases...)
+			if d := diags[0].Detail(); strings.Contains(d, proxyPassword) || strings.Contains(d, "secret-key-1") {
+				t.Errorf("the diagnostic shows a secret: %s", d)
+			}
+		})
+	}
+}
+
+// networkHCL is a connector and a read of jobs: the requests of a plan,
+// an apply and a destroy.
+const networkHCL = `
+resource "dataintegration_customer_service_connector" "test" {
+  name        = "behind the proxy"
+  url         = "https://acme.example-helpdesk.com"
+  token       = "helpdesk-token-1"
+  agent_email = "agent@acme.com"
+}
+
+data "dataintegration_jobs" "all" {}
+`
+
+// TestAccNetwork_proxyAndPrivateCA: through a CONNECT proxy that asks for
+// credentials, to the sandbox over https under a private CA, apply, plan
+// and destroy work with ca_certificate, every request goes through the
+// proxy, and each carries the engine's User-Agent; the proxy's password
+// shows in no output.
+func TestAccNetwork_proxyAndPrivateCA(t *testing.T) {
+	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
+	proxy := acctest.NewProxy(t, "ci-runner", proxyPassword)
+	acctest.ProxyEnv(t, proxy.URL, "")
+	config := e.ProviderConfig(fmt.Sprintf("ca_certificate = file(%q)", e.CA.WritePEM(t))) + networkHCL
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.ConnectorsGone(t),
+		Steps: []resource.TestStep{
+			{Config: config, Check: resource.TestCheckResourceAttr("data.dataintegration_jobs.all", "ids.#", "3")},
+			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		},
+	})
+	remotes := e.Remotes()
+	if len(remotes) < 4 {
+		t.Fatalf("the sandbox saw %d requests", len(remotes))
+	}
+	for _, r := range remotes {
+		if !proxy.Tunnelled(r) {
+			t.Errorf("a request from %s did not come through the proxy (%d tunnels)", r, len(proxy.Targets()))
+		}
+	}
+	// Terraform gives its own version; OpenTofu the Terraform version it
+	// supports, which the harness cannot ask it for.
+	want := regexp.MustCompile(`^Terraform/` + regexp.QuoteMeta(acctest.EngineUnderTest(t).Version.String()) + ` \(\+https://www\.terraform\.io\) terraform-provider-dataintegration/test$`)
+	if acctest.EngineName() == "OpenTofu" {
+		want = regexp.MustCompile(`^OpenTofu \(\+https://opentofu\.org; compatible with Terraform \d+\.\d+\.\d+\) terraform-provider-dataintegration/test$`)
+	}
+	var seen bool
+	for ua := range e.Sandbox.Stats().UserAgents {
+		switch {
+		case want.MatchString(ua):
+			seen = true
+		case ua != "terraform-provider-dataintegration/test": // the test's own checks
+			t.Errorf("a request with the User-Agent %q, want %s", ua, want)
+		}
+	}
+	if !seen {
+		t.Errorf("no request with a User-Agent of %s: %v", want, e.Sandbox.Stats().UserAgents)
+	}
+}
+
+// TestAccNetwork_untrustedWithoutCA: without ca_certificate, the first
+// request fails, at once and naming ca_certificate; nothing reaches the
+// service.
+func TestAccNetwork_untrustedWithoutCA(t *testing.T) {
+	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
+	proxy := acctest.NewProxy(t, "ci-runner", proxyPassword)
+	acctest.ProxyEnv(t, proxy.URL, "")
+	start := time.Now()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      e.ProviderConfig() + networkHCL,
+			ExpectError: acctest.Phrases("Untrusted Service Certificate", "set ca_certificate", EnvCACertificate),
+		}},
+	})
+	if d := time.Since(start); d > 2*time.Minute {
+		t.Errorf("the failure took %s: it was retried", d)
+	}
+	if n := len(e.Remotes()); n != 0 || len(proxy.Targets()) == 0 {
+		t.Errorf("%d requests reached the sandbox, through %d tunnels", n, len(proxy.Targets()))
+	}
+}
+
+// TestAccNetwork_noProxyBypasses: NO_PROXY naming the service's host
+// sends nothing to the proxy.
+func TestAccNetwork_noProxyBypasses(t *testing.T) {
+	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
+	proxy := acctest.NewProxy(t, "ci-runner", proxyPassword)
+	acctest.ProxyEnv(t, proxy.URL, "api.example.com, .localhost")
+	// Without the proxy, the client looks the host up itself, which this
+	// machine may or may not resolve to loopback: either is a request that
+	// did not go through the proxy.
+	direct := regexp.MustCompile(`sandbox\.localhost`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ErrorCheck: func(err error) error {
+			if direct.MatchString(err.Error()) {
+				return nil
+			}
+			return err
+		},
+		Steps: []resource.TestStep{{
+			// No retry of a host this machine cannot resolve.
+			Config: e.ProviderConfig(fmt.Sprintf("ca_certificate = %q", e.CA.PEM), "max_retries = 0") + `data "dataintegration_jobs" "all" {}`,
+		}},
+	})
+	if got := proxy.Targets(); len(got) != 0 {
+		t.Errorf("the proxy tunnelled %v for a host NO_PROXY names", got)
+	}
+}
+
+// TestAccNetwork_caCertificateFromTheEnvironment: DATAINTEGRATION_CA_CERTIFICATE
+// holds the PEM when the configuration does not, and is checked as the
+// attribute is.
+func TestAccNetwork_caCertificateFromTheEnvironment(t *testing.T) {
+	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 2}, "127.0.0.1")
+	acctest.ProxyEnv(t, "", "")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   func() { t.Setenv(EnvCACertificate, "/etc/ssl/acme-ca.pem") },
+				Config:      e.ProviderConfig() + `data "dataintegration_jobs" "all" {}`,
+				ExpectError: acctest.Phrases("Invalid Provider Setting", EnvCACertificate+": the value holds no PEM certificate", "not a file's path"),
+			},
+			{
+				PreConfig: func() { t.Setenv(EnvCACertificate, e.CA.PEM) },
+				Config:    e.ProviderConfig() + `data "dataintegration_jobs" "all" {}`,
+				Check:     resource.TestCheckResourceAttr("data.dataintegration_jobs.all", "ids.#", "2"),
+			},
+		},
+	})
+}
