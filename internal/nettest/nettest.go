@@ -39,10 +39,7 @@ type CA struct {
 // NewCA makes a CA named name.
 func NewCA(t testing.TB, name string) *CA {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := newKey(t)
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial(t),
 		Subject:               pkix.Name{CommonName: name, Organization: []string{"dataintegration tests"}},
@@ -85,10 +82,7 @@ type Leaf struct {
 // addresses), valid until notAfter.
 func (ca *CA) Issue(t testing.TB, notAfter time.Time, names ...string) Leaf {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := newKey(t)
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(t),
 		Subject:      pkix.Name{CommonName: names[0]},
@@ -119,6 +113,14 @@ func (ca *CA) Issue(t testing.TB, notAfter time.Time, names ...string) Leaf {
 		t.Fatal(err)
 	}
 	return Leaf{TLS: pair, CertPEM: string(certPEM), KeyPEM: string(keyPEM)}
+}
+
+func newKey(t testing.TB) *ecdsa.PrivateKey {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
 }
 
 func serial(t testing.TB) *big.Int {

@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -302,4 +303,23 @@ func loseAnswers(t *testing.T, srv *sandbox.Server, when string, methods ...stri
 	if err := srv.SetFaults(sandbox.Faults{Rate: 1, Statuses: []int{502}, When: when, Methods: methods}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// configureAs runs the provider's Configure, as an engine of version
+// engineVersion ("" for none) would, on a configuration of the given
+// settings, every other one null.
+func configureAs(t *testing.T, engineVersion string, settings map[string]any) provider.ConfigureResponse {
+	t.Helper()
+	ctx := context.Background()
+	p := New("0.2.0")()
+	var sr provider.SchemaResponse
+	p.Schema(ctx, provider.SchemaRequest{}, &sr)
+	typ, ok := sr.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	if !ok {
+		t.Fatalf("the provider's schema is not an object")
+	}
+	var resp provider.ConfigureResponse
+	p.Configure(ctx, provider.ConfigureRequest{TerraformVersion: engineVersion,
+		Config: tfsdk.Config{Schema: sr.Schema, Raw: tftypes.NewValue(typ, acctest.ObjectAttrs(typ, settings))}}, &resp)
+	return resp
 }

@@ -11,9 +11,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
@@ -71,17 +68,7 @@ func TestNetwork_engineNamedInUserAgent(t *testing.T) {
 // version the engine gives.
 func configuredFor(t *testing.T, engineVersion string, settings map[string]any) *providerData {
 	t.Helper()
-	ctx := context.Background()
-	p := New("0.2.0")()
-	var sr provider.SchemaResponse
-	p.Schema(ctx, provider.SchemaRequest{}, &sr)
-	typ, ok := sr.Schema.Type().TerraformType(ctx).(tftypes.Object)
-	if !ok {
-		t.Fatal("the provider's schema is not an object")
-	}
-	var resp provider.ConfigureResponse
-	p.Configure(ctx, provider.ConfigureRequest{TerraformVersion: engineVersion,
-		Config: tfsdk.Config{Schema: sr.Schema, Raw: tftypes.NewValue(typ, acctest.ObjectAttrs(typ, settings))}}, &resp)
+	resp := configureAs(t, engineVersion, settings)
 	failOn(t, resp.Diagnostics)
 	data, ok := resp.ResourceData.(*providerData)
 	if !ok {

@@ -15,8 +15,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -346,17 +344,7 @@ func TestProvider_configurePutsASettingsErrorOnItsAttribute(t *testing.T) {
 // settings, every other one null, and returns its diagnostics.
 func configure(t *testing.T, settings map[string]any) diag.Diagnostics {
 	t.Helper()
-	ctx := context.Background()
-	p := New("test")()
-	var sr provider.SchemaResponse
-	p.Schema(ctx, provider.SchemaRequest{}, &sr)
-	typ, ok := sr.Schema.Type().TerraformType(ctx).(tftypes.Object)
-	if !ok {
-		t.Fatalf("the provider's schema is not an object")
-	}
-	var resp provider.ConfigureResponse
-	p.Configure(ctx, provider.ConfigureRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: tftypes.NewValue(typ, acctest.ObjectAttrs(typ, settings))}}, &resp)
-	return resp.Diagnostics
+	return configureAs(t, "", settings).Diagnostics
 }
 
 // TestProvider_retryBudgetInWords: the docs give the client's retry budget in words.
