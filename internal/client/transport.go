@@ -75,7 +75,8 @@ func newTransport(caPEM string, bound int) (*http.Transport, func(*url.URL) (*ur
 			return &ConnectError{Failure: ProxyAuthRequired, Proxy: proxy.Host, ProxyCredentials: proxy.User != nil}
 		}
 		if resp.StatusCode != http.StatusOK {
-			return &ConnectError{Failure: ProxyRefused, Proxy: proxy.Host, Err: fmt.Errorf("the proxy answered %s to CONNECT", resp.Status)}
+			return &ConnectError{Failure: ProxyRefused, Proxy: proxy.Host, ProxyStatus: resp.StatusCode,
+				Err: fmt.Errorf("the proxy answered %s to CONNECT", resp.Status)}
 		}
 		return nil
 	}
@@ -140,6 +141,9 @@ type ConnectError struct {
 	Proxy string
 	// ProxyCredentials is whether the proxy's URL carried credentials.
 	ProxyCredentials bool
+	// ProxyStatus is the proxy's answer to CONNECT when it refused the
+	// tunnel; 0 when it gave none.
+	ProxyStatus int
 	// Cert is the service's certificate, for a TLS failure.
 	Cert *x509.Certificate
 	// Err is the underlying error, in Go's words.
@@ -175,9 +179,18 @@ func (e *ConnectError) Error() string {
 
 func (e *ConnectError) Unwrap() error { return e.Err }
 
-// Permanent tells whether another attempt would fail the same way: every
-// failure but a proxy out of reach.
-func (e *ConnectError) Permanent() bool { return e.Failure != ProxyRefused }
+// Permanent tells whether another attempt would fail the same way. Only a
+// proxy may change: one that timed out, or answered CONNECT with a 5xx for
+// a service it could not reach, is retried. One that nothing answers for
+// (a wrong HTTPS_PROXY, more often than a proxy down) fails at once.
+func (e *ConnectError) Permanent() bool {
+	if e.Failure != ProxyRefused {
+		return true
+	}
+	var ne net.Error
+	timedOut := errors.As(e.Err, &ne) && ne.Timeout()
+	return !timedOut && e.ProxyStatus < 500
+}
 
 func issuer(c *x509.Certificate) string {
 	if c == nil {

@@ -198,6 +198,7 @@ func TestTransport_proxy(t *testing.T) {
 	}{
 		{"no credentials", "http://" + proxy.Addr, ProxyAuthRequired, "asks for credentials (407 Proxy Authentication Required)"},
 		{"wrong credentials", "http://someone-else:" + password + "@" + proxy.Addr, ProxyAuthRequired, "refused the credentials given"},
+		// MaxRetries is 0 here: "retried" below is Permanent's answer.
 		{"refusing", "http://ci-runner:" + password + "@" + nettest.RefusingAddr(t), ProxyRefused, "connection refused"},
 		{"no scheme, refusing", "ci-runner:" + password + "@" + nettest.RefusingAddr(t), ProxyRefused, "connection refused"},
 	} {
@@ -205,6 +206,9 @@ func TestTransport_proxy(t *testing.T) {
 			proxyEnv(t, c.proxyURL, "")
 			err := getConnector(t, newTestClient(t, base, trust))
 			ce := connectFailure(t, err, c.want)
+			if !ce.Permanent() {
+				t.Errorf("%v would be retried", err)
+			}
 			if !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), "the proxy at 127.0.0.1:") || ce.Proxy == "" {
 				t.Errorf("error %q, want it to name the proxy and say %q", err, c.says)
 			}
@@ -221,6 +225,27 @@ func TestTransport_proxy(t *testing.T) {
 			t.Errorf("error %q", err)
 		}
 	})
+}
+
+// TestTransport_proxyRetries: of a proxy's failures, only a timeout and a
+// 5xx answer to CONNECT are retried.
+func TestTransport_proxyRetries(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		e    ConnectError
+		want bool
+	}{
+		{"nothing listens", ConnectError{Failure: ProxyRefused, Err: &net.OpError{Op: "dial", Err: errors.New("connect: connection refused")}}, true},
+		{"timed out", ConnectError{Failure: ProxyRefused, Err: &net.OpError{Op: "dial", Err: &net.DNSError{IsTimeout: true}}}, false},
+		{"403 to CONNECT", ConnectError{Failure: ProxyRefused, ProxyStatus: 403}, true},
+		{"502 to CONNECT", ConnectError{Failure: ProxyRefused, ProxyStatus: 502}, false},
+		{"407", ConnectError{Failure: ProxyAuthRequired}, true},
+		{"untrusted", ConnectError{Failure: UntrustedCertificate}, true},
+	} {
+		if got := c.e.Permanent(); got != c.want {
+			t.Errorf("%s: Permanent() = %v, want %v", c.name, got, c.want)
+		}
+	}
 }
 
 // TestTransport_userAgent: the engine's token, then the provider's, then
