@@ -140,6 +140,9 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c.proxyFor = proxyFor
+	if _, err := proxyFor(base); err != nil {
+		return nil, err
+	}
 	if c.http == nil {
 		c.http = &http.Client{Transport: t}
 	}

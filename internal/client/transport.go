@@ -64,8 +64,7 @@ func newTransport(caPEM string, bound int) (*http.Transport, func(*url.URL) (*ur
 			raw = env.HTTPSProxy
 		}
 		if err != nil || p != nil && !proxyURL(raw) {
-			// The value is not echoed: it may hold the proxy's password.
-			return nil, errors.New("HTTPS_PROXY (or HTTP_PROXY) is not a proxy URL such as http://proxy.example.com:3128")
+			return nil, ErrProxyURL
 		}
 		return p, nil
 	}
@@ -111,6 +110,11 @@ func proxyURL(v string) bool {
 	u, err := url.Parse(v)
 	return err == nil && u.Hostname() != "" && (u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "socks5" || u.Scheme == "socks5h")
 }
+
+// ErrProxyURL is a proxy variable that is not a proxy's URL. It does not
+// echo the value, which may hold the proxy's password.
+var ErrProxyURL = errors.New("HTTPS_PROXY (or HTTP_PROXY) is not a proxy URL such as http://user:password@proxy.example.com:3128: " +
+	"in the user name and password, percent-encode @, :, / and % (as %40, %3A, %2F and %25)")
 
 // ErrNoCertificate is a CACertificate without a PEM certificate.
 var ErrNoCertificate = errors.New("the CA certificate holds no PEM certificate")
@@ -173,23 +177,26 @@ func (e *ConnectError) Error() string {
 		}
 		return fmt.Sprintf("the proxy at %s asks for credentials (407 Proxy Authentication Required)", e.Proxy)
 	default:
+		var rec tls.RecordHeaderError
+		switch {
+		case e.ProxyStatus != 0:
+			return fmt.Sprintf("the proxy at %s would not open a tunnel to %s: %v", e.Proxy, e.Host, e.Err)
+		case errors.As(e.Err, &rec):
+			return fmt.Sprintf("the proxy at %s does not speak TLS, though its URL begins with https:// (%v)", e.Proxy, e.Err)
+		}
 		return fmt.Sprintf("the proxy at %s could not be used: %v", e.Proxy, e.Err)
 	}
 }
 
 func (e *ConnectError) Unwrap() error { return e.Err }
 
-// Permanent tells whether another attempt would fail the same way. Only a
-// proxy may change: one that timed out, or answered CONNECT with a 5xx for
-// a service it could not reach, is retried. One that nothing answers for
-// (a wrong HTTPS_PROXY, more often than a proxy down) fails at once.
+// Permanent tells whether another attempt would fail the same way: all but
+// a proxy that timed out. A proxy that nothing answers for is most often a
+// wrong HTTPS_PROXY, and one that refuses the tunnel (403, or 502 and 503
+// for a host it cannot resolve) most often a wrong base_url.
 func (e *ConnectError) Permanent() bool {
-	if e.Failure != ProxyRefused {
-		return true
-	}
 	var ne net.Error
-	timedOut := errors.As(e.Err, &ne) && ne.Timeout()
-	return !timedOut && e.ProxyStatus < 500
+	return e.Failure != ProxyRefused || !errors.As(e.Err, &ne) || !ne.Timeout()
 }
 
 func issuer(c *x509.Certificate) string {

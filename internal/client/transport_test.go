@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -155,6 +156,11 @@ func TestTransport_proxy(t *testing.T) {
 	trust := func(c *Config) { c.CACertificate = ca.PEM; c.MaxRetries = 0 }
 	const password = "pr0xy-s3cret+x"
 	proxy := nettest.NewProxy(t, "ci-runner", password)
+	// A proxy that cannot reach the host asked, as for a typo in base_url.
+	refuser := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "cannot resolve", http.StatusBadGateway)
+	}))
+	t.Cleanup(refuser.Close)
 
 	t.Run("through the proxy", func(t *testing.T) {
 		proxyEnv(t, proxy.URL, "")
@@ -201,6 +207,8 @@ func TestTransport_proxy(t *testing.T) {
 		// MaxRetries is 0 here: "retried" below is Permanent's answer.
 		{"refusing", "http://ci-runner:" + password + "@" + nettest.RefusingAddr(t), ProxyRefused, "connection refused"},
 		{"no scheme, refusing", "ci-runner:" + password + "@" + nettest.RefusingAddr(t), ProxyRefused, "connection refused"},
+		{"https to an http proxy", "https://ci-runner:" + password + "@" + proxy.Addr, ProxyRefused, "does not speak TLS, though its URL begins with https://"},
+		{"refusing the tunnel", "http://" + strings.TrimPrefix(refuser.URL, "http://"), ProxyRefused, "would not open a tunnel to sandbox.localhost:" + port + ": the proxy answered 502 Bad Gateway to CONNECT"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			proxyEnv(t, c.proxyURL, "")
@@ -219,16 +227,22 @@ func TestTransport_proxy(t *testing.T) {
 	}
 
 	t.Run("a proxy URL that does not parse", func(t *testing.T) {
-		proxyEnv(t, "http://ci-runner:"+password+"@proxy example:3128", "")
-		err := getConnector(t, newTestClient(t, base, trust))
-		if !strings.Contains(err.Error(), "HTTPS_PROXY (or HTTP_PROXY) is not a proxy URL") || strings.Contains(err.Error(), password) {
-			t.Errorf("error %q", err)
+		// A password with a / left as it is.
+		proxyEnv(t, "http://ci-runner:pass/word@"+proxy.Addr, "")
+		_, err := New(Config{BaseURL: base})
+		if !errors.Is(err, ErrProxyURL) || strings.Contains(err.Error(), "pass/word") {
+			t.Errorf("error %v, want ErrProxyURL", err)
+		}
+		// Unless the host is reached without the proxy.
+		proxyEnv(t, "http://ci-runner:pass/word@"+proxy.Addr, "sandbox.localhost")
+		if _, err := New(Config{BaseURL: base}); err != nil {
+			t.Errorf("with the host in NO_PROXY: %v", err)
 		}
 	})
 }
 
-// TestTransport_proxyRetries: of a proxy's failures, only a timeout and a
-// 5xx answer to CONNECT are retried.
+// TestTransport_proxyRetries: of a proxy's failures, only a timeout is
+// retried.
 func TestTransport_proxyRetries(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -238,7 +252,7 @@ func TestTransport_proxyRetries(t *testing.T) {
 		{"nothing listens", ConnectError{Failure: ProxyRefused, Err: &net.OpError{Op: "dial", Err: errors.New("connect: connection refused")}}, true},
 		{"timed out", ConnectError{Failure: ProxyRefused, Err: &net.OpError{Op: "dial", Err: &net.DNSError{IsTimeout: true}}}, false},
 		{"403 to CONNECT", ConnectError{Failure: ProxyRefused, ProxyStatus: 403}, true},
-		{"502 to CONNECT", ConnectError{Failure: ProxyRefused, ProxyStatus: 502}, false},
+		{"502 to CONNECT", ConnectError{Failure: ProxyRefused, ProxyStatus: 502}, true},
 		{"407", ConnectError{Failure: ProxyAuthRequired}, true},
 		{"untrusted", ConnectError{Failure: UntrustedCertificate}, true},
 	} {

@@ -30,17 +30,20 @@ const EnvAppendUserAgent = "TF_APPEND_USER_AGENT"
 // allowedCACertificate says which values ca_certificate accepts.
 const allowedCACertificate = "one or more PEM certificates (-----BEGIN CERTIFICATE-----), such as file(\"ca.pem\")"
 
-// caCertificateSetting is ca_certificate, or else its environment variable;
-// empty when neither is set.
+// caCertificateSetting is ca_certificate, or else its environment variable,
+// normalized as validate.NormalizePEM does; empty when neither is set.
 func caCertificateSetting(v types.String, diags *diag.Diagnostics) string {
 	s, _ := setting(diags, v, "ca_certificate", EnvCACertificate)
-	if s != "" && v.IsNull() {
+	if s == "" {
+		return ""
+	}
+	if v.IsNull() {
 		if err := validate.CACertificate(s); err != nil {
 			diags.AddAttributeError(path.Root("ca_certificate"), "Invalid Provider Setting",
 				fmt.Sprintf("%s: %s. Allowed: %s.", EnvCACertificate, err, allowedCACertificate))
 		}
 	}
-	return s
+	return validate.NormalizePEM(s)
 }
 
 // engineName names the engine that runs the provider; a variable so that
@@ -149,10 +152,19 @@ func addConnectError(diags *diag.Diagnostics, e *client.Error) bool {
 		}
 		diags.AddError("Proxy Authentication Required", fmt.Sprintf(
 			"No request reached the service (%s): %s. %s, or name the service's host in NO_PROXY if it needs no proxy. The credentials are never shown.", req, ce, fix))
+	case client.ProxyRefused:
+		if ce.ProxyStatus == 0 {
+			diags.AddError("Proxy Unreachable", fmt.Sprintf(
+				"No request reached the service (%s): %s%s. HTTPS_PROXY (or https_proxy) names the proxy the service is reached through: "+
+					"check that it names a running proxy, with http:// unless the proxy itself speaks TLS, or name the service's host in NO_PROXY to connect without one.", req, ce, e.Retries()))
+			break
+		}
+		diags.AddError("Proxy Refused the Tunnel", fmt.Sprintf(
+			"No request reached the service (%s): %s. The proxy runs, but could not reach the service's host or does not allow it: "+
+				"check the host and port in base_url (or %s), and ask the proxy's operators to allow them if they are right; "+
+				"a host that NO_PROXY names is reached without the proxy.", req, ce, EnvBaseURL))
 	default:
-		diags.AddError("Proxy Unreachable", fmt.Sprintf(
-			"No request reached the service (%s): %s%s. HTTPS_PROXY (or https_proxy) names the proxy the service is reached through: "+
-				"check that it names a running proxy, or name the service's host in NO_PROXY to connect without one.", req, ce, e.Retries()))
+		return false
 	}
 	return true
 }

@@ -88,6 +88,11 @@ func TestNetwork_connectDiagnostics(t *testing.T) {
 	later := time.Now().Add(time.Hour)
 	good := service(later, "sandbox.localhost", "127.0.0.1")
 	proxy := nettest.NewProxy(t, "ci-runner", proxyPassword)
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "cannot resolve", http.StatusBadGateway)
+	}))
+	t.Cleanup(refusing.Close)
+	refuser := refusing.URL
 	for _, c := range []struct {
 		name, base, ca, httpsProxy string
 		summary                    string
@@ -103,6 +108,8 @@ func TestNetwork_connectDiagnostics(t *testing.T) {
 			[]string{"the proxy at 127.0.0.1:", "connection refused", "HTTPS_PROXY", "NO_PROXY"}},
 		{"proxy wanting credentials", "https://sandbox.localhost:" + good, ca.PEM, "http://" + proxy.Addr, "Proxy Authentication Required",
 			[]string{"asks for credentials", "in HTTPS_PROXY, as http://user:password@proxy.example.com:3128", "NO_PROXY", "never shown"}},
+		{"proxy refusing the tunnel", "https://sandbox.localhost:" + good, ca.PEM, refuser, "Proxy Refused the Tunnel",
+			[]string{"would not open a tunnel to sandbox.localhost:", "502 Bad Gateway", "check the host and port in base_url", "NO_PROXY"}},
 		{"unknown host", "https://dataintegration.invalid", "", "", "Unknown Service Host",
 			[]string{"does not know the host dataintegration.invalid", "Check the host in base_url", EnvBaseURL, "set HTTPS_PROXY"}},
 		{"proxy refusing the credentials", "https://sandbox.localhost:" + good, ca.PEM, "http://ci-runner:wrong-" + proxyPassword + "@" + proxy.Addr, "Proxy Authentication Required",
@@ -236,6 +243,18 @@ func TestAccNetwork_noProxyBypasses(t *testing.T) {
 	}
 }
 
+// TestNetwork_proxyURLRefusedAtConfigure: a proxy variable that is not a
+// URL, such as a password with a / left as it is, fails Configure, before
+// any request, without showing the password.
+func TestNetwork_proxyURLRefusedAtConfigure(t *testing.T) {
+	acctest.ProxyEnv(t, "http://ci:"+proxyPassword+"/x@127.0.0.1:3128", "")
+	diags := configureAs(t, "1.16.4", map[string]any{"base_url": "https://api.example.com", "api_key": "secret-key-1"}).Diagnostics
+	onlyError(t, diags, "Invalid Proxy Setting", "HTTPS_PROXY (or HTTP_PROXY) is not a proxy URL", "percent-encode @, :, / and %", "environment the engine runs in")
+	if strings.Contains(diags[0].Detail(), proxyPassword) {
+		t.Errorf("the diagnostic shows the password: %s", diags[0].Detail())
+	}
+}
+
 // TestAccNetwork_caCertificateFromTheEnvironment: DATAINTEGRATION_CA_CERTIFICATE
 // holds the PEM when the configuration does not, and is checked as the
 // attribute is.
@@ -248,7 +267,7 @@ func TestAccNetwork_caCertificateFromTheEnvironment(t *testing.T) {
 			{
 				PreConfig:   func() { t.Setenv(EnvCACertificate, "/etc/ssl/acme-ca.pem") },
 				Config:      e.ProviderConfig() + `data "dataintegration_jobs" "all" {}`,
-				ExpectError: acctest.Phrases("Invalid Provider Setting", EnvCACertificate+": the value holds no PEM certificate", "not a file's path"),
+				ExpectError: acctest.Phrases("Invalid Provider Setting", EnvCACertificate+": the value is one line, without a PEM certificate", "not a file's path"),
 			},
 			{
 				PreConfig: func() { t.Setenv(EnvCACertificate, e.CA.PEM) },

@@ -172,6 +172,10 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 		tflog.Debug(data.maskedContext(ctx), msg, fields)
 	}
 	c, err := client.New(conf)
+	if errors.Is(err, client.ErrProxyURL) {
+		resp.Diagnostics.AddError("Invalid Proxy Setting", err.Error()+". The provider reads it from the environment the engine runs in.")
+		return
+	}
 	if err != nil {
 		at := path.Root("base_url")
 		if errors.Is(err, client.ErrNoCertificate) {

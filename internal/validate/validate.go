@@ -331,12 +331,25 @@ func printable(s string) string {
 	return s
 }
 
+// NormalizePEM is s with each line trimmed of spaces and line ends in
+// either form, as a PEM reader needs them: a heredoc indents lines, and
+// $(cat file) keeps a Windows file's last carriage return. No line of a
+// PEM block means anything by its spaces.
+func NormalizePEM(s string) string {
+	lines := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' })
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
 // CACertificate accepts one or more PEM certificates, such as a CA's or a
-// bundle of them: at least one PEM block, and every block a certificate
-// that parses. Text between blocks (the comments of a bundle) is allowed. A
-// private key is refused, and no part of the value is echoed.
+// bundle of them, as NormalizePEM leaves them: at least one PEM block, and
+// every block a certificate that parses. Text between blocks (the comments
+// of a bundle) is allowed. A private key is refused, and no part of the
+// value is echoed.
 func CACertificate(s string) error {
-	rest := []byte(s)
+	rest := []byte(NormalizePEM(s))
 	n := 0
 	for {
 		var b *pem.Block
@@ -363,7 +376,7 @@ func CACertificate(s string) error {
 	case strings.TrimSpace(s) == "":
 		return errors.New("the value is empty")
 	case !strings.ContainsAny(strings.TrimSpace(s), "\n"):
-		return errors.New("the value holds no PEM certificate: give the certificate's text, such as file(\"ca.pem\"), not a file's path")
+		return errors.New("the value is one line, without a PEM certificate: give the certificate's text, such as file(\"ca.pem\"), not a file's path or name")
 	default:
 		return errors.New("the value holds no PEM certificate (a block from -----BEGIN CERTIFICATE----- to -----END CERTIFICATE-----)")
 	}

@@ -94,6 +94,9 @@ func TestValidate_caCertificate(t *testing.T) {
 		"CRLF line ends":              strings.ReplaceAll(caPEM, "\n", "\r\n"),
 		"indented, as in a heredoc":   "\n\n" + caPEM + "\n\n",
 		"a self-signed server's only": leafPEM,
+		"indented by a heredoc":       "    " + strings.ReplaceAll(strings.TrimSpace(caPEM), "\n", "\n    "),
+		"$(cat) of a CRLF file":       strings.TrimSuffix(strings.ReplaceAll(caPEM, "\n", "\r\n"), "\n"),
+		"old Mac line ends":           strings.ReplaceAll(caPEM, "\n", "\r"),
 	} {
 		if err := CACertificate(ok); err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -571,7 +574,8 @@ func FuzzWholeNumber(f *testing.F) {
 }
 
 // FuzzCACertificate: no input panics, and every value accepted gives the
-// client's certificate pool a certificate.
+// client's certificate pool a certificate once normalized, as the provider
+// hands it to the client.
 func FuzzCACertificate(f *testing.F) {
 	pems := testCA(f)
 	for _, s := range []string{pems[0], pems[0] + pems[1], pems[2], "", "ca.pem", "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----",
@@ -580,7 +584,7 @@ func FuzzCACertificate(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		err := CACertificate(s)
-		if err == nil && !x509.NewCertPool().AppendCertsFromPEM([]byte(s)) {
+		if err == nil && !x509.NewCertPool().AppendCertsFromPEM([]byte(NormalizePEM(s))) {
 			t.Fatalf("CACertificate(%q) accepts what the pool takes no certificate from", s)
 		}
 	})
