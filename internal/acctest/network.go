@@ -3,7 +3,6 @@ package acctest
 import (
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -97,19 +96,4 @@ func EngineName() string {
 		return "Terraform"
 	}
 	return "OpenTofu"
-}
-
-// proxyPassword is the password in a proxy variable's value; empty when it
-// has none.
-func proxyPassword(v string) string {
-	_, rest, ok := strings.Cut(v, "://")
-	if !ok {
-		rest = v
-	}
-	userinfo, _, ok := strings.Cut(rest, "@")
-	if !ok {
-		return ""
-	}
-	_, pw, _ := strings.Cut(userinfo, ":")
-	return pw
 }

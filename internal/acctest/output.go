@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
 // cliRecordMask is where the wrapper keeps what the commands of each test
@@ -143,7 +145,7 @@ func SecretsIn(config string) []string {
 
 // SecretsInEnv are the values of the environment variables that hold a
 // secret: the API key, TF_VAR_ variables named like a secret, and the
-// password of a proxy variable.
+// credentials of a proxy variable.
 func SecretsInEnv(env []string) []string {
 	var out []string
 	for _, kv := range env {
@@ -152,8 +154,12 @@ func SecretsInEnv(env []string) []string {
 		if (k == EnvAPIKey || (isVar && secretName.MatchString(name))) && len(strings.TrimSpace(v)) >= minSecret {
 			out = append(out, v)
 		}
-		if pw := proxyPassword(v); slices.Contains(proxyVars, k) && len(pw) >= minSecret {
-			out = append(out, pw)
+		if slices.Contains(proxyVars, k) {
+			for _, c := range client.ProxyCredentials(v) {
+				if len(c) >= minSecret {
+					out = append(out, c)
+				}
+			}
 		}
 	}
 	return out

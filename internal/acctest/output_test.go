@@ -40,7 +40,7 @@ api_key = "key with\n"
 	env := []string{acctest.EnvAPIKey + "=key-from-env", "TF_VAR_platform_token=tok-from-env", "TF_VAR_name=Support desk", "TF_VAR_token_wo_version=12345678",
 		"HTTPS_PROXY=http://ci:pr0xy-pass@proxy.example.com:3128", "https_proxy=ci:other-pass@proxy.example.com", "HTTP_PROXY=http://proxy.example.com:3128", "NO_PROXY=.example.com"}
 	fromEnv := acctest.SecretsInEnv(env)
-	if want := []string{"key-from-env", "tok-from-env", "pr0xy-pass", "other-pass"}; !slices.Equal(fromEnv, want) {
+	if want := []string{"key-from-env", "tok-from-env", "pr0xy-pass", "ci:pr0xy-pass", "other-pass", "ci:other-pass"}; !slices.Equal(fromEnv, want) {
 		t.Errorf("secretsInEnv = %q, want %q", fromEnv, want)
 	}
 	printed := "Warning: Prefer token_wo\n\n  on main.tf line 7:\n   7:   token = \"tok-literal-1\"\n"

@@ -455,8 +455,9 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 			return -1, false, fail(0, "", stopped(ctx))
 		}
 		if ce := c.connectError(err, u); ce != nil {
-			// A certificate or a proxy that refuses: no request reached
-			// the service, and only a proxy out of reach may change.
+			// A certificate, a host or a proxy that refuses: no request
+			// reached the service, and only a proxy that timed out may
+			// change.
 			return -1, !ce.Permanent(), fail(0, "", ce)
 		}
 		// A connection error: an idempotent request may go again; a POST only

@@ -57,13 +57,12 @@ func newTransport(caPEM string, bound int) (*http.Transport, func(*url.URL) (*ur
 	// ProxyFromEnvironment keeps the first reading for the process's life.
 	env := httpproxy.FromEnvironment()
 	envProxy := env.ProxyFunc()
+	// Whether each variable is a proxy's URL, read once: Go reads a value
+	// that is not as a proxy on a host named after the scheme.
+	valid := map[string]bool{"http": proxyURL(env.HTTPProxy), "https": proxyURL(env.HTTPSProxy)}
 	proxyFor := func(u *url.URL) (*url.URL, error) {
 		p, err := envProxy(u)
-		raw := env.HTTPProxy
-		if u.Scheme == "https" {
-			raw = env.HTTPSProxy
-		}
-		if err != nil || p != nil && !proxyURL(raw) {
+		if err != nil || p != nil && !valid[u.Scheme] {
 			return nil, ErrProxyURL
 		}
 		return p, nil
@@ -109,6 +108,30 @@ func proxyURL(v string) bool {
 	}
 	u, err := url.Parse(v)
 	return err == nil && u.Hostname() != "" && (u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "socks5" || u.Scheme == "socks5h")
+}
+
+// ProxyCredentials are the forms in which a proxy variable's value v holds
+// its password: as written, decoded, and with the user name; none when it
+// holds no password. It reads values that are not URLs too, such as a
+// password with a / left as it is.
+func ProxyCredentials(v string) []string {
+	if _, rest, ok := strings.Cut(v, "://"); ok {
+		v = rest
+	}
+	at := strings.LastIndex(v, "@")
+	if at < 0 {
+		return nil
+	}
+	userinfo := v[:at]
+	_, raw, ok := strings.Cut(userinfo, ":")
+	if !ok || raw == "" {
+		return nil
+	}
+	out := []string{raw, userinfo}
+	if decoded, err := url.PathUnescape(raw); err == nil && decoded != raw {
+		out = append(out, decoded)
+	}
+	return out
 }
 
 // ErrProxyURL is a proxy variable that is not a proxy's URL. It does not

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -262,12 +263,30 @@ func TestTransport_proxyRetries(t *testing.T) {
 	}
 }
 
+// TestTransport_proxyCredentials: the forms of a proxy's password that
+// logs and the secret check look for, from any value a user may set.
+func TestTransport_proxyCredentials(t *testing.T) {
+	for v, want := range map[string][]string{
+		"http://ci:pr0xy-pass@proxy.example.com:3128": {"pr0xy-pass", "ci:pr0xy-pass"},
+		"ci:pr0xy-pass@proxy.example.com":             {"pr0xy-pass", "ci:pr0xy-pass"},
+		"http://ci:p%40ss%2Fword@proxy.example.com":   {"p%40ss%2Fword", "ci:p%40ss%2Fword", "p@ss/word"},
+		"http://ci:p@ss/word@proxy.example.com:3128":  {"p@ss/word", "ci:p@ss/word"},
+		"http://ci@proxy.example.com:3128":            nil,
+		"http://proxy.example.com:3128":               nil,
+		"":                                            nil,
+	} {
+		if got := ProxyCredentials(v); !slices.Equal(got, want) {
+			t.Errorf("ProxyCredentials(%q) = %q, want %q", v, got, want)
+		}
+	}
+}
+
 // TestTransport_userAgent: the engine's token, then the provider's, then
 // TF_APPEND_USER_AGENT's, on every request.
 func TestTransport_userAgent(t *testing.T) {
 	for _, c := range []struct{ engine, version, appended, want string }{
 		{"Terraform/1.16.4 (+https://www.terraform.io)", "0.2.0", "", "Terraform/1.16.4 (+https://www.terraform.io) terraform-provider-dataintegration/0.2.0"},
-		{"OpenTofu/1.12.6 (+https://opentofu.org)", "0.2.0", "ci/42", "OpenTofu/1.12.6 (+https://opentofu.org) terraform-provider-dataintegration/0.2.0 ci/42"},
+		{"OpenTofu (+https://opentofu.org; compatible with Terraform 1.13.0)", "0.2.0", "ci/42", "OpenTofu (+https://opentofu.org; compatible with Terraform 1.13.0) terraform-provider-dataintegration/0.2.0 ci/42"},
 		{"", "", " \n", "terraform-provider-dataintegration/dev"},
 		{"Terraform/1.5.7 (+https://www.terraform.io)", "0.2.0", "a\r\nX-Injected: 1", "Terraform/1.5.7 (+https://www.terraform.io) terraform-provider-dataintegration/0.2.0 aX-Injected: 1"},
 	} {
@@ -278,12 +297,12 @@ func TestTransport_userAgent(t *testing.T) {
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { http.NotFound(w, nil) })
 	c := newTestClient(t, ts.URL, func(c *Config) {
-		c.Engine, c.Version, c.AppendUserAgent = "OpenTofu/1.12.6 (+https://opentofu.org)", "0.2.0", "ci/42"
+		c.Engine, c.Version, c.AppendUserAgent = "OpenTofu (+https://opentofu.org; compatible with Terraform 1.13.0)", "0.2.0", "ci/42"
 	})
 	_ = getConnector(t, c)
 	_ = getConnector(t, c)
 	for _, r := range rec.reqs {
-		if got := r.UserAgent(); got != "OpenTofu/1.12.6 (+https://opentofu.org) terraform-provider-dataintegration/0.2.0 ci/42" {
+		if got := r.UserAgent(); got != "OpenTofu (+https://opentofu.org; compatible with Terraform 1.13.0) terraform-provider-dataintegration/0.2.0 ci/42" {
 			t.Errorf("User-Agent %q", got)
 		}
 	}

@@ -3,7 +3,6 @@ package provider
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"runtime"
 	"strconv"
@@ -94,25 +93,12 @@ func engineProduct(name, version string) string {
 	}
 }
 
-// proxySecrets are the passwords (and whole user information) of the
-// proxy variables, which the provider's logs mask.
+// proxySecrets are the credentials of the proxy variables, which the
+// provider's logs mask.
 func proxySecrets() []string {
 	var out []string
 	for _, name := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"} {
-		v := os.Getenv(name)
-		if v == "" {
-			continue
-		}
-		if !strings.Contains(v, "://") {
-			v = "http://" + v
-		}
-		u, err := url.Parse(v)
-		if err != nil || u.User == nil {
-			continue
-		}
-		if p, ok := u.User.Password(); ok && p != "" {
-			out = append(out, p, url.QueryEscape(p), u.User.String())
-		}
+		out = append(out, client.ProxyCredentials(os.Getenv(name))...)
 	}
 	return out
 }
@@ -125,44 +111,44 @@ func addConnectError(diags *diag.Diagnostics, e *client.Error) bool {
 	if !errors.As(e, &ce) {
 		return false
 	}
-	req := fmt.Sprintf("%s %s", e.Method, e.Path)
+	cause := fmt.Sprintf("No request reached the service (%s %s): %s", e.Method, e.Path, ce)
 	switch ce.Failure {
 	case client.UntrustedCertificate:
 		diags.AddError("Untrusted Service Certificate", fmt.Sprintf(
-			"No request reached the service (%s): %s. "+
+			"%s. "+
 				"If the service uses a certificate from your organisation's own CA, or a proxy re-signs HTTPS, trust that CA: "+
 				"set ca_certificate in the provider configuration to its PEM, such as ca_certificate = file(\"ca.pem\"), or %s to the PEM itself. "+
-				"On Linux, SSL_CERT_FILE naming a file of the system's roots and that CA works too.", req, ce, EnvCACertificate))
+				"On Linux, SSL_CERT_FILE naming a file of the system's roots and that CA works too.", cause, EnvCACertificate))
 	case client.CertificateNameMismatch:
 		diags.AddError("Service Certificate Name Mismatch", fmt.Sprintf(
-			"No request reached the service (%s): %s. Set base_url to a host name the certificate names, "+
-				"or have the service's certificate reissued for the host base_url names. ca_certificate cannot fix this.", req, ce))
+			"%s. Set base_url to a host name the certificate names, "+
+				"or have the service's certificate reissued for the host base_url names. ca_certificate cannot fix this.", cause))
 	case client.CertificateExpired:
 		diags.AddError("Service Certificate Not Valid Now", fmt.Sprintf(
-			"No request reached the service (%s): %s. Its operators must renew it; if it has not expired, set this machine's clock right. "+
-				"ca_certificate cannot fix this.", req, ce))
+			"%s. Its operators must renew it; if it has not expired, set this machine's clock right. "+
+				"ca_certificate cannot fix this.", cause))
 	case client.UnknownHost:
 		diags.AddError("Unknown Service Host", fmt.Sprintf(
-			"No request reached the service (%s): %s. Check the host in base_url (or %s). "+
-				"If your network reaches the service only through a proxy, set HTTPS_PROXY to it; a host that NO_PROXY names is reached without the proxy.", req, ce, EnvBaseURL))
+			"%s. Check the host in base_url (or %s). "+
+				"If your network reaches the service only through a proxy, set HTTPS_PROXY to it; a host that NO_PROXY names is reached without the proxy.", cause, EnvBaseURL))
 	case client.ProxyAuthRequired:
 		fix := "Give the proxy's user name and password in HTTPS_PROXY, as http://user:password@proxy.example.com:3128 (percent-encode special characters)"
 		if ce.ProxyCredentials {
 			fix = "Check the user name and password in HTTPS_PROXY (percent-encode special characters, such as %40 for @)"
 		}
 		diags.AddError("Proxy Authentication Required", fmt.Sprintf(
-			"No request reached the service (%s): %s. %s, or name the service's host in NO_PROXY if it needs no proxy. The credentials are never shown.", req, ce, fix))
+			"%s. %s, or name the service's host in NO_PROXY if it needs no proxy. The credentials are never shown.", cause, fix))
 	case client.ProxyRefused:
 		if ce.ProxyStatus == 0 {
 			diags.AddError("Proxy Unreachable", fmt.Sprintf(
-				"No request reached the service (%s): %s%s. HTTPS_PROXY (or https_proxy) names the proxy the service is reached through: "+
-					"check that it names a running proxy, with http:// unless the proxy itself speaks TLS, or name the service's host in NO_PROXY to connect without one.", req, ce, e.Retries()))
+				"%s%s. HTTPS_PROXY (or https_proxy) names the proxy the service is reached through: "+
+					"check that it names a running proxy, with http:// unless the proxy itself speaks TLS, or name the service's host in NO_PROXY to connect without one.", cause, e.Retries()))
 			break
 		}
 		diags.AddError("Proxy Refused the Tunnel", fmt.Sprintf(
-			"No request reached the service (%s): %s. The proxy runs, but could not reach the service's host or does not allow it: "+
+			"%s. The proxy runs, but could not reach the service's host or does not allow it: "+
 				"check the host and port in base_url (or %s), and ask the proxy's operators to allow them if they are right; "+
-				"a host that NO_PROXY names is reached without the proxy.", req, ce, EnvBaseURL))
+				"a host that NO_PROXY names is reached without the proxy.", cause, EnvBaseURL))
 	default:
 		return false
 	}
