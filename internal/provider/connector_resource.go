@@ -353,18 +353,14 @@ func (r *connectorResource) Update(ctx context.Context, req resource.UpdateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	var u client.ConnectorUpdate
-	changed := func(planned, prior types.String) *string {
-		if planned.Equal(prior) {
-			return nil
-		}
-		return planned.ValueStringPointer()
-	}
-	u.Name = changed(plan.Name, state.Name)
-	u.URL = changed(plan.URL, state.URL)
-	u.AgentEmail = changed(plan.AgentEmail, state.AgentEmail)
-	if !plan.Streams.Equal(state.Streams) {
-		u.Streams = listStrings(plan.Streams)
+	// Every planned key is sent, not only those that differ from the state:
+	// a saved plan applied after a change made out of band must still leave
+	// the service as the plan says.
+	u := client.ConnectorUpdate{
+		Name:       plan.Name.ValueStringPointer(),
+		URL:        plan.URL.ValueStringPointer(),
+		AgentEmail: plan.AgentEmail.ValueStringPointer(),
+		Streams:    listStrings(plan.Streams),
 	}
 	// The token is sent only when it changed: a new token, or a new
 	// token_wo_version for token_wo. None in the configuration leaves the
@@ -381,7 +377,16 @@ func (r *connectorResource) Update(ctx context.Context, req resource.UpdateReque
 
 	ws := state.WorkspaceID.ValueString()
 	c, err := r.data.client.UpdateConnector(ctx, ws, state.ID.ValueString(), u)
-	if err != nil {
+	switch {
+	case client.IsNotFound(err):
+		if r.confirmGone(ctx, &resp.Diagnostics, "Unable to Update Connector", state) {
+			resp.Diagnostics.AddError("Connector Deleted Outside Terraform", fmt.Sprintf(
+				"Connector %s (%q) was deleted from workspace %s outside Terraform since the plan was made (HTTP 404 to the update, and the workspace's list no longer holds it). "+
+					"Nothing was changed: run terraform plan again, and the new plan creates it again.",
+				state.ID.ValueString(), state.Name.ValueString(), ws))
+		}
+		return
+	case err != nil:
 		addRequestError(&resp.Diagnostics, "Unable to Update Connector", ws, err)
 		return
 	}

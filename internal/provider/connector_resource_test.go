@@ -1104,3 +1104,71 @@ func TestAccConnector_tokenLeftOut(t *testing.T) {
 		},
 	})
 }
+
+// TestAccConnector_savedPlanOverDrift applies a saved plan that changes a
+// connector's url after someone changed its agent_email outside Terraform,
+// and does the same with `apply -refresh=false`: the service ends as the
+// configuration says, and the next plan is empty. A connector deleted since
+// the plan fails the apply with an error that says so, and the next plan
+// creates it again.
+func TestAccConnector_savedPlanOverDrift(t *testing.T) {
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	c := e.Client(t)
+	ctx := context.Background()
+	args := acctest.NewConnectorArgs(acctest.Name("saved plan")).With("streams", `["chats", "tickets"]`)
+	dir := acctest.ConfigDir(t, e.ProviderConfig()+args.HCL())
+	write := func(a acctest.ConnectorArgs) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(e.ProviderConfig()+a.HCL()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng.Run(t, dir, nil, "apply", "-auto-approve", "-input=false", "-no-color")
+	t.Cleanup(func() { _, _ = eng.Try(dir, nil, "destroy", "-auto-approve", "-input=false", "-no-color") })
+	id := acctest.StateResourceID(t, eng.Run(t, dir, nil, "show", "-json"), acctest.ConnectorAddress)
+	expectService := func(url string) {
+		t.Helper()
+		got, err := c.GetConnector(ctx, e.WorkspaceID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Configuration.URL != url || got.Configuration.AgentEmail != "agent@acme.com" || !sameElements(got.Streams, []string{"chats", "tickets"}) {
+			t.Errorf("the service holds url %q, agent_email %q, streams %q; want %q, agent@acme.com, [chats tickets]",
+				got.Configuration.URL, got.Configuration.AgentEmail, got.Streams, url)
+		}
+	}
+	drift := func() {
+		t.Helper()
+		email, streams := "someone.else@acme.com", []string{"events"}
+		if _, err := c.UpdateConnector(ctx, e.WorkspaceID, id, client.ConnectorUpdate{AgentEmail: &email, Streams: streams}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	write(args.With("url", `"https://second.example-helpdesk.com"`))
+	actions, _ := eng.Plan(t, dir, nil)
+	acctest.ExpectActions(t, actions, acctest.ConnectorAddress, "update")
+	drift()
+	eng.Run(t, dir, nil, "apply", "-input=false", "-no-color", "tfplan")
+	expectService("https://second.example-helpdesk.com")
+	eng.ExpectConverged(t, dir, nil)
+
+	write(args.With("url", `"https://third.example-helpdesk.com"`))
+	drift()
+	eng.Run(t, dir, nil, "apply", "-refresh=false", "-auto-approve", "-input=false", "-no-color")
+	expectService("https://third.example-helpdesk.com")
+	eng.ExpectConverged(t, dir, nil)
+
+	write(args.With("url", `"https://fourth.example-helpdesk.com"`))
+	eng.Plan(t, dir, nil)
+	if err := c.DeleteConnector(ctx, e.WorkspaceID, id); err != nil {
+		t.Fatal(err)
+	}
+	out, err := eng.Try(dir, nil, "apply", "-input=false", "-no-color", "tfplan")
+	if err == nil || !acctest.Phrases("Connector Deleted Outside Terraform", "deleted from workspace", "since the plan was made", "run terraform plan again").MatchString(fmt.Sprint(err)) {
+		t.Fatalf("applying a saved plan of a connector deleted since: %v\n%s", err, out)
+	}
+	actions, _ = eng.Plan(t, dir, nil)
+	acctest.ExpectActions(t, actions, acctest.ConnectorAddress, "create")
+}
