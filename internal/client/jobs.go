@@ -27,6 +27,19 @@ func (c *Client) EachJobPage(ctx context.Context, workspaceID string, f JobFilte
 	return walk(ctx, c, listing{op: "list jobs", path: fmt.Sprintf(pathJobs, url.PathEscape(workspaceID)), query: q}, v)
 }
 
+// CheckWorkspace asks for one job of the workspace (page_size=1): it
+// succeeds when the API key can reach the workspace, and is the service's
+// refusal (403, 404) when it cannot.
+func (c *Client) CheckWorkspace(ctx context.Context, workspaceID string) error {
+	return c.do(ctx, request{
+		op:     "check workspace",
+		method: http.MethodGet,
+		path:   fmt.Sprintf(pathJobs, url.PathEscape(workspaceID)),
+		query:  url.Values{queryPage: {"1"}, queryPageSize: {"1"}},
+		want:   http.StatusOK,
+	})
+}
+
 // TriggerJob starts an execution of the job. force_full_refresh is sent only
 // when true: the service defaults it to false.
 func (c *Client) TriggerJob(ctx context.Context, workspaceID, jobID string, forceFullRefresh bool) error {

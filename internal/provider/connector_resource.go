@@ -200,6 +200,7 @@ func (r *connectorResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	planToken(ctx, req, resp)
 	planStreams(ctx, req, resp)
 	keepUpdatedAt(ctx, req, resp)
+	r.data.checkPlannedWorkspace(ctx, req, resp)
 }
 
 // planToken requires a token to create a connector. An existing one may do

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -1171,4 +1172,66 @@ func TestAccConnector_savedPlanOverDrift(t *testing.T) {
 	}
 	actions, _ = eng.Plan(t, dir, nil)
 	acctest.ExpectActions(t, actions, acctest.ConnectorAddress, "create")
+}
+
+// TestAccConnector_unreachableWorkspaceRefusedAtPlan moves three connectors
+// to a workspace the API key cannot reach (a typo in workspace_id), then
+// creates one there: each apply fails at plan, with one request for the
+// workspace, and the service still holds every connector. A plan that
+// keeps every connector in its workspace asks nothing.
+func TestAccConnector_unreachableWorkspaceRefusedAtPlan(t *testing.T) {
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	e.RequireSandbox(t, "count the requests of the plan, and use a workspace no key of the sandbox reaches")
+	const typo = "00000000-0000-4000-8000-0000000000f1"
+	name := acctest.Name("typo")
+	fleet := func(ws string) string {
+		return e.ProviderConfig() + fmt.Sprintf(`
+resource "dataintegration_customer_service_connector" "test" {
+  count        = 3
+  workspace_id = %q
+  name         = "%s ${count.index}"
+  url          = "https://acme.example-helpdesk.com"
+  agent_email  = "agent@acme.com"
+  token        = "platform-token-1"
+}
+`, ws, name)
+	}
+	dir := acctest.ConfigDir(t, fleet(e.WorkspaceID))
+	eng.Run(t, dir, nil, "apply", "-auto-approve", "-input=false", "-no-color")
+	t.Cleanup(func() { _, _ = eng.Try(dir, nil, "destroy", "-auto-approve", "-input=false", "-no-color") })
+	ids := slices.Collect(maps.Keys(eng.StateIDs(t, dir, "dataintegration_customer_service_connector")))
+	if len(ids) != 3 {
+		t.Fatalf("the state holds connectors %v, want 3", ids)
+	}
+	checks := func() int64 { return e.Sandbox.Stats().ByRoute[acctest.RouteListJobs] }
+	before := checks()
+	eng.ExpectConverged(t, dir, nil)
+	if n := checks() - before; n != 0 {
+		t.Errorf("a plan that moves nothing asked about the workspace %d times, want none", n)
+	}
+	expectKept := func() {
+		t.Helper()
+		for _, id := range ids {
+			if _, err := e.Client(t).GetConnector(context.Background(), e.WorkspaceID, id); err != nil {
+				t.Errorf("connector %s after the refused apply: %v", id, err)
+			}
+		}
+	}
+	refused := acctest.Phrases("Workspace Not Reachable", "cannot reach workspace "+typo, "HTTP 403", "Nothing was changed", "workspace_id", EnvAPIKey)
+
+	for _, cfg := range []string{fleet(typo), fleet(e.WorkspaceID) + strings.Replace(acctest.NewConnectorArgs(name+" new").With("workspace_id", strconv.Quote(typo)).HCL(), `"test"`, `"new"`, 1)} {
+		if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		before = checks()
+		out, err := eng.Try(dir, nil, "apply", "-auto-approve", "-input=false", "-no-color")
+		if err == nil || !refused.MatchString(fmt.Sprint(err)) {
+			t.Fatalf("apply to an unreachable workspace: %v\n%s", err, out)
+		}
+		if n := checks() - before; n != 1 {
+			t.Errorf("the plan asked about the workspace %d times, want once", n)
+		}
+		expectKept()
+	}
 }

@@ -21,6 +21,9 @@ type providerData struct {
 	jobs jobIndex
 	// names keeps two creates of one connector name apart (nameFree).
 	names nameLocks
+	// reachable remembers the workspaces the API key was found to reach
+	// (checkWorkspace).
+	reachable workspaceChecks
 }
 
 // configuredData turns the ProviderData a resource or data source receives

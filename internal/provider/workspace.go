@@ -2,7 +2,11 @@ package provider
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -10,6 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
 // workspaceAttribute is a data source's workspace_id, described as "The
@@ -74,3 +80,77 @@ func (d *providerData) planWorkspace(ctx context.Context, req resource.ModifyPla
 
 // sameID tells whether two UUIDs are the same, in any letter case.
 func sameID(a, b string) bool { return strings.EqualFold(a, b) }
+
+// checkPlannedWorkspace refuses a plan that would move a connector to a
+// workspace the API key cannot reach, or create one there, before the apply
+// destroys anything: a replacement deletes the old connector (and its job)
+// first, and the create that follows would fail. Only a workspace other
+// than the state's, or than the provider's for a create, is checked, so a
+// plan that keeps every connector where it is makes no request.
+func (d *providerData) checkPlannedWorkspace(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if d == nil || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
+		return
+	}
+	var planned, prior types.String
+	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("workspace_id"), &planned)...)
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("workspace_id"), &prior)...)
+	} else {
+		prior = types.StringValue(d.workspaceID)
+	}
+	if resp.Diagnostics.HasError() || planned.IsUnknown() || planned.IsNull() || sameID(planned.ValueString(), prior.ValueString()) {
+		return
+	}
+	d.checkWorkspace(ctx, planned.ValueString(), &resp.Diagnostics)
+}
+
+// checkWorkspace adds an error on workspace_id when the API key cannot
+// reach workspace ws. Each workspace is asked about once per provider
+// process: the plans of its connectors wait for that one answer.
+func (d *providerData) checkWorkspace(ctx context.Context, ws string, diags *diag.Diagnostics) {
+	check := d.reachable.of(ws)
+	check.mu.Lock()
+	defer check.mu.Unlock()
+	if !check.asked {
+		err := d.client.CheckWorkspace(ctx, ws)
+		switch status := client.StatusCode(err); {
+		case err == nil, status == http.StatusUnauthorized, status == http.StatusForbidden, status == http.StatusNotFound:
+			// An answer of the service about the key and the workspace; any
+			// other failure is asked again by the next plan that needs it.
+			check.asked, check.err = true, err
+		default:
+			addRequestError(diags, "Unable to Check Workspace", ws, err)
+			return
+		}
+	}
+	err := check.err
+	switch client.StatusCode(err) {
+	case 0:
+		return
+	case http.StatusForbidden, http.StatusNotFound:
+		e, _ := errors.AsType[*client.Error](err)
+		diags.AddAttributeError(path.Root("workspace_id"), "Workspace Not Reachable", fmt.Sprintf(
+			"The API key cannot reach workspace %s: %s. This plan would create a connector there, or move one there by deleting it (and its job) "+
+				"from the workspace it is in, and the create would then fail. Nothing was changed. "+
+				"Check workspace_id for a typo, or use a key of that workspace: api_key in the provider configuration or the %s environment variable.",
+			ws, strings.TrimSuffix(answer(e), "."), EnvAPIKey))
+	default:
+		addRequestError(diags, "Unable to Check Workspace", ws, err)
+	}
+}
+
+// workspaceChecks holds, per workspace, what the service answered when
+// asked whether the API key reaches it.
+type workspaceChecks struct{ m sync.Map }
+
+type workspaceCheck struct {
+	mu    sync.Mutex
+	asked bool
+	err   error
+}
+
+func (w *workspaceChecks) of(ws string) *workspaceCheck {
+	v, _ := w.m.LoadOrStore(strings.ToLower(ws), &workspaceCheck{})
+	c, _ := v.(*workspaceCheck)
+	return c
+}
