@@ -127,8 +127,8 @@ func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagn
 // which job_name cannot tell apart. It costs one list request per create.
 // The creates of one name in one workspace wait for each other (name is
 // locked), so that two in the same apply cannot both find the name free,
-// and the second is told that the first made it; two applies at once still
-// can.
+// and the second is told that the first made it; two applies at once are
+// settled after the create, by outlivesRivals.
 func (r *connectorResource) nameFree(ctx context.Context, diags *diag.Diagnostics, ws string, name *nameLock) bool {
 	found, err := connectorsByName(ctx, r.data.client, ws, name.name)
 	switch {
@@ -205,4 +205,63 @@ func importList(ws string, cs []client.Connector) string {
 
 func importCommand(ws, id string) string {
 	return fmt.Sprintf("terraform import <address> %s/%s", ws, id)
+}
+
+// outlivesRivals tells whether connector c, which this create has just
+// made, is the one of its name to keep. nameFree cannot keep apart two
+// applies (two CI pipelines) that check the name at the same moment and
+// both create it, and the service does not refuse a second connector of a
+// name: so once created, the connectors of the name are listed again. A
+// rival created before c, or at the same instant, wins: a tie loses on both
+// sides, so that two creates can never both stand; both then fail, and the
+// next apply creates one. The loser deletes c, and only c, and records
+// nothing. A service whose list lags behind its creates can still let both
+// stand.
+func (r *connectorResource) outlivesRivals(ctx context.Context, diags *diag.Diagnostics, ws string, c *client.Connector) bool {
+	// Carried out even when Terraform is interrupted: c exists, and the
+	// state must say whether it is kept.
+	ctx = context.WithoutCancel(ctx)
+	found, err := connectorsByName(ctx, r.data.client, ws, c.Name)
+	if err != nil {
+		diags.AddWarning("Connector Created, Rivals Not Checked", fmt.Sprintf(
+			"Connector %s, named %q, was created in workspace %s and is recorded in the state, but listing the connectors of that name afterwards failed (%v), "+
+				"so another apply creating the same name at the same moment would go unnoticed. If workspace %s holds two connectors named %q, delete the one not in this state.",
+			c.ID, c.Name, ws, err, ws, c.Name))
+		return true
+	}
+	var older []client.Connector
+	for _, rival := range found {
+		if !sameID(rival.ID, c.ID) && !createdAfter(rival, *c) {
+			older = append(older, rival)
+		}
+	}
+	if len(older) == 0 {
+		return true
+	}
+	rival := older[0]
+	raced := fmt.Sprintf("Another apply created connector %s, named %q, in workspace %s a moment ago (created at %s), while this one created connector %s (created at %s): "+
+		"two pipelines or runs created the same name at once. Two connectors of one name would make two jobs of that name, and the one created first is kept "+
+		"(when both were created in the same millisecond, neither is: applying again creates one).",
+		rival.ID, c.Name, ws, rival.CreatedAt, c.ID, c.CreatedAt)
+	if err := r.data.client.DeleteConnector(ctx, ws, c.ID); err != nil && !client.IsNotFound(err) {
+		diags.AddError("Connector Name Taken", fmt.Sprintf(
+			"%s Deleting connector %s, which this apply created, failed too (%v), so workspace %s now holds both, and neither is recorded in the state. "+
+				"Delete connector %s by hand (it is this apply's), then, if connector %s is the one this resource stands for, import it:\n%s",
+			raced, c.ID, err, ws, c.ID, rival.ID, importList(ws, []client.Connector{rival})))
+		return false
+	}
+	diags.AddError("Connector Name Taken", fmt.Sprintf(
+		"%s This apply deleted connector %s, and records nothing. If connector %s is the one this resource stands for, import it "+
+			"(or let the apply that created it manage it); otherwise give this resource another name:\n%s",
+		raced, c.ID, rival.ID, importList(ws, []client.Connector{rival})))
+	return false
+}
+
+// createdAfter tells whether the service created a after b, by their
+// _created_at; false when either cannot be read, so that a rival of an
+// unknown time is taken as older.
+func createdAfter(a, b client.Connector) bool {
+	at, errA := time.Parse(time.RFC3339Nano, a.CreatedAt)
+	bt, errB := time.Parse(time.RFC3339Nano, b.CreatedAt)
+	return errA == nil && errB == nil && at.After(bt)
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -256,5 +257,122 @@ func TestConnector_createInterruptedDuringNameCheck(t *testing.T) {
 	onlyError(t, resp.Diagnostics, "Connector Not Created", "Terraform was interrupted", "nothing was created")
 	if n := srv.Stats().ByRoute["POST "+acctest.RouteConnectors]; n != 0 || stateID(t, resp) != "" {
 		t.Errorf("%d creates sent, state %v", n, resp.State.Raw)
+	}
+}
+
+// TestConnector_racingCreatesNeverBothStand races two provider processes
+// (two CI pipelines) creating the same name, many times: both name checks
+// find it free, both creates are sent, and the one created later (or both,
+// in the same millisecond) deletes its own and fails. At most one create
+// succeeds, the sandbox then holds that one alone, and it matches its state.
+func TestConnector_racingCreatesNeverBothStand(t *testing.T) {
+	var raced int
+	for round := range 20 {
+		srv, err := sandbox.New(sandbox.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(srv)
+		ws := srv.Workspaces()[0]
+		// Slow answers, so that both name checks are in flight at once.
+		if err := srv.SetFaults(sandbox.Faults{LatencyMS: 20}); err != nil {
+			t.Fatal(err)
+		}
+		results := make(chan *resource.CreateResponse, 2)
+		for range 2 {
+			data := unitData(t, ts.URL, sandbox.DefaultAPIKey, ws)
+			go func() { results <- createConnector(t, data) }()
+		}
+		var kept []string
+		for range 2 {
+			resp := <-results
+			switch {
+			case !resp.Diagnostics.HasError():
+				kept = append(kept, stateID(t, resp))
+			case resp.Diagnostics[0].Summary() != "Connector Name Taken" || stateID(t, resp) != "":
+				t.Errorf("round %d: a losing create recorded %q with %v", round, stateID(t, resp), resp.Diagnostics)
+			}
+		}
+		if srv.Stats().ByRoute["POST "+acctest.RouteConnectors] == 2 {
+			raced++
+		}
+		ids := srv.ConnectorIDs(ws)
+		switch {
+		case len(kept) > 1 || len(ids) > 1:
+			t.Errorf("round %d: creates recorded %v, the sandbox holds %v: two connectors of one name stand", round, kept, ids)
+		case len(kept) != len(ids) || len(kept) == 1 && !sameID(kept[0], ids[0]):
+			t.Errorf("round %d: the state records %v, the sandbox holds %v", round, kept, ids)
+		}
+		ts.Close()
+	}
+	if raced == 0 {
+		t.Fatal("no round sent two creates: the test raced nothing")
+	}
+}
+
+// TestConnector_raceLoserDeletesOnlyItsOwn: a create that finds an older
+// connector of its name deletes the one it made, never the other; the
+// older one's create keeps its own. When the delete fails, the error names
+// both connectors and which to delete by hand, and nothing is recorded.
+func TestConnector_raceLoserDeletesOnlyItsOwn(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
+	r, ok := configured(t, NewConnectorResource(), data).(*connectorResource)
+	if !ok {
+		t.Fatal("not a *connectorResource")
+	}
+	older, err := data.client.CreateConnector(t.Context(), data.workspaceID, deskSpec("https://acme.example.com"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	newer, err := data.client.CreateConnector(t.Context(), data.workspaceID, deskSpec("https://acme.example.com"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var diags diag.Diagnostics
+	if !r.outlivesRivals(t.Context(), &diags, data.workspaceID, older) || diags.HasError() {
+		t.Fatalf("the older connector does not stand: %v", diags)
+	}
+
+	if err := srv.SetFaults(sandbox.Faults{Rate: 1, Statuses: []int{500}, Methods: []string{"DELETE"}}); err != nil {
+		t.Fatal(err)
+	}
+	if r.outlivesRivals(t.Context(), &diags, data.workspaceID, newer) {
+		t.Fatal("the newer connector stands beside the older one")
+	}
+	onlyError(t, diags, "Connector Name Taken", "Another apply created connector "+older.ID, "Deleting connector "+newer.ID, "failed too",
+		"Delete connector "+newer.ID+" by hand", "import")
+
+	if err := srv.SetFaults(sandbox.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	diags = nil
+	if r.outlivesRivals(t.Context(), &diags, data.workspaceID, newer) {
+		t.Fatal("the newer connector stands beside the older one")
+	}
+	onlyError(t, diags, "Connector Name Taken", "Another apply created connector "+older.ID, "a moment ago", "This apply deleted connector "+newer.ID)
+	if ids := srv.ConnectorIDs(data.workspaceID); len(ids) != 1 || !sameID(ids[0], older.ID) {
+		t.Errorf("the sandbox holds %v, want the older connector %s alone", ids, older.ID)
+	}
+}
+
+// TestConnector_createdAfterTiesLose: a rival created in the same
+// millisecond, or at a time that cannot be read, counts as older.
+func TestConnector_createdAfterTiesLose(t *testing.T) {
+	at := func(s string) client.Connector { return client.Connector{CreatedAt: s} }
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"2026-11-21T09:30:00.124Z", "2026-11-21T09:30:00.123Z", true},
+		{"2026-11-21T09:30:00.123Z", "2026-11-21T09:30:00.123Z", false},
+		{"2026-11-21T09:30:00.122Z", "2026-11-21T09:30:00.123Z", false},
+		{"2026-11-21T10:30:00.124+01:00", "2026-11-21T09:30:00.123Z", true},
+		{"yesterday", "2026-11-21T09:30:00.123Z", false},
+		{"2026-11-21T09:30:00.124Z", "", false},
+	} {
+		if got := createdAfter(at(c.a), at(c.b)); got != c.want {
+			t.Errorf("createdAfter(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
 	}
 }

@@ -300,6 +300,9 @@ func (r *connectorResource) Create(ctx context.Context, req resource.CreateReque
 			return
 		}
 	}
+	if !r.outlivesRivals(ctx, &resp.Diagnostics, ws, c) {
+		return
+	}
 	name.made = append(name.made, c.ID)
 	plan.fill(c)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)

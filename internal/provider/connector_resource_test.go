@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -1233,5 +1234,62 @@ resource "dataintegration_customer_service_connector" "test" {
 			t.Errorf("the plan asked about the workspace %d times, want once", n)
 		}
 		expectKept()
+	}
+}
+
+// TestAccConnector_racingApplies runs two applies of one connector name at
+// once, in two folders with states of their own (two CI pipelines), against
+// a slow service, so that both name checks find the name free: at most one
+// apply succeeds, the workspace then holds at most one connector of the
+// name, and it is the one the winner's state records.
+func TestAccConnector_racingApplies(t *testing.T) {
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	e.RequireSandbox(t, "slow the service down so that both name checks are in flight at once, and count the creates")
+	if err := e.Sandbox.SetFaults(sandbox.Faults{LatencyMS: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	var raced int
+	for round := range 2 {
+		cfg := e.ProviderConfig() + acctest.NewConnectorArgs(acctest.Name("race")).HCL()
+		dirs := []string{acctest.ConfigDir(t, cfg), acctest.ConfigDir(t, cfg)}
+		posts := e.Sandbox.Stats().ByRoute["POST "+acctest.RouteConnectors]
+		errs := make([]error, len(dirs))
+		var wg sync.WaitGroup
+		for i, dir := range dirs {
+			wg.Go(func() { _, errs[i] = eng.Try(dir, nil, "apply", "-auto-approve", "-input=false", "-no-color") })
+		}
+		wg.Wait()
+		if e.Sandbox.Stats().ByRoute["POST "+acctest.RouteConnectors]-posts == 2 {
+			raced++
+		}
+		var winners []string
+		for i, dir := range dirs {
+			ids := eng.StateIDs(t, dir, "dataintegration_customer_service_connector")
+			switch {
+			case errs[i] == nil:
+				winners = append(winners, slices.Collect(maps.Keys(ids))...)
+			case !acctest.Phrases("Connector Name Taken").MatchString(errs[i].Error()):
+				t.Errorf("round %d: apply failed otherwise: %v", round, errs[i])
+			case len(ids) != 0:
+				t.Errorf("round %d: the losing apply's state records %v", round, ids)
+			}
+		}
+		held := e.ConnectorsByName(t)
+		var standing []string
+		for _, ids := range held {
+			standing = append(standing, ids...)
+		}
+		if len(winners) > 1 || len(standing) > 1 || len(winners) != len(standing) || len(winners) == 1 && !sameID(winners[0], standing[0]) {
+			t.Errorf("round %d: the applies' states record %v, the workspace holds %v", round, winners, held)
+		}
+		for _, id := range standing {
+			if err := e.Client(t).DeleteConnector(context.Background(), e.WorkspaceID, id); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	if raced == 0 {
+		t.Error("no round sent two creates: the applies raced nothing")
 	}
 }

@@ -118,7 +118,14 @@ func unitSandboxAt(t *testing.T, cfg sandbox.Config, apiKey, basePath string, ed
 	}
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	conf := client.Config{BaseURL: ts.URL + basePath, APIKey: apiKey, MaxRetries: 0}
+	return srv, unitData(t, ts.URL+basePath, apiKey, srv.Workspaces()[0], edit...)
+}
+
+// unitData is the provider data of a client of its own to baseURL: what
+// one provider process holds.
+func unitData(t *testing.T, baseURL, apiKey, ws string, edit ...func(*client.Config)) *providerData {
+	t.Helper()
+	conf := client.Config{BaseURL: baseURL, APIKey: apiKey, MaxRetries: 0}
 	for _, e := range edit {
 		e(&conf)
 	}
@@ -126,7 +133,7 @@ func unitSandboxAt(t *testing.T, cfg sandbox.Config, apiKey, basePath string, ed
 	if err != nil {
 		t.Fatal(err)
 	}
-	return srv, &providerData{client: c, workspaceID: srv.Workspaces()[0], secrets: []string{apiKey}}
+	return &providerData{client: c, workspaceID: ws, secrets: []string{apiKey}}
 }
 
 // configured is r after Configure with data.
