@@ -450,8 +450,9 @@ func TestAccLogging_atTheLevelKept(t *testing.T) {
 
 // TestAccIsolation_otherWorkspace: a key bound to one workspace can neither
 // read nor change another's jobs or connectors. Each attempt fails with
-// "Access Denied", naming the workspace, and the other workspace is left as
-// it was.
+// "Access Denied" (a connector's create, at plan, with "Workspace Not
+// Reachable"), naming the workspace, and the other workspace is left as it
+// was.
 func TestAccIsolation_otherWorkspace(t *testing.T) {
 	const other, otherKey = "33333333-3333-4333-8333-333333333333", "key-of-the-other-workspace"
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 8, Keys: []sandbox.KeyBinding{
@@ -501,7 +502,11 @@ func TestAccIsolation_otherWorkspace(t *testing.T) {
   workspace_id = %s
   id           = %q
 }`, ws, c.ID)),
-			denied(acctest.NewConnectorArgs(acctest.Name("intruder")).With("workspace_id", ws).HCL()),
+			{
+				// Refused at plan, before any create is sent.
+				Config:      e.ProviderConfig() + acctest.NewConnectorArgs(acctest.Name("intruder")).With("workspace_id", ws).HCL(),
+				ExpectError: acctest.Phrases("Workspace Not Reachable", "The API key cannot reach workspace "+other, "HTTP 403", "Nothing was changed"),
+			},
 			denied(fmt.Sprintf(`resource "dataintegration_job_trigger" "test" {
   workspace_id = %s
   job_id       = %q
