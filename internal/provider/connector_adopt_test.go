@@ -313,7 +313,8 @@ func TestConnector_racingCreatesNeverBothStand(t *testing.T) {
 // TestConnector_raceLoserDeletesOnlyItsOwn: a create that finds an older
 // connector of its name deletes the one it made, never the other; the
 // older one's create keeps its own. When the delete fails, the error names
-// both connectors and which to delete by hand, and nothing is recorded.
+// both connectors and which to delete by hand, and nothing is recorded. A
+// tie loses on both sides.
 func TestConnector_raceLoserDeletesOnlyItsOwn(t *testing.T) {
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	r, ok := configured(t, NewConnectorResource(), data).(*connectorResource)
@@ -351,6 +352,25 @@ func TestConnector_raceLoserDeletesOnlyItsOwn(t *testing.T) {
 		t.Fatal("the newer connector stands beside the older one")
 	}
 	onlyError(t, diags, "Connector Name Taken", "Another apply created connector "+older.ID, "a moment ago", "This apply deleted connector "+newer.ID)
+	if ids := srv.ConnectorIDs(data.workspaceID); len(ids) != 1 || !sameID(ids[0], older.ID) {
+		t.Errorf("the sandbox holds %v, want the older connector %s alone", ids, older.ID)
+	}
+
+	// Made in the same millisecond as the older one: it loses too, and is
+	// not told to import a connector that its rival's apply deletes.
+	tied, err := data.client.CreateConnector(t.Context(), data.workspaceID, deskSpec("https://acme.example.com"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tied.CreatedAt = older.CreatedAt
+	diags = nil
+	if r.outlivesRivals(t.Context(), &diags, data.workspaceID, tied) {
+		t.Fatal("a connector made in the same millisecond as its rival stands")
+	}
+	onlyError(t, diags, "Connector Name Taken", "at the same moment", "This apply deleted connector "+tied.ID, "apply again")
+	if strings.Contains(diags[0].Detail(), "import") {
+		t.Errorf("a tie suggests importing the rival, which its own apply deletes: %s", diags[0].Detail())
+	}
 	if ids := srv.ConnectorIDs(data.workspaceID); len(ids) != 1 || !sameID(ids[0], older.ID) {
 		t.Errorf("the sandbox holds %v, want the older connector %s alone", ids, older.ID)
 	}

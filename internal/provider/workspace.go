@@ -101,13 +101,19 @@ func (d *providerData) checkPlannedWorkspace(ctx context.Context, req resource.M
 	if resp.Diagnostics.HasError() || planned.IsUnknown() || planned.IsNull() || sameID(planned.ValueString(), prior.ValueString()) {
 		return
 	}
-	d.checkWorkspace(ctx, planned.ValueString(), &resp.Diagnostics)
+	var configured types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("workspace_id"), &configured)...)
+	from := "workspace_id"
+	if configured.IsNull() {
+		from = "the provider's workspace_id (or " + EnvWorkspaceID + ")"
+	}
+	d.checkWorkspace(ctx, planned.ValueString(), from, &resp.Diagnostics)
 }
 
 // checkWorkspace adds an error on workspace_id when the API key cannot
-// reach workspace ws. Each workspace is asked about once per provider
+// reach workspace ws, which the setting from names. Each workspace is asked about once per provider
 // process: the plans of its connectors wait for that one answer.
-func (d *providerData) checkWorkspace(ctx context.Context, ws string, diags *diag.Diagnostics) {
+func (d *providerData) checkWorkspace(ctx context.Context, ws, from string, diags *diag.Diagnostics) {
 	check := d.reachable.of(ws)
 	check.mu.Lock()
 	defer check.mu.Unlock()
@@ -132,8 +138,8 @@ func (d *providerData) checkWorkspace(ctx context.Context, ws string, diags *dia
 		diags.AddAttributeError(path.Root("workspace_id"), "Workspace Not Reachable", fmt.Sprintf(
 			"The API key cannot reach workspace %s: %s. This plan would create a connector there, or move one there by deleting it (and its job) "+
 				"from the workspace it is in, and the create would then fail. Nothing was changed. "+
-				"Check workspace_id for a typo, or use a key of that workspace: api_key in the provider configuration or the %s environment variable.",
-			ws, strings.TrimSuffix(answer(e), "."), EnvAPIKey))
+				"Check %s for a typo, or use a key of that workspace: api_key in the provider configuration or the %s environment variable.",
+			ws, strings.TrimSuffix(answer(e), "."), from, EnvAPIKey))
 	default:
 		addRequestError(diags, "Unable to Check Workspace", ws, err)
 	}

@@ -27,7 +27,7 @@ func TestWorkspace_checkAsksOncePerWorkspace(t *testing.T) {
 		if i%4 == 1 {
 			ws = strings.ToUpper(ws)
 		}
-		wg.Go(func() { data.checkWorkspace(t.Context(), ws, &results[i]) })
+		wg.Go(func() { data.checkWorkspace(t.Context(), ws, "workspace_id", &results[i]) })
 	}
 	wg.Wait()
 	for i, diags := range results {
@@ -35,7 +35,7 @@ func TestWorkspace_checkAsksOncePerWorkspace(t *testing.T) {
 			failOn(t, diags)
 			continue
 		}
-		onlyError(t, diags, "Workspace Not Reachable", "cannot reach workspace", "HTTP 403", "Nothing was changed", EnvAPIKey)
+		onlyError(t, diags, "Workspace Not Reachable", "cannot reach workspace", "HTTP 403", "Nothing was changed", "Check workspace_id", EnvAPIKey)
 	}
 	if n := srv.Stats().ByRoute[acctest.RouteListJobs]; n != 2 {
 		t.Errorf("20 checks of two workspaces sent %d requests, want 2", n)
@@ -48,7 +48,7 @@ func TestWorkspace_checkAsksOncePerWorkspace(t *testing.T) {
 func TestWorkspace_checkThatCannotBeMade(t *testing.T) {
 	_, refused := unitSandbox(t, sandbox.Config{}, "not-a-key")
 	var diags diag.Diagnostics
-	refused.checkWorkspace(t.Context(), refused.workspaceID, &diags)
+	refused.checkWorkspace(t.Context(), refused.workspaceID, "workspace_id", &diags)
 	onlyError(t, diags, "Authentication Failed", "HTTP 401")
 
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
@@ -56,13 +56,13 @@ func TestWorkspace_checkThatCannotBeMade(t *testing.T) {
 		t.Fatal(err)
 	}
 	diags = nil
-	data.checkWorkspace(t.Context(), data.workspaceID, &diags)
+	data.checkWorkspace(t.Context(), data.workspaceID, "workspace_id", &diags)
 	onlyError(t, diags, "Unable to Check Workspace", "HTTP 502", "GET /developers/workspaces/")
 	if err := srv.SetFaults(sandbox.Faults{}); err != nil {
 		t.Fatal(err)
 	}
 	diags = nil
-	data.checkWorkspace(t.Context(), data.workspaceID, &diags)
+	data.checkWorkspace(t.Context(), data.workspaceID, "workspace_id", &diags)
 	failOn(t, diags)
 	if n := srv.Stats().ByRoute[acctest.RouteListJobs]; n != 2 {
 		t.Errorf("a failed check and the one after sent %d requests, want 2", n)
