@@ -3,10 +3,12 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -114,6 +116,13 @@ func TestNetwork_connectDiagnostics(t *testing.T) {
 			[]string{"does not know the host dataintegration.invalid", "Check the host in base_url", EnvBaseURL, "set HTTPS_PROXY"}},
 		{"proxy refusing the credentials", "https://sandbox.localhost:" + good, ca.PEM, "http://ci-runner:wrong-" + proxyPassword + "@" + proxy.Addr, "Proxy Authentication Required",
 			[]string{"refused the credentials given", "Check the user name and password in HTTPS_PROXY"}},
+		{"nothing listening", "http://" + nettest.RefusingAddr(t), "", "", "Service Unreachable",
+			[]string{"nothing accepts connections at 127.0.0.1:", "(connection refused)", "Check the host and port in base_url", "that the service runs", "firewall",
+				"stopped retrying when a request reached max_retries (0) failing to reach the service", "every later request of this run makes one attempt and fails at once"}},
+		{"https to plain http", "https://" + refusing.Listener.Addr().String(), "", "", "Service Speaks HTTP, Not HTTPS",
+			[]string{"base_url says https://, but the service at 127.0.0.1:", "answers in plain http", "set base_url (or " + EnvBaseURL + ") to http://127.0.0.1:", "No retry can fix this"}},
+		{"http to TLS", "http://127.0.0.1:" + good, "", "", "Service Speaks HTTPS, Not HTTP",
+			[]string{"base_url says http://, but the service at 127.0.0.1:" + good + " speaks TLS", "Set base_url to https://127.0.0.1:" + good, "ca_certificate"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			acctest.ProxyEnv(t, c.httpsProxy, "")
@@ -129,6 +138,37 @@ func TestNetwork_connectDiagnostics(t *testing.T) {
 				t.Errorf("the diagnostic shows a secret: %s", d)
 			}
 		})
+	}
+}
+
+// TestNetwork_unreachableDiagnostic: a request that gave up on a service
+// out of reach says what it tried, and when the budget of the provider's
+// process is spent, that later requests fail at once.
+func TestNetwork_unreachableDiagnostic(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	for _, c := range []struct {
+		name    string
+		err     *client.Error
+		phrases []string
+		not     []string
+	}{
+		{"retrying still", &client.Error{Method: "GET", Path: "/x/", Attempts: 4, Tried: 2 * time.Second, Limit: "timeouts.create (2s)",
+			Err: &client.ConnectError{Failure: client.Unreachable, Host: "127.0.0.1:9", Err: refused}},
+			[]string{"No request reached the service (GET /x/): nothing accepts connections at 127.0.0.1:9 (connection refused) (gave up after 4 attempts over 2s, at the end of timeouts.create (2s))", "Check the host and port in base_url"},
+			[]string{"stopped retrying"}},
+		{"budget spent", &client.Error{Method: "GET", Path: "/x/", Attempts: 37, Tried: 5 * time.Minute, Limit: "the retry budget (5m0s)",
+			Err: &client.ConnectError{Failure: client.Unreachable, Host: "api.example.com:443", Err: refused, StoppedBy: "the retry budget (5m0s)"}},
+			[]string{"nothing accepts connections at api.example.com:443", "gave up after 37 attempts over 5m0s, at the end of the retry budget (5m0s)",
+				"The provider stopped retrying once it had spent the retry budget (5m0s) failing to reach the service", "fails at once"}, nil},
+	} {
+		var diags diag.Diagnostics
+		addRequestError(&diags, "Unable to Read Connector", sandbox.DefaultWorkspaceID, c.err)
+		onlyError(t, diags, "Service Unreachable", c.phrases...)
+		for _, p := range c.not {
+			if strings.Contains(diags[0].Detail(), p) {
+				t.Errorf("%s: %q says %q", c.name, diags[0].Detail(), p)
+			}
+		}
 	}
 }
 
