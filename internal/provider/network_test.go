@@ -283,6 +283,81 @@ func TestAccNetwork_noProxyBypasses(t *testing.T) {
 	}
 }
 
+// fleetAt is 40 connectors, with the provider at base and extra settings.
+func fleetAt(e *acctest.Env, base string, extra ...string) string {
+	return acctest.FleetHCL(40, fmt.Sprintf("base_url     = %q\n  api_key      = %q\n  workspace_id = %q\n  %s",
+		base, e.APIKey, e.WorkspaceID, strings.Join(extra, "\n  ")), false)
+}
+
+// TestAccNetwork_closedPortFailsOnce: a plan refreshing 40 connectors
+// against a port where nothing listens fails once the first requests have
+// spent their retries (max_retries here, for the test's time; the retry
+// budget by default): every later refresh makes one attempt, and each
+// error names the cause.
+func TestAccNetwork_closedPortFailsOnce(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	acctest.ProxyEnv(t, "", "")
+	closed := nettest.RefusingAddr(t)
+	want := acctest.Phrases("Service Unreachable", "nothing accepts connections at "+closed, "(connection refused)",
+		"stopped retrying when a request reached max_retries (2)", "fails at once")
+	var failed string
+	var start time.Time
+	var took time.Duration
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.ConnectorsGone(t),
+		ErrorCheck: func(err error) error {
+			if failed != "" || !want.MatchString(err.Error()) {
+				return err
+			}
+			took, failed = time.Since(start), strings.Join(strings.Fields(err.Error()), " ")
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{Config: fleetAt(e, e.BaseURL)},
+			{PreConfig: func() { start = time.Now() }, Config: fleetAt(e, "http://"+closed, "max_retries = 2")},
+			{Config: fleetAt(e, e.BaseURL), PlanOnly: true},
+		},
+	})
+	if failed == "" {
+		t.Fatal("the plan against a closed port did not fail")
+	}
+	// Terraform refreshes 10 resources at a time: no more than those
+	// retried; the others made one attempt.
+	all, retried := strings.Count(failed, "Service Unreachable"), strings.Count(failed, "gave up after 3 attempts")
+	if all < 20 || retried < 1 || retried > 10 {
+		t.Errorf("%d refreshes failed, %d of them after retries; want most of the 40, and at most the first 10 retried", all, retried)
+	}
+	if took > time.Minute {
+		t.Errorf("the plan against a closed port took %s", took)
+	}
+	t.Logf("%d refreshes failed in %s, %d after retries", all, took.Round(100*time.Millisecond), retried)
+}
+
+// TestAccNetwork_httpsAgainstHTTP: https:// against a service that speaks
+// plain http fails at the first request, with the default retries, saying
+// so and naming the base_url that works.
+func TestAccNetwork_httpsAgainstHTTP(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
+	e.RequireSandbox(t, "serve plain http")
+	acctest.ProxyEnv(t, "", "")
+	hostport := strings.TrimPrefix(e.BaseURL, "http://")
+	start := time.Now()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      acctest.ProviderBlock("https://"+hostport, e.APIKey, e.WorkspaceID) + networkHCL,
+			ExpectError: acctest.Phrases("Service Speaks HTTP, Not HTTPS", "base_url says https://, but the service at "+hostport+" answers in plain http", "to http://"+hostport, "No retry can fix this"),
+		}},
+	})
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the failure took %s: it was retried", d)
+	}
+	if n := e.Sandbox.Stats().Requests; n != 0 {
+		t.Errorf("%d requests reached the sandbox", n)
+	}
+}
+
 // TestNetwork_proxyURLRefusedAtConfigure: a proxy variable that is not a
 // URL, such as a password with a / left as it is, fails Configure, before
 // any request, without showing the password.
