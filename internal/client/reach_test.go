@@ -93,7 +93,7 @@ func TestClient_unreachableSharesOneBudget(t *testing.T) {
 	}
 	wg.Wait()
 	for _, err := range errs {
-		unreachable(t, err)
+		_ = unreachable(t, err)
 	}
 	// One after another, as the engine's next resources come.
 	for range 10 {
@@ -156,7 +156,7 @@ func TestClient_unreachableServiceFoundWhenBack(t *testing.T) {
 	before = log.count()
 	start := time.Now()
 	_, err = c.GetConnector(context.Background(), testWS, "c-1")
-	if unreachable(t, err); log.count()-before < 3 || time.Since(start) < budget/2 {
+	if _ = unreachable(t, err); log.count()-before < 3 || time.Since(start) < budget/2 {
 		t.Errorf("gone again: %d attempts over %v; want retries for a new budget (%v)", log.count()-before, time.Since(start), budget)
 	}
 }
@@ -257,7 +257,7 @@ func TestTransport_schemeMismatch(t *testing.T) {
 		cl := budgetClient(t, c.base, time.Minute, &log)
 		start := time.Now()
 		err := getConnector(t, cl)
-		connectFailure(t, err, c.want)
+		_ = connectFailure(t, err, c.want)
 		for _, p := range c.phrases {
 			if !strings.Contains(err.Error(), p) {
 				t.Errorf("%s: %q does not say %q", c.base, err, p)
