@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"regexp"
 	"runtime"
@@ -53,7 +54,10 @@ var gaveUpAfter = regexp.MustCompile(`gave up after (\d+) attempts over (\S+), a
 // BenchmarkServiceDown applies one connector against a service that answers
 // every request 503 (Retry-After: 1 s): the apply fails within the default
 // retry budget, with an error that says how many attempts it made over how
-// long; the figure is how long it took to fail.
+// long; the figure is how long it took to fail. Then it plans a refresh of
+// 40 connectors against a loopback port where nothing listens: the plan
+// fails within one default budget and 30 s, not one budget per batch of
+// refreshes, every error naming the cause.
 func BenchmarkServiceDown(b *testing.B) {
 	if b.N > 1 {
 		b.Skip("one run is the measure: use -benchtime 1x, as `make bench` does")
@@ -74,16 +78,44 @@ func BenchmarkServiceDown(b *testing.B) {
 	if m != nil {
 		said = fmt.Sprintf("%s attempts over %s", m[1], m[2])
 	}
+	closed := closedPortPlan(b, eng)
 	rows := []acctest.BenchRow{{
 		Figure: "`apply` of one connector against a service that answers every request 503 (Retry-After: 1 s), default retry budget (" + client.DefaultRetryBudget.String() + ")",
 		Value:  fmt.Sprintf("failed after %v; the error says: %s", took.Round(100*time.Millisecond), said),
 		Target: "fails within the budget, saying how long it tried and how many times",
 		Met:    err != nil && m != nil && took < client.DefaultRetryBudget+time.Minute,
-	}}
+	}, closed}
 	fmt.Printf("\nMachine: %s/%s, %d CPUs, %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 	acctest.PrintFigures(rows)
 	if m == nil {
 		fmt.Fprintln(os.Stderr, err)
 	}
 	acctest.Missed(b, rows)
+}
+
+// closedPortPlan applies 40 connectors, then plans their refresh with
+// base_url at a loopback port where nothing listens, under the default
+// retry budget: the row of how long the plan took to fail.
+func closedPortPlan(b *testing.B, eng *acctest.Engine) acctest.BenchRow {
+	e := acctest.NewEnv(b, sandbox.Config{Jobs: 0})
+	dir := acctest.ConfigDir(b, acctest.FleetHCL(40, "", false))
+	eng.Run(b, dir, e.ServiceEnv(), "apply", "-auto-approve", "-input=false", "-no-color")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	_ = ln.Close()
+	start := time.Now()
+	_, err = eng.Try(dir, e.ServiceEnv(acctest.EnvBaseURL+"=http://"+closed), "plan", "-input=false", "-no-color")
+	took := time.Since(start)
+	out := strings.Join(strings.Fields(fmt.Sprint(err)), " ")
+	failed := strings.Count(out, "Service Unreachable")
+	named := strings.Count(out, "nothing accepts connections at "+closed+" (connection refused)")
+	return acctest.BenchRow{
+		Figure: "`plan` refreshing 40 connectors against a loopback port where nothing listens, default retry budget (" + client.DefaultRetryBudget.String() + ")",
+		Value:  fmt.Sprintf("failed after %v; %d refreshes failed with Service Unreachable, %d naming the refused port", took.Round(100*time.Millisecond), failed, named),
+		Target: "fails within the budget + 30 s, naming the cause",
+		Met:    err != nil && failed > 0 && named == failed && took < client.DefaultRetryBudget+30*time.Second,
+	}
 }

@@ -27,9 +27,11 @@ const (
 	// its retry budget alone.
 	NoRetryLimit = -1
 	// DefaultRetryBudget is how long a request is retried when its context
-	// has no deadline (an operation without timeouts): long enough to ride
-	// out a partial outage of the service, short enough that a service
-	// that is down fails the run within minutes.
+	// has no deadline (an operation without timeouts), and how long a
+	// Client, all its requests together, retries failing to reach the
+	// service: long enough to ride out a partial outage or a restart,
+	// short enough that a service that is down fails the run within
+	// minutes, however many requests the run makes.
 	DefaultRetryBudget = 5 * time.Minute
 	// DefaultMaxConcurrentRequests is how many requests a Client has in
 	// flight at most, all lists and operations together.
@@ -59,11 +61,16 @@ type Config struct {
 	CACertificate string
 	// MaxRetries is how many times at most a retryable request is
 	// retried within its retry budget; NoRetryLimit (any negative number)
-	// leaves it to the budget alone, and 0 means no retry.
+	// leaves it to the budget alone, and 0 means no retry. A request that
+	// reaches it failing to reach the service ends the Client's retries of
+	// reaching it, as the retry budget does.
 	MaxRetries int
 	// RetryBudget is how long a request is retried, from its first attempt,
 	// when its context has no deadline (with one, the deadline is the
-	// budget); zero means DefaultRetryBudget.
+	// budget); zero means DefaultRetryBudget. Failures to reach the
+	// service (Unreachable) share one budget, from the first failure of a
+	// streak that any answer ends: once it is spent, every request makes
+	// one attempt until one reaches the service.
 	RetryBudget time.Duration
 	// MaxConcurrentRequests bounds the requests in flight at once, every
 	// attempt of every call counted; zero means
@@ -102,6 +109,12 @@ type Client struct {
 	// pausedUntil is when requests may be sent again after a 429 or a 503
 	// with Retry-After (Unix nanoseconds; 0 when not paused).
 	pausedUntil atomic.Int64
+	// unreachedSince is when the current streak of failures to reach the
+	// service began (Unix nanoseconds; 0 while it answers), and stoppedBy,
+	// once set, what ended the retries of reaching it: the shared budget
+	// or MaxRetries. Any answer, or any connection made, clears both.
+	unreachedSince atomic.Int64
+	stoppedBy      atomic.Pointer[string]
 
 	minBackoff, maxBackoff, maxRetryAfter time.Duration
 }
@@ -364,13 +377,37 @@ func (c *Client) do(ctx context.Context, r request) error {
 		case ctx.Err() != nil:
 			return err
 		}
+		limit, shared := end, !ok
+		unreached := unreachedError(err)
+		if unreached != nil {
+			if by := c.stoppedBy.Load(); by != nil {
+				unreached.StoppedBy = *by
+				return gaveUp(err, attempt+1, start, "")
+			}
+			// Not reaching the service is the Client's to retry, not each
+			// request's: its budget runs from the streak's first failure.
+			if since := c.unreachedSince.Load(); since != 0 {
+				if e := time.Unix(0, since).Add(c.budget); e.Before(limit) {
+					limit, shared = e, true
+				}
+			}
+		}
 		wait := c.backoff(attempt, retryAfter)
 		switch {
 		case attempt == c.maxRetries:
 			err.Capped = true
+			if unreached != nil {
+				c.stopReaching(unreached, fmt.Sprintf("max_retries (%d)", c.maxRetries))
+			}
 			return gaveUp(err, attempt+1, start, "")
-		case !time.Now().Add(wait).Before(end):
+		case !time.Now().Add(wait).Before(limit):
 			// A wait that would end past the budget is not begun.
+			if shared {
+				budget = fmt.Sprintf("the retry budget (%s)", c.budget)
+				if unreached != nil {
+					c.stopReaching(unreached, budget)
+				}
+			}
 			return gaveUp(err, attempt+1, start, budget)
 		}
 		if Sleep(ctx, wait) != nil {
@@ -379,6 +416,42 @@ func (c *Client) do(ctx context.Context, r request) error {
 			}
 			return err
 		}
+	}
+}
+
+// unreachedError is err's failure to reach the service that another
+// attempt may overcome; nil when it is none.
+func unreachedError(err *Error) *ConnectError {
+	var ce *ConnectError
+	if errors.As(err.Err, &ce) && ce.unreached() {
+		return ce
+	}
+	return nil
+}
+
+// failedToReach records a failure to reach the service at t: the start of
+// a streak, unless one is under way.
+func (c *Client) failedToReach(t time.Time) {
+	c.unreachedSince.CompareAndSwap(0, t.UnixNano())
+}
+
+// stopReaching ends the retries of reaching the service, by limit, unless
+// something else ended them already; ce says what did.
+func (c *Client) stopReaching(ce *ConnectError, limit string) {
+	c.stoppedBy.CompareAndSwap(nil, &limit)
+	if by := c.stoppedBy.Load(); by != nil {
+		ce.StoppedBy = *by
+	}
+}
+
+// reached records that the service answered, or that a connection to it
+// was made: whatever kept it out of reach is over.
+func (c *Client) reached() {
+	if c.unreachedSince.Load() != 0 {
+		c.unreachedSince.Store(0)
+	}
+	if c.stoppedBy.Load() != nil {
+		c.stoppedBy.Store(nil)
 	}
 }
 
@@ -444,31 +517,53 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	start := time.Now()
 	resp, err := c.http.Do(req) //nolint:bodyclose // drainClose below reads what is left and closes it.
 	if err != nil {
-		c.logAttempt(ctx, r, n, 0, time.Since(start))
+		if connected.Load() {
+			c.reached()
+		}
 		if ctx.Err() != nil {
+			c.logAttempt(ctx, r, n, 0, time.Since(start), err)
 			return -1, false, fail(0, "", stopped(ctx))
 		}
 		if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
 			// The operation's deadline ended the attempt of a create or a
 			// trigger (see attemptContext) a moment before it ends ctx.
+			c.logAttempt(ctx, r, n, 0, time.Since(start), err)
 			<-ctx.Done()
 			return -1, false, fail(0, "", stopped(ctx))
 		}
-		if ce := c.connectError(err, u); ce != nil {
-			// A certificate, a host or a proxy that refuses: no request
-			// reached the service, and only a proxy that timed out may
-			// change.
+		ce := c.connectError(err, u)
+		if ce == nil && !connected.Load() && unreached(err) {
+			ce = &ConnectError{Failure: Unreachable, Host: hostPort(u), Err: transportError(err, c.timeout)}
+		}
+		if ce != nil {
+			// A certificate, a host, a proxy or a service that refuses: no
+			// request reached the service, and only a proxy that timed out
+			// or a service out of reach may change.
+			if ce.unreached() {
+				c.failedToReach(start)
+			}
+			c.logAttempt(ctx, r, n, 0, time.Since(start), ce)
 			return -1, !ce.Permanent(), fail(0, "", ce)
 		}
 		// A connection error: an idempotent request may go again; a POST only
 		// when it never reached the service.
-		return -1, r.idempotent() || !connected.Load(), fail(0, "", transportError(err, c.timeout))
+		err = transportError(err, c.timeout)
+		c.logAttempt(ctx, r, n, 0, time.Since(start), err)
+		return -1, r.idempotent() || !connected.Load(), fail(0, "", err)
 	}
 	defer drainClose(resp.Body)
+	c.reached()
 
 	if resp.StatusCode != r.want {
-		msg := cut(c.redact(readMessage(resp.Body), r.secrets))
-		c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start))
+		raw := readMessage(resp.Body)
+		if u.Scheme == "http" && speaksTLS(resp.StatusCode, raw) {
+			// The TLS port's own answer: the request never reached the service.
+			ce := &ConnectError{Failure: ServiceSpeaksTLS, Host: hostPort(u), Err: fmt.Errorf("HTTP %d: %s", resp.StatusCode, cut(raw))}
+			c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start), ce)
+			return -1, false, c.failure(r, 0, "", ce, false)
+		}
+		msg := cut(c.redact(raw, r.secrets))
+		c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start), nil)
 		ra := retryAfter(resp.Header, time.Now())
 		if ra >= 0 && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
 			c.pause(ctx, resp.StatusCode, min(ra, c.maxRetryAfter))
@@ -478,7 +573,7 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	if r.read != nil {
 		err = r.read(resp.Body)
 	}
-	c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start))
+	c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start), err)
 	switch {
 	case err == nil:
 		return -1, false, nil
@@ -557,18 +652,43 @@ func (c *Client) retryableStatus(r *request, status int) bool {
 	return false
 }
 
-func (c *Client) logAttempt(ctx context.Context, r *request, n, status int, d time.Duration) {
+// logAttempt logs one attempt; err, when the attempt failed without a
+// status that says why, names the cause.
+func (c *Client) logAttempt(ctx context.Context, r *request, n, status int, d time.Duration, err error) {
 	if c.log == nil {
 		return
 	}
-	c.log(ctx, "API request", map[string]any{
+	fields := map[string]any{
 		"operation":   r.op,
 		"method":      r.method,
 		"path":        c.fullPath(r.path),
 		"status":      status,
 		"attempt":     n + 1,
 		"duration_ms": d.Milliseconds(),
-	})
+	}
+	if err != nil {
+		var ce *ConnectError
+		if errors.As(err, &ce) {
+			fields["failure"] = string(ce.Failure)
+		} else {
+			err = transportError(err, c.timeout)
+		}
+		// The system's words when it has them, such as "connection refused".
+		fields["error"] = errnoOf(err).Error()
+	}
+	c.log(ctx, "API request", fields)
+}
+
+// hostPort is u's host and port, the scheme's port when u names none.
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := "443"
+	if u.Scheme == "http" {
+		port = "80"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }
 
 // backoff is the wait before retry number attempt+1: the answer's

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/net/http/httpproxy"
@@ -156,6 +157,16 @@ const (
 	// UnknownHost is a host name the resolver says does not exist: a typo
 	// in base_url, or a network whose names only its proxy resolves.
 	UnknownHost ConnectFailure = "unknown host"
+	// ServiceSpeaksHTTP is an https base URL whose service does not speak
+	// TLS, most often one that answers in plain http.
+	ServiceSpeaksHTTP ConnectFailure = "service speaks http"
+	// ServiceSpeaksTLS is an http base URL whose service speaks TLS.
+	ServiceSpeaksTLS ConnectFailure = "service speaks https"
+	// Unreachable is a service that no connection reaches: refused, reset
+	// before the request went out, no route, a resolver that cannot
+	// answer, a connection that times out. Unlike the others it may change,
+	// so it is retried, within one retry budget for the whole Client.
+	Unreachable ConnectFailure = "unreachable"
 )
 
 // ConnectError is a connection to the service that failed at its TLS
@@ -175,6 +186,10 @@ type ConnectError struct {
 	Cert *x509.Certificate
 	// Err is the underlying error, in Go's words.
 	Err error
+	// StoppedBy is, for a failure to reach the service, what ended the
+	// Client's retries of it, such as "the retry budget (5m0s)": every
+	// later request makes one attempt. Empty while it still retries.
+	StoppedBy string
 }
 
 func (e *ConnectError) Error() string {
@@ -194,6 +209,15 @@ func (e *ConnectError) Error() string {
 		return fmt.Sprintf("the certificate of %s has expired or is not yet valid: %v", e.Host, e.Err)
 	case UnknownHost:
 		return fmt.Sprintf("this machine's resolver does not know the host %s (%v)", hostOnly(e.Host), e.Err)
+	case ServiceSpeaksHTTP:
+		if errors.Is(e.Err, http.ErrSchemeMismatch) {
+			return fmt.Sprintf("base_url says https://, but the service at %s answers in plain http", e.Host)
+		}
+		return fmt.Sprintf("base_url says https://, but the service at %s does not speak TLS (%v)", e.Host, e.Err)
+	case ServiceSpeaksTLS:
+		return fmt.Sprintf("base_url says http://, but the service at %s speaks TLS (https): it answered %v", e.Host, e.Err)
+	case Unreachable:
+		return unreachableCause(e.Host, e.Err)
 	case ProxyAuthRequired:
 		if e.ProxyCredentials {
 			return fmt.Sprintf("the proxy at %s refused the credentials given (407 Proxy Authentication Required)", e.Proxy)
@@ -219,7 +243,89 @@ func (e *ConnectError) Unwrap() error { return e.Err }
 // for a host it cannot resolve) most often a wrong base_url.
 func (e *ConnectError) Permanent() bool {
 	var ne net.Error
-	return e.Failure != ProxyRefused || !errors.As(e.Err, &ne) || !ne.Timeout()
+	switch e.Failure {
+	case Unreachable:
+		return false
+	case ProxyRefused:
+		return !errors.As(e.Err, &ne) || !ne.Timeout()
+	}
+	return true
+}
+
+// unreached tells whether e is a failure to reach the service that
+// another attempt may overcome: one the Client's shared retry budget
+// bounds.
+func (e *ConnectError) unreached() bool {
+	return !e.Permanent()
+}
+
+// unreachableCause says in plain words why nothing reached hostport.
+func unreachableCause(hostport string, err error) string {
+	var dns *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Sprintf("nothing accepts connections at %s (connection refused)", hostport)
+	case errors.Is(err, syscall.ECONNRESET):
+		return fmt.Sprintf("%s reset the connection before the request was sent (connection reset)", hostport)
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTDOWN), errors.Is(err, syscall.ENETDOWN):
+		return fmt.Sprintf("this machine has no route to %s (%v)", hostport, errnoOf(err))
+	case errors.As(err, &dns):
+		return fmt.Sprintf("this machine's resolver could not look up %s (%v)", hostOnly(hostport), dns.Err)
+	case isTimeout(err):
+		return fmt.Sprintf("nothing answered a connection to %s in time (%v)", hostport, err)
+	}
+	return fmt.Sprintf("no connection could be made to %s (%v)", hostport, err)
+}
+
+// errnoOf is the system's word for err, such as "connection refused",
+// when it carries one; else err itself.
+func errnoOf(err error) error {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno
+	}
+	return err
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// unreached tells whether err, a transport error before any connection
+// to the service was made, is one of not reaching it (see Unreachable).
+func unreached(err error) bool {
+	var (
+		dns *net.DNSError
+		op  *net.OpError
+	)
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH),
+		errors.Is(err, syscall.EHOSTDOWN), errors.Is(err, syscall.ENETDOWN):
+		return true
+	case errors.As(err, &dns):
+		// A name that does not exist is UnknownHost, found before.
+		return !dns.IsNotFound
+	case errors.As(err, &op):
+		return op.Op == "dial"
+	}
+	return false
+}
+
+// speaksTLS tells whether an answer of status with body is a TLS port's
+// answer to a plain http request (Go's, nginx's and Apache's words).
+func speaksTLS(status int, body string) bool {
+	if status != http.StatusBadRequest {
+		return false
+	}
+	b := strings.ToLower(body)
+	for _, s := range []string{"http request to an https server", "plain http request was sent to https port", "speaking plain http to an ssl-enabled server"} {
+		if strings.Contains(b, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func issuer(c *x509.Certificate) string {
@@ -270,6 +376,7 @@ func (c *Client) connectError(err error, target *url.URL) *ConnectError {
 		invalid  x509.CertificateInvalidError
 		op       *net.OpError
 		dns      *net.DNSError
+		rec      tls.RecordHeaderError
 	)
 	// A failure on the way to the proxy (its dial, or its own TLS) is the
 	// proxy's, whatever it is.
@@ -286,9 +393,13 @@ func (c *Client) connectError(err error, target *url.URL) *ConnectError {
 	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
 		out.Failure, out.Cert = CertificateExpired, invalid.Cert
 	case errors.As(err, &dns) && dns.IsNotFound:
-		// A resolver that could not answer (IsTemporary, IsTimeout) is a
-		// connection error like any, retried.
+		// A resolver that could not answer (IsTemporary, IsTimeout) is
+		// Unreachable, retried.
 		out.Failure, out.Err = UnknownHost, dns
+	case errors.Is(err, http.ErrSchemeMismatch):
+		out.Failure, out.Err = ServiceSpeaksHTTP, http.ErrSchemeMismatch
+	case errors.As(err, &rec):
+		out.Failure, out.Err = ServiceSpeaksHTTP, rec
 	default:
 		return nil
 	}

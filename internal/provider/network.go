@@ -104,8 +104,9 @@ func proxySecrets() []string {
 }
 
 // addConnectError adds the diagnostic of a request that could not reach the
-// service through its TLS handshake or the proxy, naming the setting that
-// fixes it. It tells whether err was one.
+// service (its host, its TLS, its proxy, or a scheme it does not speak),
+// naming the cause and the setting that fixes it. It tells whether err was
+// one.
 func addConnectError(diags *diag.Diagnostics, e *client.Error) bool {
 	var ce *client.ConnectError
 	if !errors.As(e, &ce) {
@@ -149,6 +150,31 @@ func addConnectError(diags *diag.Diagnostics, e *client.Error) bool {
 			"%s. The proxy runs, but could not reach the service's host or does not allow it: "+
 				"check the host and port in base_url (or %s), and ask the proxy's operators to allow them if they are right; "+
 				"a host that NO_PROXY names is reached without the proxy.", cause, EnvBaseURL))
+	case client.Unreachable:
+		stopped := ""
+		switch {
+		case strings.HasPrefix(ce.StoppedBy, "max_retries"):
+			stopped = fmt.Sprintf(" The provider stopped retrying when a request reached %s failing to reach the service: ", ce.StoppedBy)
+		case ce.StoppedBy != "":
+			stopped = fmt.Sprintf(" The provider stopped retrying once it had spent %s failing to reach the service: ", ce.StoppedBy)
+		}
+		if stopped != "" {
+			stopped += "every later request of this run makes one attempt and fails at once while the service stays out of reach."
+		}
+		diags.AddError("Service Unreachable", fmt.Sprintf(
+			"%s%s. Check the host and port in base_url (or %s), that the service runs and listens there, "+
+				"and that no firewall, VPN or proxy setting (HTTPS_PROXY, NO_PROXY) keeps this machine from it.%s", cause, e.Retries(), EnvBaseURL, stopped))
+	case client.ServiceSpeaksHTTP:
+		fix := fmt.Sprintf("Set base_url (or %s) to the service's https:// address, on the port where it speaks TLS: "+
+			"the provider takes http:// only on a loopback host (127.x.x.x, ::1, localhost), so a service that speaks plain http alone needs TLS in front of it.", EnvBaseURL)
+		if validate.BaseURL("http://"+ce.Host) == nil {
+			fix = fmt.Sprintf("If the service speaks plain http, set base_url (or %s) to http://%s, which the provider takes on a loopback host; "+
+				"else to the port where it speaks TLS.", EnvBaseURL, ce.Host)
+		}
+		diags.AddError("Service Speaks HTTP, Not HTTPS", fmt.Sprintf("%s. %s No retry can fix this.", cause, fix))
+	case client.ServiceSpeaksTLS:
+		diags.AddError("Service Speaks HTTPS, Not HTTP", fmt.Sprintf(
+			"%s. Set base_url to https://%s (or %s), with ca_certificate if its certificate is of a private CA. No retry can fix this.", cause, ce.Host, EnvBaseURL))
 	default:
 		return false
 	}

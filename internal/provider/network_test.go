@@ -3,10 +3,12 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -114,6 +116,13 @@ func TestNetwork_connectDiagnostics(t *testing.T) {
 			[]string{"does not know the host dataintegration.invalid", "Check the host in base_url", EnvBaseURL, "set HTTPS_PROXY"}},
 		{"proxy refusing the credentials", "https://sandbox.localhost:" + good, ca.PEM, "http://ci-runner:wrong-" + proxyPassword + "@" + proxy.Addr, "Proxy Authentication Required",
 			[]string{"refused the credentials given", "Check the user name and password in HTTPS_PROXY"}},
+		{"nothing listening", "http://" + nettest.RefusingAddr(t), "", "", "Service Unreachable",
+			[]string{"nothing accepts connections at 127.0.0.1:", "(connection refused)", "Check the host and port in base_url", "that the service runs", "firewall",
+				"stopped retrying when a request reached max_retries (0) failing to reach the service", "every later request of this run makes one attempt and fails at once"}},
+		{"https to plain http", "https://" + refusing.Listener.Addr().String(), "", "", "Service Speaks HTTP, Not HTTPS",
+			[]string{"base_url says https://, but the service at 127.0.0.1:", "answers in plain http", "set base_url (or " + EnvBaseURL + ") to http://127.0.0.1:", "No retry can fix this"}},
+		{"http to TLS", "http://127.0.0.1:" + good, "", "", "Service Speaks HTTPS, Not HTTP",
+			[]string{"base_url says http://, but the service at 127.0.0.1:" + good + " speaks TLS", "Set base_url to https://127.0.0.1:" + good, "ca_certificate"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			acctest.ProxyEnv(t, c.httpsProxy, "")
@@ -129,6 +138,37 @@ func TestNetwork_connectDiagnostics(t *testing.T) {
 				t.Errorf("the diagnostic shows a secret: %s", d)
 			}
 		})
+	}
+}
+
+// TestNetwork_unreachableDiagnostic: a request that gave up on a service
+// out of reach says what it tried, and when the budget of the provider's
+// process is spent, that later requests fail at once.
+func TestNetwork_unreachableDiagnostic(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	for _, c := range []struct {
+		name    string
+		err     *client.Error
+		phrases []string
+		not     []string
+	}{
+		{"retrying still", &client.Error{Method: "GET", Path: "/x/", Attempts: 4, Tried: 2 * time.Second, Limit: "timeouts.create (2s)",
+			Err: &client.ConnectError{Failure: client.Unreachable, Host: "127.0.0.1:9", Err: refused}},
+			[]string{"No request reached the service (GET /x/): nothing accepts connections at 127.0.0.1:9 (connection refused) (gave up after 4 attempts over 2s, at the end of timeouts.create (2s))", "Check the host and port in base_url"},
+			[]string{"stopped retrying"}},
+		{"budget spent", &client.Error{Method: "GET", Path: "/x/", Attempts: 37, Tried: 5 * time.Minute, Limit: "the retry budget (5m0s)",
+			Err: &client.ConnectError{Failure: client.Unreachable, Host: "api.example.com:443", Err: refused, StoppedBy: "the retry budget (5m0s)"}},
+			[]string{"nothing accepts connections at api.example.com:443", "gave up after 37 attempts over 5m0s, at the end of the retry budget (5m0s)",
+				"The provider stopped retrying once it had spent the retry budget (5m0s) failing to reach the service", "fails at once"}, nil},
+	} {
+		var diags diag.Diagnostics
+		addRequestError(&diags, "Unable to Read Connector", sandbox.DefaultWorkspaceID, c.err)
+		onlyError(t, diags, "Service Unreachable", c.phrases...)
+		for _, p := range c.not {
+			if strings.Contains(diags[0].Detail(), p) {
+				t.Errorf("%s: %q says %q", c.name, diags[0].Detail(), p)
+			}
+		}
 	}
 }
 
@@ -240,6 +280,81 @@ func TestAccNetwork_noProxyBypasses(t *testing.T) {
 	})
 	if got := proxy.Targets(); len(got) != 0 {
 		t.Errorf("the proxy tunnelled %v for a host NO_PROXY names", got)
+	}
+}
+
+// fleetAt is 40 connectors, with the provider at base and extra settings.
+func fleetAt(e *acctest.Env, base string, extra ...string) string {
+	return acctest.FleetHCL(40, fmt.Sprintf("base_url     = %q\n  api_key      = %q\n  workspace_id = %q\n  %s",
+		base, e.APIKey, e.WorkspaceID, strings.Join(extra, "\n  ")), false)
+}
+
+// TestAccNetwork_closedPortFailsOnce: a plan refreshing 40 connectors
+// against a port where nothing listens fails once the first requests have
+// spent their retries (max_retries here, for the test's time; the retry
+// budget by default): every later refresh makes one attempt, and each
+// error names the cause.
+func TestAccNetwork_closedPortFailsOnce(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	acctest.ProxyEnv(t, "", "")
+	closed := nettest.RefusingAddr(t)
+	want := acctest.Phrases("Service Unreachable", "nothing accepts connections at "+closed, "(connection refused)",
+		"stopped retrying when a request reached max_retries (2)", "fails at once")
+	var failed string
+	var start time.Time
+	var took time.Duration
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.ConnectorsGone(t),
+		ErrorCheck: func(err error) error {
+			if failed != "" || !want.MatchString(err.Error()) {
+				return err
+			}
+			took, failed = time.Since(start), strings.Join(strings.Fields(err.Error()), " ")
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{Config: fleetAt(e, e.BaseURL)},
+			{PreConfig: func() { start = time.Now() }, Config: fleetAt(e, "http://"+closed, "max_retries = 2")},
+			{Config: fleetAt(e, e.BaseURL), PlanOnly: true},
+		},
+	})
+	if failed == "" {
+		t.Fatal("the plan against a closed port did not fail")
+	}
+	// Terraform refreshes 10 resources at a time: no more than those
+	// retried; the others made one attempt.
+	all, retried := strings.Count(failed, "Service Unreachable"), strings.Count(failed, "gave up after 3 attempts")
+	if all < 20 || retried < 1 || retried > 10 {
+		t.Errorf("%d refreshes failed, %d of them after retries; want most of the 40, and at most the first 10 retried", all, retried)
+	}
+	if took > time.Minute {
+		t.Errorf("the plan against a closed port took %s", took)
+	}
+	t.Logf("%d refreshes failed in %s, %d after retries", all, took.Round(100*time.Millisecond), retried)
+}
+
+// TestAccNetwork_httpsAgainstHTTP: https:// against a service that speaks
+// plain http fails at the first request, with the default retries, saying
+// so and naming the base_url that works.
+func TestAccNetwork_httpsAgainstHTTP(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
+	e.RequireSandbox(t, "serve plain http")
+	acctest.ProxyEnv(t, "", "")
+	hostport := strings.TrimPrefix(e.BaseURL, "http://")
+	start := time.Now()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      acctest.ProviderBlock("https://"+hostport, e.APIKey, e.WorkspaceID) + networkHCL,
+			ExpectError: acctest.Phrases("Service Speaks HTTP, Not HTTPS", "base_url says https://, but the service at "+hostport+" answers in plain http", "to http://"+hostport, "No retry can fix this"),
+		}},
+	})
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the failure took %s: it was retried", d)
+	}
+	if n := e.Sandbox.Stats().Requests; n != 0 {
+		t.Errorf("%d requests reached the sandbox", n)
 	}
 }
 

@@ -115,7 +115,8 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 				MarkdownDescription: "How many times at most a request is retried after a rate limit, an unavailable service, a server error or a connection error, " +
 					"with capped exponential backoff, jitter and the service's `Retry-After`, to fail sooner than the time limit of retries allows. " +
 					"A whole number from 0 to 100 (`0`: no retry). Unset, the default, the count has no limit: a request is retried until its operation's `timeouts` end, " +
-					"or for " + retryBudgetText + " where it has none (see [Retries](#retries)).",
+					"or for " + retryBudgetText + " where it has none (see [Retries](#retries)). " +
+					"A request that reaches it failing to reach the service ends the retries of reaching it for the whole provider process: later requests make one attempt.",
 				Optional:   true,
 				Validators: []validator.Number{maxRetriesRule},
 			},
