@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
 )
 
 // attemptLog counts the attempts a client logs, and keeps their fields.
@@ -44,18 +46,6 @@ func (l *attemptLog) last() map[string]any {
 	return l.fields[len(l.fields)-1]
 }
 
-// closedAddr is a loopback address where nothing listens.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return addr
-}
-
 // budgetClient is a client of base with a short retry budget, no cap on
 // retries and quick backoff, whose attempts log counts.
 func budgetClient(t *testing.T, base string, budget time.Duration, log *attemptLog, edit ...func(*Config)) *Client {
@@ -81,7 +71,7 @@ func unreachable(t *testing.T, err error) *ConnectError {
 // makes one attempt and fails at once, naming the cause.
 func TestClient_unreachableSharesOneBudget(t *testing.T) {
 	const budget = time.Second
-	addr := closedAddr(t)
+	addr := nettest.RefusingAddr(t)
 	var log attemptLog
 	c := budgetClient(t, "http://"+addr, budget, &log)
 
@@ -131,7 +121,7 @@ func TestClient_unreachableSharesOneBudget(t *testing.T) {
 // goes away again gets a budget of its own.
 func TestClient_unreachableServiceFoundWhenBack(t *testing.T) {
 	const budget = 300 * time.Millisecond
-	addr := closedAddr(t)
+	addr := nettest.RefusingAddr(t)
 	var log attemptLog
 	c := budgetClient(t, "http://"+addr, budget, &log)
 	if _, err := c.GetConnector(context.Background(), testWS, "c-1"); unreachable(t, err).StoppedBy == "" {
@@ -166,7 +156,7 @@ func TestClient_unreachableServiceFoundWhenBack(t *testing.T) {
 // it, as the budget does; a request that reaches it on a 503 does not.
 func TestClient_unreachableStopsAtMaxRetries(t *testing.T) {
 	var log attemptLog
-	c := budgetClient(t, "http://"+closedAddr(t), time.Minute, &log, func(c *Config) { c.MaxRetries = 2 })
+	c := budgetClient(t, "http://"+nettest.RefusingAddr(t), time.Minute, &log, func(c *Config) { c.MaxRetries = 2 })
 	_, err := c.GetConnector(context.Background(), testWS, "c-1")
 	if ce := unreachable(t, err); ce.StoppedBy != "max_retries (2)" || log.count() != 3 {
 		t.Errorf("first request: %d attempts, stopped by %q; want 3, by max_retries (2)", log.count(), ce.StoppedBy)
@@ -205,7 +195,7 @@ func TestClient_unavailableKeepsItsOwnBudget(t *testing.T) {
 // service is spent, a connection that breaks after the request went out
 // is a lost answer, as ever: the trigger may have taken effect.
 func TestClient_lostAnswerAfterUnreachable(t *testing.T) {
-	addr := closedAddr(t)
+	addr := nettest.RefusingAddr(t)
 	var log attemptLog
 	c := budgetClient(t, "http://"+addr, 200*time.Millisecond, &log)
 	if err := c.TriggerJob(context.Background(), testWS, "j", false); unreachable(t, err).StoppedBy == "" {

@@ -224,9 +224,11 @@ func testWaitsIfRunning(t *testing.T, config func(job string) string, checks ...
 // every job runs exactly once.
 func TestAccRunJobAction_faults(t *testing.T) {
 	acctest.RequireCapability(t, acctest.CapActions)
-	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	// 20 jobs, so that none of their runs meeting a fault (0.7^20) does not
+	// happen in practice.
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 40})
 	e.RequireSandbox(t, "inject faults")
-	jobs, _ := acctest.ActiveJobs(t, e, 8)
+	jobs, _ := acctest.ActiveJobs(t, e, 20)
 	all := e.AllJobs(t)
 	names := map[string]string{}
 	for _, j := range all {

@@ -186,9 +186,11 @@ func TestAccJobTrigger_refusals(t *testing.T) {
 // 503 before doing anything; the retries make every trigger succeed, and no
 // job runs twice.
 func TestAccJobTrigger_faults(t *testing.T) {
-	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
+	// 20 jobs, so that none of their triggers meeting a fault (0.7^20)
+	// does not happen in practice.
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 40})
 	e.RequireSandbox(t, "inject faults")
-	jobs, _ := acctest.ActiveJobs(t, e, 10)
+	jobs, _ := acctest.ActiveJobs(t, e, 20)
 	var body strings.Builder
 	for i, id := range jobs {
 		body.WriteString(acctest.TriggerHCL(fmt.Sprintf("t%d", i), id, ""))
