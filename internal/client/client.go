@@ -423,7 +423,7 @@ func (c *Client) do(ctx context.Context, r request) error {
 // attempt may overcome; nil when it is none.
 func unreachedError(err *Error) *ConnectError {
 	var ce *ConnectError
-	if errors.As(err.Err, &ce) && ce.unreached() {
+	if errors.As(err.Err, &ce) && !ce.Permanent() {
 		return ce
 	}
 	return nil
@@ -539,7 +539,7 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 			// A certificate, a host, a proxy or a service that refuses: no
 			// request reached the service, and only a proxy that timed out
 			// or a service out of reach may change.
-			if ce.unreached() {
+			if !ce.Permanent() {
 				c.failedToReach(start)
 			}
 			c.logAttempt(ctx, r, n, 0, time.Since(start), ce)

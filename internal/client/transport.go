@@ -238,37 +238,31 @@ func (e *ConnectError) Error() string {
 func (e *ConnectError) Unwrap() error { return e.Err }
 
 // Permanent tells whether another attempt would fail the same way: all but
-// a proxy that timed out. A proxy that nothing answers for is most often a
-// wrong HTTPS_PROXY, and one that refuses the tunnel (403, or 502 and 503
-// for a host it cannot resolve) most often a wrong base_url.
+// Unreachable and a proxy that timed out, the service out of reach, which
+// the Client's shared retry budget bounds. A proxy that nothing answers for
+// is most often a wrong HTTPS_PROXY, and one that refuses the tunnel (403,
+// or 502 and 503 for a host it cannot resolve) most often a wrong base_url.
 func (e *ConnectError) Permanent() bool {
-	var ne net.Error
 	switch e.Failure {
 	case Unreachable:
 		return false
 	case ProxyRefused:
-		return !errors.As(e.Err, &ne) || !ne.Timeout()
+		return !isTimeout(e.Err)
 	}
 	return true
-}
-
-// unreached tells whether e is a failure to reach the service that
-// another attempt may overcome: one the Client's shared retry budget
-// bounds.
-func (e *ConnectError) unreached() bool {
-	return !e.Permanent()
 }
 
 // unreachableCause says in plain words why nothing reached hostport.
 func unreachableCause(hostport string, err error) string {
 	var dns *net.DNSError
+	errno, _ := unreachableErrno(err)
 	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
+	case errno == syscall.ECONNREFUSED:
 		return fmt.Sprintf("nothing accepts connections at %s (connection refused)", hostport)
-	case errors.Is(err, syscall.ECONNRESET):
+	case errno == syscall.ECONNRESET:
 		return fmt.Sprintf("%s reset the connection before the request was sent (connection reset)", hostport)
-	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTDOWN), errors.Is(err, syscall.ENETDOWN):
-		return fmt.Sprintf("this machine has no route to %s (%v)", hostport, errnoOf(err))
+	case errno != 0:
+		return fmt.Sprintf("this machine has no route to %s (%v)", hostport, errno)
 	case errors.As(err, &dns):
 		return fmt.Sprintf("this machine's resolver could not look up %s (%v)", hostOnly(hostport), dns.Err)
 	case isTimeout(err):
@@ -292,6 +286,20 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
+// unreachableErrno is err's system error when it is one of not reaching
+// the service: refused, reset, or no route to it.
+func unreachableErrno(err error) (syscall.Errno, bool) {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return 0, false
+	}
+	switch errno {
+	case syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.EHOSTUNREACH, syscall.ENETUNREACH, syscall.EHOSTDOWN, syscall.ENETDOWN:
+		return errno, true
+	}
+	return 0, false
+}
+
 // unreached tells whether err, a transport error before any connection
 // to the service was made, is one of not reaching it (see Unreachable).
 func unreached(err error) bool {
@@ -299,11 +307,10 @@ func unreached(err error) bool {
 		dns *net.DNSError
 		op  *net.OpError
 	)
-	switch {
-	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
-		errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH),
-		errors.Is(err, syscall.EHOSTDOWN), errors.Is(err, syscall.ENETDOWN):
+	if _, ok := unreachableErrno(err); ok {
 		return true
+	}
+	switch {
 	case errors.As(err, &dns):
 		// A name that does not exist is UnknownHost, found before.
 		return !dns.IsNotFound
