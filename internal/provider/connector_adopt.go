@@ -239,39 +239,26 @@ func (r *connectorResource) outlivesRivals(ctx context.Context, diags *diag.Diag
 		return true
 	}
 	rival := older[0]
-	if !createdAfter(*c, rival) {
-		return r.tiedWith(ctx, diags, ws, c, rival)
-	}
 	raced := fmt.Sprintf("Another apply created connector %s, named %q, in workspace %s a moment ago (created at %s), while this one created connector %s (created at %s): "+
 		"two pipelines or runs created the same name at once. Two connectors of one name would make two jobs of that name, and the one created first is kept.",
 		rival.ID, c.Name, ws, rival.CreatedAt, c.ID, c.CreatedAt)
+	next := fmt.Sprintf("If connector %s is the one this resource stands for, import it (or let the apply that created it manage it); "+
+		"otherwise give this resource another name:\n%s", rival.ID, importList(ws, []client.Connector{rival}))
+	if !createdAfter(*c, rival) {
+		// A tie: the apply that made rival deletes it too, so it is not one
+		// to import.
+		raced = fmt.Sprintf("Another apply created connector %s, named %q, in workspace %s at the same moment as this one created connector %s "+
+			"(both created at %s, or at a time that cannot be read). Two connectors of one name would make two jobs of that name, "+
+			"and neither can be told to be first, so each apply deletes the one it made.", rival.ID, c.Name, ws, c.ID, c.CreatedAt)
+		next = "Then apply again, which creates one."
+	}
 	if err := r.data.client.DeleteConnector(ctx, ws, c.ID); err != nil && !client.IsNotFound(err) {
 		diags.AddError("Connector Name Taken", fmt.Sprintf(
-			"%s Deleting connector %s, which this apply created, failed too (%v), so workspace %s now holds both, and neither is recorded in the state. "+
-				"Delete connector %s by hand (it is this apply's), then, if connector %s is the one this resource stands for, import it:\n%s",
-			raced, c.ID, err, ws, c.ID, rival.ID, importList(ws, []client.Connector{rival})))
+			"%s Deleting connector %s, which this apply created, failed too (%v), and it is not recorded in the state. "+
+				"Delete connector %s by hand (it is this apply's). %s", raced, c.ID, err, c.ID, next))
 		return false
 	}
-	diags.AddError("Connector Name Taken", fmt.Sprintf(
-		"%s This apply deleted connector %s, and records nothing. If connector %s is the one this resource stands for, import it "+
-			"(or let the apply that created it manage it); otherwise give this resource another name:\n%s",
-		raced, c.ID, rival.ID, importList(ws, []client.Connector{rival})))
-	return false
-}
-
-// tiedWith deletes c, made at the same instant as rival, as the apply that
-// made rival deletes rival: neither can tell which came first.
-func (r *connectorResource) tiedWith(ctx context.Context, diags *diag.Diagnostics, ws string, c *client.Connector, rival client.Connector) bool {
-	raced := fmt.Sprintf("Another apply created connector %s, named %q, in workspace %s at the same moment as this one created connector %s (both created at %s, or at a time that cannot be read). "+
-		"Two connectors of one name would make two jobs of that name, and neither can be told to be first, so each apply deletes the one it made.",
-		rival.ID, c.Name, ws, c.ID, c.CreatedAt)
-	if err := r.data.client.DeleteConnector(ctx, ws, c.ID); err != nil && !client.IsNotFound(err) {
-		diags.AddError("Connector Name Taken", fmt.Sprintf(
-			"%s Deleting connector %s, which this apply created, failed (%v), and it is not recorded in the state: delete it by hand, then apply again, which creates one.",
-			raced, c.ID, err))
-		return false
-	}
-	diags.AddError("Connector Name Taken", fmt.Sprintf("%s This apply deleted connector %s and records nothing: apply again, which creates one.", raced, c.ID))
+	diags.AddError("Connector Name Taken", fmt.Sprintf("%s This apply deleted connector %s, and records nothing. %s", raced, c.ID, next))
 	return false
 }
 
