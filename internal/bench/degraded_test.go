@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"regexp"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -100,14 +100,9 @@ func closedPortPlan(b *testing.B, eng *acctest.Engine) acctest.BenchRow {
 	e := acctest.NewEnv(b, sandbox.Config{Jobs: 0})
 	dir := acctest.ConfigDir(b, acctest.FleetHCL(40, "", false))
 	eng.Run(b, dir, e.ServiceEnv(), "apply", "-auto-approve", "-input=false", "-no-color")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	_ = ln.Close()
+	closed := nettest.RefusingAddr(b)
 	start := time.Now()
-	_, err = eng.Try(dir, e.ServiceEnv(acctest.EnvBaseURL+"=http://"+closed), "plan", "-input=false", "-no-color")
+	_, err := eng.Try(dir, e.ServiceEnv(acctest.EnvBaseURL+"=http://"+closed), "plan", "-input=false", "-no-color")
 	took := time.Since(start)
 	out := strings.Join(strings.Fields(fmt.Sprint(err)), " ")
 	failed := strings.Count(out, "Service Unreachable")
