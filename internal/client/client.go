@@ -558,7 +558,7 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 		raw := readMessage(resp.Body)
 		if u.Scheme == "http" && speaksTLS(resp.StatusCode, raw) {
 			// The TLS port's own answer: the request never reached the service.
-			ce := &ConnectError{Failure: ServiceSpeaksTLS, Host: hostPort(u), Err: fmt.Errorf("HTTP %d: %s", resp.StatusCode, cut(raw))}
+			ce := &ConnectError{Failure: ServiceSpeaksTLS, Host: hostPort(u), Err: fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimRight(cut(raw), "."))}
 			c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start), ce)
 			return -1, false, c.failure(r, 0, "", ce, false)
 		}

@@ -215,7 +215,7 @@ func (e *ConnectError) Error() string {
 		}
 		return fmt.Sprintf("base_url says https://, but the service at %s does not speak TLS (%v)", e.Host, e.Err)
 	case ServiceSpeaksTLS:
-		return fmt.Sprintf("base_url says http://, but the service at %s speaks TLS (https): it answered %v", e.Host, e.Err)
+		return fmt.Sprintf("base_url says http://, but the service at %s speaks TLS (https): its TLS server refused the plain http request (%v)", e.Host, e.Err)
 	case Unreachable:
 		return unreachableCause(e.Host, e.Err)
 	case ProxyAuthRequired:

@@ -122,7 +122,8 @@ func TestNetwork_connectDiagnostics(t *testing.T) {
 		{"https to plain http", "https://" + refusing.Listener.Addr().String(), "", "", "Service Speaks HTTP, Not HTTPS",
 			[]string{"base_url says https://, but the service at 127.0.0.1:", "answers in plain http", "set base_url (or " + EnvBaseURL + ") to http://127.0.0.1:", "No retry can fix this"}},
 		{"http to TLS", "http://127.0.0.1:" + good, "", "", "Service Speaks HTTPS, Not HTTP",
-			[]string{"base_url says http://, but the service at 127.0.0.1:" + good + " speaks TLS", "Set base_url to https://127.0.0.1:" + good, "ca_certificate"}},
+			[]string{"base_url says http://, but the service at 127.0.0.1:" + good + " speaks TLS",
+				"refused the plain http request (HTTP 400: Client sent an HTTP request to an HTTPS server). Set base_url to https://127.0.0.1:" + good, "ca_certificate"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			acctest.ProxyEnv(t, c.httpsProxy, "")
