@@ -218,15 +218,18 @@ func importCommand(ws, id string) string {
 // nothing. A service whose list lags behind its creates can still let both
 // stand.
 func (r *connectorResource) outlivesRivals(ctx context.Context, diags *diag.Diagnostics, ws string, c *client.Connector) bool {
-	// Carried out even when Terraform is interrupted: c exists, and the
-	// state must say whether it is kept.
-	ctx = context.WithoutCancel(ctx)
+	// An interrupted Terraform stops the list, which a slow service could
+	// retry for long: c is then kept, with the warning below.
 	found, err := connectorsByName(ctx, r.data.client, ws, c.Name)
 	if err != nil {
+		why := fmt.Sprintf("listing the connectors of that name afterwards failed (%v)", err)
+		if ctx.Err() != nil {
+			why = "Terraform was interrupted before the connectors of that name were listed again"
+		}
 		diags.AddWarning("Connector Created, Rivals Not Checked", fmt.Sprintf(
-			"Connector %s, named %q, was created in workspace %s and is recorded in the state, but listing the connectors of that name afterwards failed (%v), "+
+			"Connector %s, named %q, was created in workspace %s and is recorded in the state, but %s, "+
 				"so another apply creating the same name at the same moment would go unnoticed. If workspace %s holds two connectors named %q, delete the one not in this state.",
-			c.ID, c.Name, ws, err, ws, c.Name))
+			c.ID, c.Name, ws, why, ws, c.Name))
 		return true
 	}
 	var older []client.Connector
@@ -252,7 +255,9 @@ func (r *connectorResource) outlivesRivals(ctx context.Context, diags *diag.Diag
 			"and neither can be told to be first, so each apply deletes the one it made.", rival.ID, c.Name, ws, c.ID, c.CreatedAt)
 		next = "Then apply again, which creates one."
 	}
-	if err := r.data.client.DeleteConnector(ctx, ws, c.ID); err != nil && !client.IsNotFound(err) {
+	// Carried out even when Terraform is interrupted: a loss found must not
+	// leave two connectors of one name.
+	if err := r.data.client.DeleteConnector(context.WithoutCancel(ctx), ws, c.ID); err != nil && !client.IsNotFound(err) {
 		diags.AddError("Connector Name Taken", fmt.Sprintf(
 			"%s Deleting connector %s, which this apply created, failed too (%v), and it is not recorded in the state. "+
 				"Delete connector %s by hand (it is this apply's). %s", raced, c.ID, err, c.ID, next))

@@ -396,3 +396,32 @@ func TestConnector_createdAfterTiesLose(t *testing.T) {
 		}
 	}
 }
+
+// TestConnector_raceCheckStopsWhenInterrupted: Terraform interrupted while
+// the name is listed again after a create stops the list at once; the
+// connector made is kept, with a warning that its rivals were not checked.
+func TestConnector_raceCheckStopsWhenInterrupted(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
+	r, ok := configured(t, NewConnectorResource(), data).(*connectorResource)
+	if !ok {
+		t.Fatal("not a *connectorResource")
+	}
+	made, err := data.client.CreateConnector(t.Context(), data.workspaceID, deskSpec("https://acme.example.com"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.SetFaults(sandbox.Faults{LatencyMS: 5000}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	var diags diag.Diagnostics
+	if !r.outlivesRivals(ctx, &diags, data.workspaceID, made) {
+		t.Fatalf("the connector made is not kept: %v", diags)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("the interrupted check took %s", took)
+	}
+	onlyWarning(t, diags, "Connector Created, Rivals Not Checked", "Terraform was interrupted", "recorded in the state", made.ID)
+}
