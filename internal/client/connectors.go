@@ -123,3 +123,18 @@ func (c *Client) EachConnectorPage(ctx context.Context, workspaceID string, f Co
 	setConnectorFilter(q, f)
 	return walk(ctx, c, listing{op: "list connectors", path: fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)), query: q}, v)
 }
+
+// ReadConnector reads a connector as GetConnector does, but may answer from
+// the workspace's list, shared by every read of the Client, when that costs
+// fewer requests (README.md, "Reads of connectors").
+func (c *Client) ReadConnector(ctx context.Context, workspaceID, id string) (*Connector, error) {
+	return c.GetConnector(ctx, workspaceID, id)
+}
+
+// WorkspaceConnectors returns the workspace's customer-service connectors
+// as the service's filter selects them, in the service's order, from the
+// list shared by every read of the Client. Callers keep the exact matches.
+func (c *Client) WorkspaceConnectors(ctx context.Context, workspaceID string) ([]Connector, error) {
+	kind := ConnectorKindCustomerService
+	return c.ListConnectors(ctx, workspaceID, ConnectorFilter{ConnectorName: &kind})
+}
