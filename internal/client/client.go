@@ -117,6 +117,8 @@ type Client struct {
 	stoppedBy      atomic.Pointer[string]
 
 	minBackoff, maxBackoff, maxRetryAfter time.Duration
+
+	reads connectorReads
 }
 
 // New returns a Client for cfg.

@@ -35,6 +35,7 @@ type ConnectorFilter struct {
 
 // CreateConnector creates a customer-service connector.
 func (c *Client) CreateConnector(ctx context.Context, workspaceID string, s ConnectorSpec) (*Connector, error) {
+	defer c.reads.wrote(workspaceID)
 	var out Connector
 	err := c.do(ctx, request{
 		op:     "create connector",
@@ -74,6 +75,7 @@ func (c *Client) GetConnector(ctx context.Context, workspaceID, id string) (*Con
 
 // UpdateConnector sends only what u sets.
 func (c *Client) UpdateConnector(ctx context.Context, workspaceID, id string, u ConnectorUpdate) (*Connector, error) {
+	defer c.reads.wrote(workspaceID)
 	body := connectorPatchBody{Name: u.Name, Streams: u.Streams}
 	if u.URL != nil || u.Token != nil || u.AgentEmail != nil {
 		body.Configuration = &connectorConfigurationPatch{URL: u.URL, Token: u.Token, AgentEmail: u.AgentEmail}
@@ -101,6 +103,7 @@ func (c *Client) UpdateConnector(ctx context.Context, workspaceID, id string, u 
 // DeleteConnector deletes a connector; IsNotFound tells when it was gone
 // already.
 func (c *Client) DeleteConnector(ctx context.Context, workspaceID, id string) error {
+	defer c.reads.wrote(workspaceID)
 	return c.do(ctx, request{
 		op:     "delete connector",
 		method: http.MethodDelete,
@@ -128,13 +131,35 @@ func (c *Client) EachConnectorPage(ctx context.Context, workspaceID string, f Co
 // the workspace's list, shared by every read of the Client, when that costs
 // fewer requests (README.md, "Reads of connectors").
 func (c *Client) ReadConnector(ctx context.Context, workspaceID, id string) (*Connector, error) {
+	if got, ok := c.reads.find(ctx, c, workspaceID, id); ok {
+		return got, nil
+	}
 	return c.GetConnector(ctx, workspaceID, id)
 }
 
 // WorkspaceConnectors returns the workspace's customer-service connectors
 // as the service's filter selects them, in the service's order, from the
 // list shared by every read of the Client. Callers keep the exact matches.
+// An item the list gives only in summary is read by ID; one deleted
+// meanwhile is left out.
 func (c *Client) WorkspaceConnectors(ctx context.Context, workspaceID string) ([]Connector, error) {
-	kind := ConnectorKindCustomerService
-	return c.ListConnectors(ctx, workspaceID, ConnectorFilter{ConnectorName: &kind})
+	listed, err := c.reads.all(ctx, c, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Connector, 0, len(listed))
+	for _, it := range listed {
+		if !it.full {
+			got, err := c.GetConnector(ctx, workspaceID, it.ID)
+			if IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			it.Connector = *got
+		}
+		out = append(out, it.Connector)
+	}
+	return out, nil
 }

@@ -91,8 +91,15 @@ const maxPages = 1 << 20
 // does not move forward, the same page again, more items than count) is an
 // error at once. README.md, "Pages" and "Open points", says why.
 func walk[T any](ctx context.Context, c *Client, l listing, v Visitor[T]) error {
+	return walkFrom(ctx, c, l, nil, v)
+}
+
+// walkFrom is walk with the first page already read, when first is not
+// nil; a list read again reads its first page anew.
+func walkFrom[T any](ctx context.Context, c *Client, l listing, first *Page[T], v Visitor[T]) error {
 	for try := 0; ; try++ {
-		err := walkOnce(ctx, c, l, v)
+		err := walkOnce(ctx, c, l, first, v)
+		first = nil
 		if !errors.Is(err, ErrListChanged) {
 			return err
 		}
@@ -124,10 +131,12 @@ type reading[T any] struct {
 }
 
 // walkOnce reads the list once; ErrListChanged when it changed meanwhile.
-func walkOnce[T any](ctx context.Context, c *Client, l listing, v Visitor[T]) error {
-	first, err := fetchPage[T](ctx, c, l, 1)
-	if err != nil {
-		return err
+func walkOnce[T any](ctx context.Context, c *Client, l listing, first *Page[T], v Visitor[T]) error {
+	if first == nil {
+		var err error
+		if first, err = fetchPage[T](ctx, c, l, 1); err != nil {
+			return err
+		}
 	}
 	r := &reading[T]{c: c, l: l, v: v, first: first, pages: pageCount(first)}
 	next, err := r.take(first, 1)

@@ -106,6 +106,56 @@ type Connector struct {
 	Streams       []string               `json:"streams"`
 }
 
+// listedConnector is a connector as a list gives it, and whether the item
+// holds every key a read by ID returns: an item without one (or with it
+// null) is a summary, which a read does not answer from.
+type listedConnector struct {
+	Connector
+	full bool
+}
+
+func (l *listedConnector) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID            *string `json:"_id"`
+		CreatedAt     *string `json:"_created_at"`
+		UpdatedAt     *string `json:"_updated_at"`
+		Name          *string `json:"name"`
+		ConnectorName *string `json:"connector_name"`
+		Configuration *listedConfiguration `json:"configuration"`
+		Streams *[]string `json:"streams"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	conf := w.Configuration
+	if conf == nil {
+		conf = &listedConfiguration{}
+	}
+	l.full = w.ID != nil && w.CreatedAt != nil && w.UpdatedAt != nil && w.Name != nil && w.ConnectorName != nil &&
+		conf.URL != nil && conf.AgentEmail != nil && w.Streams != nil
+	l.Connector = Connector{
+		ID: deref(w.ID), CreatedAt: deref(w.CreatedAt), UpdatedAt: deref(w.UpdatedAt),
+		Name: deref(w.Name), ConnectorName: deref(w.ConnectorName),
+		Configuration: ConnectorConfiguration{URL: deref(conf.URL), AgentEmail: deref(conf.AgentEmail)},
+	}
+	if w.Streams != nil {
+		l.Streams = *w.Streams
+	}
+	return nil
+}
+
+type listedConfiguration struct {
+	URL        *string `json:"url"`
+	AgentEmail *string `json:"agent_email"`
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
 // ConnectorConfiguration is the form of the connector (README.md,
 // "Connector"). Token is only ever sent.
 type ConnectorConfiguration struct {

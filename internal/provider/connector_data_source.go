@@ -110,7 +110,7 @@ func (d *connectorDataSource) Read(ctx context.Context, req datasource.ReadReque
 // connectorByID reads the customer-service connector with the ID; nil,
 // after an error, when there is none.
 func (d *connectorDataSource) connectorByID(ctx context.Context, ws, id string, diags *diag.Diagnostics) *client.Connector {
-	c, err := d.data.client.GetConnector(ctx, ws, id)
+	c, err := d.data.client.ReadConnector(ctx, ws, id)
 	switch {
 	case client.IsNotFound(err):
 		diags.AddAttributeError(path.Root("id"), "Connector Not Found",

@@ -316,7 +316,7 @@ func (r *connectorResource) Read(ctx context.Context, req resource.ReadRequest, 
 		return
 	}
 	ws, id := state.WorkspaceID.ValueString(), state.ID.ValueString()
-	c, err := r.data.client.GetConnector(ctx, ws, id)
+	c, err := r.data.client.ReadConnector(ctx, ws, id)
 	switch {
 	case client.IsNotFound(err):
 		if !r.confirmGone(ctx, &resp.Diagnostics, "Unable to Read Connector", state) {
