@@ -116,13 +116,13 @@ type listedConnector struct {
 
 func (l *listedConnector) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ID            *string `json:"_id"`
-		CreatedAt     *string `json:"_created_at"`
-		UpdatedAt     *string `json:"_updated_at"`
-		Name          *string `json:"name"`
-		ConnectorName *string `json:"connector_name"`
+		ID            *string              `json:"_id"`
+		CreatedAt     *string              `json:"_created_at"`
+		UpdatedAt     *string              `json:"_updated_at"`
+		Name          *string              `json:"name"`
+		ConnectorName *string              `json:"connector_name"`
 		Configuration *listedConfiguration `json:"configuration"`
-		Streams *[]string `json:"streams"`
+		Streams       *[]string            `json:"streams"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
