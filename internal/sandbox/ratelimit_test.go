@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -20,9 +22,12 @@ func limitedHarness(t *testing.T, rate int) (*harness, *fakeClock) {
 }
 
 // expectLimited checks that a list of jobs with apiKey is refused for the
-// rate, with Retry-After, and a body like the sandbox's other errors.
-func (h *harness) expectLimited(apiKey, retryAfter string) {
+// rate, with a body like the sandbox's other errors and Retry-After: 1, as
+// a bucket of R that refills at R a second is never more than a second
+// from its next token.
+func (h *harness) expectLimited(apiKey string) {
 	h.t.Helper()
+	const retryAfter = "1"
 	st, hdr, out := h.call("GET", jobsPath(""), apiKey, nil)
 	if st != 429 || hdr.Get("Retry-After") != retryAfter || hdr.Get("Content-Type") != "application/json" {
 		h.t.Fatalf("over the limit: %d, Retry-After %q, Content-Type %q (%v), want 429 and Retry-After %s", st, hdr.Get("Retry-After"), hdr.Get("Content-Type"), out, retryAfter)
@@ -47,17 +52,17 @@ func (h *harness) expectServed(n int, apiKey string) {
 func TestRateLimit_burstThenRefill(t *testing.T) {
 	h, clock := limitedHarness(t, 5)
 	h.expectServed(5, key)
-	h.expectLimited(key, "1")
+	h.expectLimited(key)
 	clock.Add(199 * time.Millisecond)
-	h.expectLimited(key, "1")
+	h.expectLimited(key)
 	clock.Add(time.Millisecond)
 	h.expectServed(1, key)
-	h.expectLimited(key, "1")
+	h.expectLimited(key)
 	clock.Add(400 * time.Millisecond)
 	h.expectServed(2, key)
 	clock.Add(time.Hour)
 	h.expectServed(5, key)
-	h.expectLimited(key, "1")
+	h.expectLimited(key)
 
 	st := h.srv.Stats()
 	if st.RateLimited != 4 || st.Requests != 17 || st.ByRoute["GET /developers/workspaces/{workspace_id}/jobs/"] != 17 {
@@ -73,9 +78,9 @@ func TestRateLimit_burstThenRefill(t *testing.T) {
 func TestRateLimit_perKey(t *testing.T) {
 	h, _ := limitedHarness(t, 2)
 	h.expectServed(2, key)
-	h.expectLimited(key, "1")
+	h.expectLimited(key)
 	h.expectServed(2, otherKey)
-	h.expectLimited(otherKey, "1")
+	h.expectLimited(otherKey)
 	for range 3 {
 		if st, _, _ := h.call("GET", jobsPath(""), "unknown-key", nil); st != 401 {
 			t.Fatalf("an unknown key: %d, want 401", st)
@@ -88,7 +93,7 @@ func TestRateLimit_perKey(t *testing.T) {
 func TestRateLimit_sideDoor(t *testing.T) {
 	h, _ := limitedHarness(t, 1)
 	h.expectServed(1, key)
-	h.expectLimited(key, "1")
+	h.expectLimited(key)
 	for range 3 {
 		if out := h.expect("GET", "/_sandbox/rate_limit", nil, 200, "").(map[string]any); out["requests_per_second"] != 1.0 {
 			t.Fatalf("GET rate_limit: %v", out)
@@ -101,13 +106,28 @@ func TestRateLimit_sideDoor(t *testing.T) {
 		t.Errorf("RateLimit() after PUT: %d", r)
 	}
 	h.expectServed(3, key)
-	h.expectLimited(key, "1")
+	h.expectLimited(key)
 	h.expect("PUT", "/_sandbox/rate_limit", map[string]any{"requests_per_second": -1}, 400, "requests_per_second must not be negative, got -1")
 	h.expect("PUT", "/_sandbox/rate_limit", map[string]any{"rps": 1}, 400, `unknown field "rps"`)
 	h.expect("PUT", "/_sandbox/rate_limit", map[string]any{"requests_per_second": 0}, 200, "")
 	h.expectServed(10, key)
 	if st := h.srv.Stats(); st.RateLimited != 2 || st.ByRoute["GET /_sandbox/rate_limit"] != 3 {
 		t.Errorf("stats: %+v", st)
+	}
+}
+
+// TestRateLimit_retryAfter: Retry-After is the wait in whole seconds,
+// rounded up, and at least 1.
+func TestRateLimit_retryAfter(t *testing.T) {
+	for _, c := range []struct {
+		wait time.Duration
+		want string
+	}{{0, "1"}, {time.Nanosecond, "1"}, {time.Second, "1"}, {time.Second + time.Nanosecond, "2"}, {2500 * time.Millisecond, "3"}} {
+		w := httptest.NewRecorder()
+		writeRateLimited(w, c.wait)
+		if got := w.Header().Get("Retry-After"); w.Code != 429 || got != c.want || !strings.Contains(w.Body.String(), `"detail":"Request was throttled.`) {
+			t.Errorf("a wait of %v: %d, Retry-After %q, %s; want 429 and %s", c.wait, w.Code, got, w.Body, c.want)
+		}
 	}
 }
 
@@ -123,7 +143,7 @@ func TestRateLimit_refusesNegative(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.expectServed(2, key)
-	h.expectLimited(key, "1")
+	h.expectLimited(key)
 }
 
 // TestRateLimit_beforeFaults: a request refused for the rate gets no fault
