@@ -20,7 +20,7 @@ func BareRead(base string) (int, error) {
 	hc := &http.Client{}
 	n := 0
 	for page := 1; page != 0; {
-		p, err := barePage(hc, base, page)
+		p, err := barePage[client.Job](hc, base, "jobs/?", page)
 		if err != nil {
 			return 0, err
 		}
@@ -36,8 +36,20 @@ func BareRead(base string) (int, error) {
 // BareBoundedRead is bareRead with the first page alone, then the others
 // by bound workers at once: the floor of a read with that bound.
 func BareBoundedRead(base string, bound int) (int, error) {
+	return bareBounded[client.Job](base, "jobs/?", bound)
+}
+
+// BareBoundedConnectors is BareBoundedRead of the workspace's
+// customer-service connectors: the floor of a read of them all.
+func BareBoundedConnectors(base string, bound int) (int, error) {
+	return bareBounded[client.Connector](base, "connectors/?connector_name="+client.ConnectorKindCustomerService+"&", bound)
+}
+
+// bareBounded reads every page of 100 of the list at path (of the default
+// workspace, its query begun) as BareBoundedRead says, and counts the items.
+func bareBounded[T any](base, path string, bound int) (int, error) {
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: bound}}
-	first, err := barePage(hc, base, 1)
+	first, err := barePage[T](hc, base, path, 1)
 	if err != nil {
 		return 0, err
 	}
@@ -52,7 +64,7 @@ func BareBoundedRead(base string, bound int) (int, error) {
 	for range bound {
 		wg.Go(func() {
 			for page := int(next.Add(1)); page <= first.TotalPages; page = int(next.Add(1)) {
-				p, err := barePage(hc, base, page)
+				p, err := barePage[T](hc, base, path, page)
 				if err != nil {
 					errs <- err
 					return
@@ -66,17 +78,17 @@ func BareBoundedRead(base string, bound int) (int, error) {
 	return int(n.Load()), <-errs
 }
 
-// barePageOf is a page of jobs as the bare loops decode it, with
-// encoding/json alone.
-type barePageOf struct {
-	NextPage   *int         `json:"next_page"`
-	TotalPages int          `json:"total_pages"`
-	Results    []client.Job `json:"results"`
+// barePageOf is a page as the bare loops decode it, with encoding/json
+// alone.
+type barePageOf[T any] struct {
+	NextPage   *int `json:"next_page"`
+	TotalPages int  `json:"total_pages"`
+	Results    []T  `json:"results"`
 }
 
-// barePage fetches and decodes one page of 100 jobs.
-func barePage(hc *http.Client, base string, page int) (*barePageOf, error) {
-	req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/developers/workspaces/%s/jobs/?page=%d&page_size=100", base, sandbox.DefaultWorkspaceID, page), nil)
+// barePage fetches and decodes one page of 100 of the list at path.
+func barePage[T any](hc *http.Client, base, path string, page int) (*barePageOf[T], error) {
+	req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/developers/workspaces/%s/%spage=%d&page_size=100", base, sandbox.DefaultWorkspaceID, path, page), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +98,7 @@ func barePage(hc *http.Client, base string, page int) (*barePageOf, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	var p barePageOf
+	var p barePageOf[T]
 	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
 		return nil, err
 	}

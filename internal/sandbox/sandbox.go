@@ -55,6 +55,9 @@ type Config struct {
 	// Variant settles the points the published API leaves open; the zero
 	// Variant is the sandbox's default behaviour.
 	Variant Variant
+	// RateLimit is how many requests a second each API key may send to the
+	// API, in bursts of as many; 0 means no limit (README.md, "Rate limit").
+	RateLimit int
 }
 
 // Faults configures fault injection: a share Rate of the API's requests
@@ -83,6 +86,8 @@ type Stats struct {
 	ByRoute  map[string]int64 `json:"by_route"`
 	// Faults counts the requests answered by fault injection.
 	Faults int64 `json:"faults"`
+	// RateLimited counts the requests refused by the rate limit.
+	RateLimited int64 `json:"rate_limited"`
 	// MaxInFlight is the most requests of the API it held at once.
 	MaxInFlight int64 `json:"max_in_flight"`
 	// UserAgents counts the requests by their User-Agent header, so that a
@@ -103,6 +108,8 @@ type Server struct {
 	faults     Faults
 	rng        *rand.Rand
 	variant    Variant
+	rateLimit  int
+	buckets    map[string]*bucket // API key → its token bucket
 }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
@@ -127,6 +134,9 @@ func New(cfg Config) (*Server, error) {
 	if err := checkVariant(cfg.Variant); err != nil {
 		return nil, err
 	}
+	if err := checkRateLimit(cfg.RateLimit); err != nil {
+		return nil, fmt.Errorf("rate limit: %w", err)
+	}
 	s := &Server{
 		cfg:        cfg,
 		keys:       map[string][]string{},
@@ -134,6 +144,8 @@ func New(cfg Config) (*Server, error) {
 		stats:      Stats{ByRoute: map[string]int64{}, UserAgents: map[string]int64{}},
 		rng:        rand.New(rand.NewPCG(1, 1)),
 		variant:    cfg.Variant.clone(),
+		rateLimit:  cfg.RateLimit,
+		buckets:    map[string]*bucket{},
 	}
 	for _, k := range cfg.Keys {
 		if k.APIKey == "" {
@@ -190,6 +202,8 @@ func (s *Server) routes() {
 	s.handle("PUT /_sandbox/faults", s.sideFaults)
 	s.handle("GET /_sandbox/variant", s.sideGetVariant)
 	s.handle("PUT /_sandbox/variant", s.sidePutVariant)
+	s.handle("GET /_sandbox/rate_limit", s.sideGetRateLimit)
+	s.handle("PUT /_sandbox/rate_limit", s.sidePutRateLimit)
 
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.count(r, "")
@@ -198,8 +212,8 @@ func (s *Server) routes() {
 }
 
 // handle registers fn behind the steps every request goes through: counting,
-// fault injection (API routes only), authentication, and the workspace of
-// the path.
+// the rate limit and fault injection (API routes only), authentication, and
+// the workspace of the path.
 func (s *Server) handle(pattern string, fn handlerFunc) {
 	route := strings.TrimSuffix(pattern, "{$}")
 	isAPI := strings.Contains(pattern, " /developers/")
@@ -207,6 +221,12 @@ func (s *Server) handle(pattern string, fn handlerFunc) {
 		s.count(r, route)
 		fault := 0
 		if isAPI {
+			// A request refused for the rate is neither held nor faulted:
+			// it changes nothing, as a gateway in front of the service.
+			if wait, limited := s.limit(r.Header.Get("Authorization")); limited {
+				writeRateLimited(w, wait)
+				return
+			}
 			s.hold(1)
 			defer s.hold(-1)
 			var answered bool

@@ -98,6 +98,11 @@ func options(args []string) (sandbox.Config, listen, error) {
 	extraFields := fs.Bool("extra-fields", extraDefault, "add fields the API does not list to each page, job and connector (SANDBOX_EXTRA_FIELDS)")
 	nullFields := fs.String("null-fields", os.Getenv("SANDBOX_NULL_FIELDS"), "job fields sent as null in every job of a list, comma-separated, of "+
 		strings.Join(sandbox.NullableFields, ", ")+" (SANDBOX_NULL_FIELDS)")
+	rateDefault, err := strconv.Atoi(env("SANDBOX_RATE_LIMIT", "0"))
+	if err != nil {
+		return sandbox.Config{}, listen{}, fmt.Errorf("SANDBOX_RATE_LIMIT: %w", err)
+	}
+	rateLimit := fs.Int("rate-limit", rateDefault, "requests a second each API key may send to the API, in bursts of as many, beyond which it answers 429 with Retry-After (0: no limit) (SANDBOX_RATE_LIMIT)")
 	certFile := fs.String("tls-cert", os.Getenv("SANDBOX_TLS_CERT"), "serve https with this PEM certificate file (the server's certificate, then any intermediates); needs -tls-key (SANDBOX_TLS_CERT)")
 	keyFile := fs.String("tls-key", os.Getenv("SANDBOX_TLS_KEY"), "the PEM file of the -tls-cert certificate's private key (SANDBOX_TLS_KEY)")
 	proxyAddr := fs.String("proxy", os.Getenv("SANDBOX_PROXY"), "also run an HTTP proxy at this address (such as 127.0.0.1:3128) that tunnels every CONNECT to the sandbox, as a corporate proxy would; needs -tls-cert (SANDBOX_PROXY)")
@@ -143,6 +148,7 @@ func options(args []string) (sandbox.Config, listen, error) {
 		Jobs:        *jobs,
 		StatePath:   *state,
 		RunDuration: *runDuration,
+		RateLimit:   *rateLimit,
 		Log:         log.New(os.Stderr, "", log.LstdFlags|log.Lmicroseconds),
 		Variant: sandbox.Variant{
 			Envelope:    envelopeFields,

@@ -30,7 +30,7 @@ func TestCommand_helpExitsZero(t *testing.T) {
 			t.Errorf("sandbox %s: %v\n%s", arg, err, out)
 		}
 		for _, want := range []string{"Usage of dataintegration-sandbox:", "SANDBOX_ADDR", "SANDBOX_API_KEY", "SANDBOX_WORKSPACE_ID", "SANDBOX_JOBS", "SANDBOX_STATE", "SANDBOX_RUN_DURATION",
-			"SANDBOX_ENVELOPE", "SANDBOX_MAX_PAGE_SIZE", "SANDBOX_PAST_END", "SANDBOX_FILTERS", "SANDBOX_EXTRA_FIELDS", "SANDBOX_NULL_FIELDS", "SANDBOX_TLS_CERT", "SANDBOX_TLS_KEY", "SANDBOX_PROXY", "SANDBOX_PROXY_AUTH"} {
+			"SANDBOX_ENVELOPE", "SANDBOX_MAX_PAGE_SIZE", "SANDBOX_PAST_END", "SANDBOX_FILTERS", "SANDBOX_EXTRA_FIELDS", "SANDBOX_NULL_FIELDS", "SANDBOX_TLS_CERT", "SANDBOX_TLS_KEY", "SANDBOX_PROXY", "SANDBOX_PROXY_AUTH", "SANDBOX_RATE_LIMIT"} {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("sandbox %s does not mention %s:\n%s", arg, want, out)
 			}
@@ -70,6 +70,39 @@ func TestCommand_everyFlagHasAVariable(t *testing.T) {
 	t.Setenv("SANDBOX_RUN_DURATION", "soon")
 	if _, _, err := options(nil); err == nil || !strings.Contains(err.Error(), "SANDBOX_RUN_DURATION") {
 		t.Errorf("a bad SANDBOX_RUN_DURATION: %v", err)
+	}
+}
+
+// TestCommand_rateLimitFlag: -rate-limit, or SANDBOX_RATE_LIMIT, sets the
+// sandbox's rate limit, none by default; a negative one is refused at start.
+func TestCommand_rateLimitFlag(t *testing.T) {
+	if cfg, _, err := options(nil); err != nil || cfg.RateLimit != 0 {
+		t.Errorf("default: %d, %v", cfg.RateLimit, err)
+	}
+	t.Setenv("SANDBOX_RATE_LIMIT", "20")
+	if cfg, _, err := options(nil); err != nil || cfg.RateLimit != 20 {
+		t.Errorf("from SANDBOX_RATE_LIMIT=20: %d, %v", cfg.RateLimit, err)
+	}
+	if cfg, _, err := options([]string{"-rate-limit", "5"}); err != nil || cfg.RateLimit != 5 {
+		t.Errorf("-rate-limit 5 over SANDBOX_RATE_LIMIT: %d, %v", cfg.RateLimit, err)
+	}
+	cfg, _, err := options([]string{"-rate-limit", "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sandbox.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := srv.RateLimit(); r != 1 {
+		t.Errorf("a sandbox of -rate-limit 1 has the limit %d", r)
+	}
+	if err := run([]string{"-addr", "127.0.0.1:0", "-rate-limit", "-1"}); err == nil || !strings.Contains(err.Error(), "requests_per_second must not be negative, got -1") {
+		t.Errorf("-rate-limit -1: %v", err)
+	}
+	t.Setenv("SANDBOX_RATE_LIMIT", "fast")
+	if _, _, err := options(nil); err == nil || !strings.Contains(err.Error(), "SANDBOX_RATE_LIMIT") {
+		t.Errorf("a bad SANDBOX_RATE_LIMIT: %v", err)
 	}
 }
 
