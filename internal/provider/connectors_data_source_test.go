@@ -172,3 +172,91 @@ func TestAccConnectorsDataSource_refused(t *testing.T) {
 		},
 	})
 }
+
+// TestAccConnectorsDataSource_adopt adopts connectors made outside
+// Terraform with `import` blocks whose for_each is the data source, as on
+// engines without `terraform query`: the resource blocks hold the
+// configuration, the apply imports the connectors (and sends the token,
+// which the service never returns), the plan after it is empty, and a
+// connector changed outside Terraform afterwards is planned back to the
+// configuration. A connector the configuration does not hold is left
+// alone. The engine is run by hand: terraform-plugin-testing cannot read a
+// state whose instances have for_each keys.
+func TestAccConnectorsDataSource_adopt(t *testing.T) {
+	acctest.RequireCapability(t, acctest.CapImportForEach)
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	e.RequireSandbox(t, "have a workspace of the test's own: the configuration imports from every connector in it")
+	names := []string{acctest.Name("Support EU"), acctest.Name("Support US")}
+	made := []*client.Connector{e.MakeConnector(t, names[0], "tickets", "chats"), e.MakeConnector(t, names[1], "chats")}
+	other := e.MakeConnector(t, acctest.Name("not adopted"))
+	address := func(i int) string { return fmt.Sprintf("%s.desk[%q]", acctest.ConnectorType, names[i]) }
+
+	config := e.ProviderConfig() + fmt.Sprintf(`
+locals {
+  desks = {
+    %[1]q = ["tickets", "chats"]
+    %[2]q = ["chats"]
+  }
+}
+
+data "dataintegration_customer_service_connectors" "all" {}
+
+import {
+  for_each = {
+    for c in data.dataintegration_customer_service_connectors.all.connectors : c.name => c
+    if contains(keys(local.desks), c.name)
+  }
+  to = dataintegration_customer_service_connector.desk[each.key]
+  id = "${each.value.workspace_id}/${each.value.id}"
+}
+
+resource "dataintegration_customer_service_connector" "desk" {
+  for_each = local.desks
+
+  name        = each.key
+  url         = "https://acme.example-helpdesk.com"
+  agent_email = "agent@acme.com"
+  streams     = each.value
+  token       = "platform-token-1"
+}
+`, names[0], names[1])
+
+	dir := acctest.ConfigDir(t, config)
+	plan := func(wantImports int, want ...string) {
+		t.Helper()
+		actions, imports := eng.Plan(t, dir, nil)
+		for i := range names {
+			acctest.ExpectActions(t, actions, address(i), want[i])
+		}
+		if len(actions) != len(names) || len(imports) != wantImports {
+			t.Errorf("the plan has actions %v and imports %v, want %d imports among the connectors of the configuration", actions, imports, wantImports)
+		}
+	}
+
+	// Imported, then updated once each: the state holds no token.
+	plan(2, "update", "update")
+	eng.Run(t, dir, nil, "apply", "-input=false", "-no-color", "tfplan")
+	eng.ExpectConverged(t, dir, nil)
+	show := eng.Run(t, dir, nil, "show", "-json")
+	for i, c := range made {
+		if got := acctest.StateResourceID(t, show, address(i)); got != c.ID {
+			t.Errorf("%s holds connector %s, want %s", address(i), got, c.ID)
+		}
+	}
+	if ids := e.Sandbox.ConnectorIDs(e.WorkspaceID); !acctest.SameIDs(ids, []string{made[0].ID, made[1].ID, other.ID}) {
+		t.Errorf("the workspace holds %v after the adoption, want the same three connectors", ids)
+	}
+
+	// Changed outside Terraform: the configuration, not the service, wins.
+	changed := "https://changed.example-helpdesk.com"
+	if _, err := e.Client(t).UpdateConnector(context.Background(), e.WorkspaceID, made[1].ID, client.ConnectorUpdate{URL: &changed}); err != nil {
+		t.Fatal(err)
+	}
+	plan(0, "no-op", "update")
+	eng.Run(t, dir, nil, "apply", "-input=false", "-no-color", "tfplan")
+	eng.ExpectConverged(t, dir, nil)
+	if v, _ := e.Sandbox.Connector(e.WorkspaceID, made[1].ID); v.URL != "https://acme.example-helpdesk.com" {
+		t.Errorf("after the apply the sandbox holds %+v, want the configuration's url", v)
+	}
+}
