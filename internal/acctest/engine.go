@@ -26,9 +26,10 @@ type Capability struct {
 }
 
 var (
-	CapImportBlocks = Capability{Name: "import blocks and `plan -generate-config-out`", Terraform: "1.5.0", Tofu: "1.6.0"}
-	CapWriteOnly    = Capability{Name: "write-only attributes", Terraform: "1.11.0", Tofu: "1.11.0"}
-	CapIdentity     = Capability{Name: "resource identity", Terraform: "1.12.0", Tofu: "1.12.0"}
+	CapImportBlocks  = Capability{Name: "import blocks and `plan -generate-config-out`", Terraform: "1.5.0", Tofu: "1.6.0"}
+	CapWriteOnly     = Capability{Name: "write-only attributes", Terraform: "1.11.0", Tofu: "1.11.0"}
+	CapIdentity      = Capability{Name: "resource identity", Terraform: "1.12.0", Tofu: "1.12.0"}
+	CapImportForEach = Capability{Name: "`import` blocks with `for_each`", Terraform: "1.7.0", Tofu: "1.7.0"}
 	// `terraform test` came in Terraform 1.6, mock_provider in 1.7;
 	// OpenTofu's mock_provider in 1.8.
 	CapTestMocks = Capability{Name: "`terraform test` with `mock_provider`", Terraform: "1.7.0", Tofu: "1.8.0"}

@@ -279,6 +279,46 @@ func TestAccGuide_adoptingConnectors(t *testing.T) {
 	expectAdopted(t, e, ids, token)
 }
 
+// TestAccGuide_adoptingWithImportBlocks follows "Adopting with import
+// blocks" of "Adopting existing connectors": three connectors made with curl
+// are imported by the import blocks over the connectors data source, each
+// updated once for its token; the next plan is empty, and the workspace
+// holds the same three connectors.
+func TestAccGuide_adoptingWithImportBlocks(t *testing.T) {
+	acctest.RequireCapability(t, acctest.CapImportForEach)
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{})
+	e.RequireSandbox(t, "have a workspace of the test's own: the guide adopts every connector in it")
+	expectGuideSays(t, "adopting-existing-connectors", "cp <repository>/examples/guides/adopting-connectors-for-each/main.tf .")
+	dir := workdir(t, "guides/adopting-connectors-for-each")
+	script, err := os.ReadFile(filepath.Join(examplesDir, "guides/adopting-connectors/make-connectors.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := acctest.Name("token")
+	vars := e.ServiceEnv("TF_VAR_platform_token=" + token)
+	runScript(t, dir, vars, string(script))
+	made, err := e.Client(t).ListConnectors(context.Background(), e.WorkspaceID, client.ConnectorFilter{})
+	if err != nil || len(made) != 3 {
+		t.Fatalf("make-connectors.sh made %+v (%v), want three connectors", made, err)
+	}
+	var ids []string
+	for _, c := range made {
+		ids = append(ids, c.ID)
+	}
+
+	actions, imports := eng.Plan(t, dir, vars)
+	if len(actions) != 3 || len(imports) != 3 {
+		t.Errorf("the plan has actions %v and imports %v, want three imports", actions, imports)
+	}
+	for address := range actions {
+		acctest.ExpectActions(t, actions, address, "update")
+	}
+	eng.Run(t, dir, vars, "apply", "-input=false", "-no-color", "tfplan")
+	eng.ExpectConverged(t, dir, vars)
+	expectAdopted(t, e, ids, token)
+}
+
 // expectAdopted checks, after the apply of an adoption, that the workspace
 // holds the connectors ids it held before, and no other, each with the
 // apply's token.

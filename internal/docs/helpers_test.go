@@ -82,6 +82,8 @@ var exampleNeeds = map[string]acctest.Capability{
 	"testing": acctest.CapWriteOnly,
 	// An ephemeral variable, for the write-only token, and a query file.
 	"guides/adopting-connectors": acctest.CapListResources,
+	// Import blocks with for_each.
+	"guides/adopting-connectors-for-each": acctest.CapImportForEach,
 	// Query files alone: nothing before Terraform 1.14 reads them.
 	"list-resources/dataintegration_customer_service_connector":                  acctest.CapListResources,
 	"resources/dataintegration_customer_service_connector/import-by-identity.tf": acctest.CapIdentity,

@@ -322,6 +322,7 @@ func (p *dataIntegrationProvider) DataSources(_ context.Context) []func() dataso
 		NewJobsDataSource,
 		NewJobDataSource,
 		NewConnectorDataSource,
+		NewConnectorsDataSource,
 	}
 }
 

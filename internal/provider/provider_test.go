@@ -35,7 +35,7 @@ func TestProvider_schemaIsValid(t *testing.T) {
 	for _, d := range resp.Diagnostics {
 		t.Errorf("schema diagnostic: %s: %s", d.Summary, d.Detail)
 	}
-	for _, name := range []string{"dataintegration_jobs", "dataintegration_job", "dataintegration_customer_service_connector"} {
+	for _, name := range []string{"dataintegration_jobs", "dataintegration_job", "dataintegration_customer_service_connector", "dataintegration_customer_service_connectors"} {
 		if _, ok := resp.DataSourceSchemas[name]; !ok {
 			t.Errorf("data source %s is missing", name)
 		}

@@ -58,6 +58,27 @@ mock_data "dataintegration_customer_service_connector" {
   }
 }
 
+mock_data "dataintegration_customer_service_connectors" {
+  defaults = {
+    # Terraform mocks no element of a list of objects: it takes an object as
+    # what each element holds, and gives an empty list. OpenTofu takes the
+    # list: write [{ ... }] there.
+    connectors = {
+      id             = "0b9e8d7c-6a5f-4e3d-9c2b-1a0f9e8d7c6b"
+      workspace_id   = "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f"
+      name           = "Support desk"
+      url            = "https://acme.example-helpdesk.com"
+      agent_email    = "agent@acme.com"
+      streams        = ["chats", "messages", "events", "contacts", "tickets", "ticket_interactions", "ticket_tags", "ticket_groups", "ticket_forms", "ticket_priorities", "ticket_types", "ticket_channels", "ticket_status", "organizations", "survey_submissions"]
+      connector_name = "customer_service"
+      created_at     = "2026-01-01T00:00:00.000Z"
+      updated_at     = "2026-01-01T00:00:00.000Z"
+    }
+    # Arguments, used when the configuration leaves them out.
+    workspace_id = "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f"
+  }
+}
+
 mock_data "dataintegration_job" {
   defaults = {
     data_source    = "Support desk"
