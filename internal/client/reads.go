@@ -31,6 +31,8 @@ type workspaceReads struct {
 	// failed is set when a list failed since the last write: reads then ask
 	// by ID, as they would without lists.
 	failed bool
+	// reading counts the reads under way, by connector ID.
+	reading map[string]int
 }
 
 // listRead is one reading of a workspace's list, by a goroutine of its own,
@@ -67,7 +69,7 @@ func (x *connectorReads) of(ws string) *workspaceReads {
 	}
 	w := x.ws[ws]
 	if w == nil {
-		w = &workspaceReads{}
+		w = &workspaceReads{reading: map[string]int{}}
 		x.ws[ws] = w
 	}
 	return w
@@ -91,6 +93,8 @@ func (x *connectorReads) find(ctx context.Context, c *Client, ws, id string) (*C
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	w := x.of(ws)
+	w.reading[id]++
+	defer w.unread(id)
 	for {
 		if l := w.list; l != nil {
 			if !x.await(ctx, l) {
@@ -114,10 +118,12 @@ func (x *connectorReads) find(ctx context.Context, c *Client, ws, id string) (*C
 			}
 		}
 		switch {
-		case w.failed, w.probe != nil && w.pages == 0, w.probe == nil && w.pages == 0 && w.gets == 0, w.gets < w.pages:
+		case w.failed, w.probe != nil && w.pages == 0, w.probe == nil && w.pages == 0 && w.gets == 0,
+			w.pages > 0 && w.gets+w.unheld() < w.pages:
 			// The first read of a workspace asks by ID, as does every read
-			// until the reads reach the pages of the list, or when the list
-			// does not tell its length.
+			// until the reads made and the reads under way that page 1 does
+			// not answer reach the pages of the list, or when the list does
+			// not tell its length.
 			w.gets++
 			return nil, false
 		case w.pages == 0:
@@ -125,6 +131,27 @@ func (x *connectorReads) find(ctx context.Context, c *Client, ws, id string) (*C
 		default:
 			x.start(ctx, c, ws, w, true)
 		}
+	}
+}
+
+// unheld counts the connectors that reads under way ask for and that page
+// 1, when read, does not hold; x.mu is held.
+func (w *workspaceReads) unheld() int {
+	n := 0
+	for id := range w.reading {
+		if p := w.probe; p == nil || !p.finished() || p.err != nil {
+			n++
+		} else if _, ok := p.byID[id]; !ok {
+			n++
+		}
+	}
+	return n
+}
+
+// unread counts out a read of id that ended; x.mu is held.
+func (w *workspaceReads) unread(id string) {
+	if w.reading[id]--; w.reading[id] <= 0 {
+		delete(w.reading, id)
 	}
 }
 

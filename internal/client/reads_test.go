@@ -313,7 +313,7 @@ func TestReads_listInFlightAtAWriteIsNotKept(t *testing.T) {
 		all, _ := c.WorkspaceConnectors(ctx, testWS)
 		done <- all
 	}()
-	waitFor(t, func() bool { return c.reads.held(testWS) })
+	waitFor(t, func() bool { return c.reads.held() })
 	s.mu.Lock()
 	s.gate = nil
 	s.mu.Unlock()
@@ -362,10 +362,10 @@ func TestReads_listGoesOnForTheReadsThatWait(t *testing.T) {
 	first, cancel := context.WithCancel(context.Background())
 	started := make(chan error)
 	go func() { _, err := c.WorkspaceConnectors(first, testWS); started <- err }()
-	waitFor(t, func() bool { return c.reads.held(testWS) })
+	waitFor(t, func() bool { return c.reads.held() })
 	waiter := make(chan []Connector)
 	go func() { all, _ := c.WorkspaceConnectors(context.Background(), testWS); waiter <- all }()
-	waitFor(t, func() bool { return c.reads.waiting(testWS) == 2 })
+	waitFor(t, func() bool { return c.reads.waiting() == 2 })
 	cancel()
 	if err := <-started; err == nil {
 		t.Error("the cancelled read returned no error")
@@ -386,10 +386,12 @@ func TestReads_listAloneCancelledStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ended := make(chan error)
 	go func() { _, err := c.WorkspaceConnectors(ctx, testWS); ended <- err }()
-	waitFor(t, func() bool { return c.reads.held(testWS) })
+	waitFor(t, func() bool { return c.reads.held() })
 	cancel()
-	<-ended
-	if c.reads.held(testWS) {
+	if err := <-ended; err == nil {
+		t.Error("the cancelled read returned no error")
+	}
+	if c.reads.held() {
 		t.Error("a list no read waits for is still held")
 	}
 	close(gate)
@@ -408,19 +410,19 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-// held tells whether a list of ws is in flight or held.
-func (x *connectorReads) held(ws string) bool {
+// held tells whether a list of testWS is in flight or held.
+func (x *connectorReads) held() bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	w := x.of(ws)
+	w := x.of(testWS)
 	return w.list != nil || w.probe != nil
 }
 
-// waiting is how many reads wait for the list of ws.
-func (x *connectorReads) waiting(ws string) int {
+// waiting is how many reads wait for the list of testWS.
+func (x *connectorReads) waiting() int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if l := x.of(ws).list; l != nil {
+	if l := x.of(testWS).list; l != nil {
 		return l.waiting
 	}
 	return 0

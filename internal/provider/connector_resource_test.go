@@ -1265,7 +1265,7 @@ func TestAccConnector_racingApplies(t *testing.T) {
 		}
 		var winners []string
 		for i, dir := range dirs {
-			ids := eng.StateIDs(t, dir, "dataintegration_customer_service_connector")
+			ids := connectorsByAddress(t, eng, dir)
 			switch {
 			case errs[i] == nil:
 				winners = append(winners, slices.Collect(maps.Keys(ids))...)
@@ -1291,5 +1291,159 @@ func TestAccConnector_racingApplies(t *testing.T) {
 	}
 	if raced == 0 {
 		t.Error("no round sent two creates: the applies raced nothing")
+	}
+}
+
+// madeOutside creates n connectors in e's workspace, side by side, as
+// another team would: the workspace the tests' connectors share.
+func madeOutside(t *testing.T, e *acctest.Env, n int) {
+	t.Helper()
+	c := e.Client(t)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range client.DefaultMaxConcurrentRequests {
+		wg.Go(func() {
+			for i := range next {
+				_, err := c.CreateConnector(context.Background(), e.WorkspaceID, client.ConnectorSpec{
+					Name: fmt.Sprintf("outside %d", i), URL: "https://other.example.com", Token: "other-token", AgentEmail: "other@acme.com",
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// connectorsByAddress is the ID of each connector in the state of dir, by
+// its address.
+func connectorsByAddress(t *testing.T, eng *acctest.Engine, dir string) map[string]string {
+	t.Helper()
+	ids := map[string]string{}
+	for _, r := range acctest.StateResources(t, eng.Run(t, dir, nil, "show", "-json")) {
+		if r.Type == "dataintegration_customer_service_connector" {
+			ids[r.Address], _ = r.Values["id"].(string)
+		}
+	}
+	return ids
+}
+
+// requestsOf is how many requests the sandbox served during run.
+func requestsOf(e *acctest.Env, run func()) int64 {
+	before := e.Sandbox.Stats().Requests
+	run()
+	return e.Sandbox.Stats().Requests - before
+}
+
+// TestAccConnector_refreshReadsTheList: the refresh of N connectors in a
+// workspace whose list has P pages costs at most 2×min(N, P)+1 requests,
+// whether the connectors fill the workspace or are a few of many, and a
+// plan with -refresh=false costs none.
+func TestAccConnector_refreshReadsTheList(t *testing.T) {
+	eng := acctest.NewEngine(t)
+	for _, c := range []struct{ managed, others int }{{40, 260}, {3, 1497}} {
+		e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+		e.RequireSandbox(t, "count the requests")
+		madeOutside(t, e, c.others)
+		dir := acctest.ConfigDir(t, acctest.FleetHCL(c.managed, "", false))
+		vars := e.ServiceEnv()
+		eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false")
+		pages := (c.managed + c.others + client.PageSize - 1) / client.PageSize
+		bound := int64(2*min(c.managed, pages) + 1)
+		if n := requestsOf(e, func() { eng.ExpectConverged(t, dir, vars) }); n < 1 || n > bound {
+			t.Errorf("%d connectors of %d: the refresh sent %d requests, want 1 to %d", c.managed, c.managed+c.others, n, bound)
+		}
+		if n := requestsOf(e, func() {
+			eng.Run(t, dir, vars, "plan", "-refresh=false", "-input=false", "-detailed-exitcode")
+		}); n != 0 {
+			t.Errorf("plan -refresh=false sent %d requests, want none", n)
+		}
+	}
+}
+
+// TestAccConnector_driftUnderServiceVariants: whatever envelope, page size
+// and filters the service has, a connector changed and one deleted out of
+// band are both planned, and the rest is not.
+func TestAccConnector_driftUnderServiceVariants(t *testing.T) {
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	e.RequireSandbox(t, "play the service's variants")
+	madeOutside(t, e, 245)
+	dir := acctest.ConfigDir(t, acctest.FleetHCL(5, "", false))
+	vars := e.ServiceEnv()
+	eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false")
+	ids := connectorsByAddress(t, eng, dir)
+	ctx := context.Background()
+	for _, v := range []sandbox.Variant{
+		{Envelope: []string{}},
+		{Envelope: []string{"next_page"}},
+		{Envelope: []string{"count"}, MaxPageSize: 20},
+		{Filters: sandbox.FiltersPartial, ExtraFields: true},
+		{Filters: sandbox.FiltersIgnored, PastEnd: sandbox.PastEndEmpty},
+	} {
+		if err := e.Sandbox.SetVariant(v); err != nil {
+			t.Fatal(err)
+		}
+		c := e.Client(t)
+		if _, err := c.UpdateConnector(ctx, e.WorkspaceID, ids["dataintegration_customer_service_connector.c[1]"], client.ConnectorUpdate{URL: new("https://changed.example.com")}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.DeleteConnector(ctx, e.WorkspaceID, ids["dataintegration_customer_service_connector.c[2]"]); err != nil {
+			t.Fatal(err)
+		}
+		actions, _ := eng.Plan(t, dir, vars)
+		for i, want := range []string{"no-op", "update", "create", "no-op", "no-op"} {
+			acctest.ExpectActions(t, actions, fmt.Sprintf("dataintegration_customer_service_connector.c[%d]", i), want)
+		}
+		if t.Failed() {
+			t.Fatalf("under variant %+v", v)
+		}
+		eng.Run(t, dir, vars, "apply", "-input=false", "tfplan")
+		ids = connectorsByAddress(t, eng, dir)
+		eng.ExpectConverged(t, dir, vars)
+	}
+}
+
+// TestAccConnector_refreshOverFailingLists: a list that fails part-way (a
+// 400 for every page past the first) is not trusted: each read asks for
+// itself, and the plan is the service's. Under 30% of 429, 503, 500, 502
+// and 504 on reads, the refresh still succeeds in one plan.
+func TestAccConnector_refreshOverFailingLists(t *testing.T) {
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	e.RequireSandbox(t, "inject faults")
+	madeOutside(t, e, 280)
+	dir := acctest.ConfigDir(t, acctest.FleetHCL(20, "max_retries = 20", false))
+	vars := e.ServiceEnv()
+	eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false")
+	ids := connectorsByAddress(t, eng, dir)
+	changed := "dataintegration_customer_service_connector.c[3]"
+	if _, err := e.Client(t).UpdateConnector(context.Background(), e.WorkspaceID, ids[changed], client.ConnectorUpdate{Name: new("renamed outside")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []sandbox.Faults{
+		{Rate: 1, Statuses: []int{400}, Methods: []string{"GET"}, FromPage: 2},
+		{Rate: 0.3, Statuses: []int{429, 503, 500, 502, 504}, Methods: []string{"GET"}, Seed: 3},
+	} {
+		if err := e.Sandbox.SetFaults(f); err != nil {
+			t.Fatal(err)
+		}
+		before := e.Sandbox.Stats().Faults
+		actions, _ := eng.Plan(t, dir, vars)
+		for addr := range ids {
+			want := "no-op"
+			if addr == changed {
+				want = "update"
+			}
+			acctest.ExpectActions(t, actions, addr, want)
+		}
+		if e.Sandbox.Stats().Faults == before {
+			t.Errorf("faults %+v: the plan met none", f)
+		}
 	}
 }

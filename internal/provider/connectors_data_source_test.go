@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -47,7 +48,7 @@ func expectConnectors(name, ws string, cs ...client.Connector) statecheck.StateC
 
 // TestAccConnectorsDataSource_list lists connectors made outside Terraform:
 // every one in the service's order with every attribute, and one by its
-// exact name, each read with one request.
+// exact name, both from one request.
 func TestAccConnectorsDataSource_list(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "have a workspace of the test's own: the data source lists every connector in it")
@@ -74,9 +75,9 @@ func TestAccConnectorsDataSource_list(t *testing.T) {
 				statecheck.ExpectKnownValue("data."+connectorsType+".all", tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.WorkspaceID)),
 				statecheck.ExpectKnownValue("data."+connectorsType+".b", tfjsonpath.New("name"), knownvalue.StringExact(names[1])),
 			},
-			// The test's own list, then one request for each data source,
-			// read once, at the apply's plan.
-			Check: e.ExpectRouteCount("GET "+acctest.RouteConnectors, 3),
+			// The test's own list, then one list that both data sources
+			// share, read once, at the apply's plan.
+			Check: e.ExpectRouteCount("GET "+acctest.RouteConnectors, 2),
 		}},
 	})
 }
@@ -258,5 +259,84 @@ resource "dataintegration_customer_service_connector" "desk" {
 	eng.ExpectConverged(t, dir, nil)
 	if v, _ := e.Sandbox.Connector(e.WorkspaceID, made[1].ID); v.URL != "https://acme.example-helpdesk.com" {
 		t.Errorf("after the apply the sandbox holds %+v, want the configuration's url", v)
+	}
+}
+
+// deferredReadsHCL reads the workspace's connectors during the apply,
+// before and after a create of the same apply: the read before lists the
+// workspace, the reads after must still find the new connector.
+const deferredReadsHCL = `
+resource "terraform_data" "first" {
+  input = "go"
+}
+
+data "dataintegration_customer_service_connectors" "before" {
+  depends_on = [terraform_data.first]
+}
+
+resource "dataintegration_customer_service_connector" "new" {
+  name        = "made in this apply"
+  url         = "https://acme.example.com"
+  agent_email = "agent@acme.com"
+  token       = "new-token"
+  depends_on  = [data.dataintegration_customer_service_connectors.before]
+}
+
+data "dataintegration_customer_service_connectors" "after" {
+  depends_on = [dataintegration_customer_service_connector.new]
+}
+
+data "dataintegration_customer_service_connector" "after" {
+  id = dataintegration_customer_service_connector.new.id
+}
+
+output "before" {
+  value = [for c in data.dataintegration_customer_service_connectors.before.connectors : c.name if c.name == "made in this apply"]
+}
+
+output "after" {
+  value = [for c in data.dataintegration_customer_service_connectors.after.connectors : c.id if c.name == "made in this apply"]
+}
+
+output "after_by_id" {
+  value = data.dataintegration_customer_service_connector.after.name
+}
+
+output "listed_after" {
+  value = length(data.dataintegration_customer_service_connectors.after.connectors)
+}
+`
+
+// TestAccConnectorsDataSource_readAfterCreateInOneApply: reads deferred to
+// the apply see a create of that apply, though a read before the create
+// listed the workspace in the same provider process.
+func TestAccConnectorsDataSource_readAfterCreateInOneApply(t *testing.T) {
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	e.RequireSandbox(t, "have a workspace of the test's own, whose connectors it counts")
+	madeOutside(t, e, 150)
+	dir := acctest.ConfigDir(t, deferredReadsHCL)
+	vars := e.ServiceEnv()
+	lists := e.Sandbox.Stats().ByRoute["GET "+acctest.RouteConnectors]
+	eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false")
+	out := eng.Outputs(t, dir)
+	id := acctest.StateResourceID(t, eng.Run(t, dir, nil, "show", "-json"), "dataintegration_customer_service_connector.new")
+	var before, after []string
+	if json.Unmarshal(out["before"], &before) != nil || len(before) != 0 {
+		t.Errorf("the read before the create found %s", out["before"])
+	}
+	if json.Unmarshal(out["after"], &after) != nil || !slices.Equal(after, []string{id}) {
+		t.Errorf("the list read after the create found %s, want [%q]", out["after"], id)
+	}
+	if got := acctest.Unquote(t, out["after_by_id"]); got != "made in this apply" {
+		t.Errorf("the read by ID after the create found %q", got)
+	}
+	if got := string(out["listed_after"]); got != "151" {
+		t.Errorf("the list after the create holds %s connectors, want 151", got)
+	}
+	// The read before the create listed the workspace: without it, the test
+	// would prove nothing, since an apply reads no resource.
+	if n := e.Sandbox.Stats().ByRoute["GET "+acctest.RouteConnectors] - lists; n < 2*2 {
+		t.Errorf("the apply listed %d pages, want the two lists of 2 pages at least", n)
 	}
 }

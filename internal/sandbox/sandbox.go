@@ -72,6 +72,9 @@ type Faults struct {
 	Seed      uint64   `json:"seed"`
 	When      string   `json:"when,omitempty"`
 	Methods   []string `json:"methods,omitempty"`
+	// FromPage, when set, limits faults to the list requests for this page
+	// or a later one, so that a list fails part-way and nothing else does.
+	FromPage int `json:"from_page,omitempty"`
 }
 
 // The values of Faults.When; empty means FaultsBefore.
@@ -366,6 +369,9 @@ func checkFaults(f Faults) error {
 			return fmt.Errorf(`status %d cannot follow a request carried out: with "when": "after", only 500, 502 and 504`, st)
 		}
 	}
+	if f.FromPage < 0 {
+		return fmt.Errorf("from_page must not be negative, got %d", f.FromPage)
+	}
 	for _, m := range f.Methods {
 		if !slices.Contains(faultMethods, strings.ToUpper(m)) {
 			return fmt.Errorf("method %q is not one of %s", m, strings.Join(faultMethods, ", "))
@@ -382,7 +388,11 @@ func (s *Server) injectFault(w http.ResponseWriter, r *http.Request) (int, bool)
 	s.mu.Lock()
 	f := s.faults
 	status := 0
-	applies := len(f.Methods) == 0 || slices.Contains(f.Methods, r.Method)
+	applies := len(f.Methods) == 0 || slices.ContainsFunc(f.Methods, func(m string) bool { return strings.EqualFold(m, r.Method) })
+	if f.FromPage > 0 {
+		page, err := strconv.Atoi(r.URL.Query().Get("page"))
+		applies = applies && err == nil && page >= f.FromPage
+	}
 	if applies && f.Rate > 0 && s.rng.Float64() < f.Rate {
 		status = f.Statuses[s.rng.IntN(len(f.Statuses))]
 		s.stats.Faults++

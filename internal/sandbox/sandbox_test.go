@@ -144,6 +144,22 @@ func TestSandbox_faultsMethods(t *testing.T) {
 	}
 }
 
+// TestSandbox_faultsFromPage: "from_page" limits the faults to list pages
+// from that one on, so that a list fails part-way; a read without a page
+// draws nothing.
+func TestSandbox_faultsFromPage(t *testing.T) {
+	h := newHarness(t, Config{Jobs: 250})
+	h.expect("PUT", "/_sandbox/faults", map[string]any{"rate": 1, "statuses": []int{400}, "methods": []string{"GET"}, "from_page": 2}, 200, "")
+	h.expect("GET", jobsPath("?page=1&page_size=100"), nil, 200, "")
+	h.expect("GET", jobsPath(""), nil, 200, "")
+	h.expect("GET", jobsPath("?page=2&page_size=100"), nil, 400, "injected fault")
+	h.expect("GET", jobsPath("?page=3&page_size=100"), nil, 400, "injected fault")
+	if f := h.srv.Stats().Faults; f != 2 {
+		t.Errorf("faults counted: %d, want those of pages 2 and 3", f)
+	}
+	h.expect("PUT", "/_sandbox/faults", map[string]any{"rate": 1, "statuses": []int{400}, "from_page": -1}, 400, "from_page must not be negative")
+}
+
 // TestSandbox_faultsRefused: settings that cannot be honoured are refused, naming
 // what is wrong.
 func TestSandbox_faultsRefused(t *testing.T) {
