@@ -33,12 +33,9 @@ func (d *connectorDataSource) Metadata(_ context.Context, req datasource.Metadat
 }
 
 func (d *connectorDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	computed := func(attr string) schema.StringAttribute {
-		return schema.StringAttribute{MarkdownDescription: connectorDescriptions[attr], Computed: true}
-	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "One existing customer-service connector, found by `id` or by exact `name`, with every attribute but its token, which the service never returns.",
-		Attributes: map[string]schema.Attribute{
+		Attributes: withConnectorAttributes(map[string]schema.Attribute{
 			"workspace_id": workspaceAttribute("that holds the connector"),
 			"id": schema.StringAttribute{
 				MarkdownDescription: connectorDescriptions["id"] + " Exactly one of `id` and `name` is required.",
@@ -53,18 +50,22 @@ func (d *connectorDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				Computed:   true,
 				Validators: []validator.String{nameValidator()},
 			},
-			"url":         computed("url"),
-			"agent_email": computed("agent_email"),
-			"streams": schema.ListAttribute{
-				MarkdownDescription: connectorDescriptions["streams"] + " In the service's order.",
-				ElementType:         types.StringType,
-				Computed:            true,
-			},
-			"connector_name": computed("connector_name"),
-			"created_at":     computed("created_at"),
-			"updated_at":     computed("updated_at"),
-		},
+		}),
 	}
+}
+
+// withConnectorAttributes adds to attrs the attributes that both connector
+// data sources read and never take: what the service returns.
+func withConnectorAttributes(attrs map[string]schema.Attribute) map[string]schema.Attribute {
+	for _, a := range []string{"url", "agent_email", "connector_name", "created_at", "updated_at"} {
+		attrs[a] = schema.StringAttribute{MarkdownDescription: connectorDescriptions[a], Computed: true}
+	}
+	attrs["streams"] = schema.ListAttribute{
+		MarkdownDescription: connectorDescriptions["streams"] + " In the service's order.",
+		ElementType:         types.StringType,
+		Computed:            true,
+	}
+	return attrs
 }
 
 func (d *connectorDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {

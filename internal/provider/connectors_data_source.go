@@ -30,9 +30,6 @@ func (d *connectorsDataSource) Metadata(_ context.Context, req datasource.Metada
 }
 
 func (d *connectorsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	computed := func(attr string) schema.StringAttribute {
-		return schema.StringAttribute{MarkdownDescription: connectorDescriptions[attr], Computed: true}
-	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The customer-service connectors of a workspace, in the service's order, each with every attribute but its token, " +
 			"which the service never returns. Read at plan when its arguments are known, so that `import` blocks can take `for_each` from it.",
@@ -46,21 +43,11 @@ func (d *connectorsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 			"connectors": schema.ListNestedAttribute{
 				MarkdownDescription: "The connectors, in the service's order; an empty list when there is none.",
 				Computed:            true,
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"id":           computed("id"),
+				NestedObject: schema.NestedAttributeObject{Attributes: withConnectorAttributes(map[string]schema.Attribute{
+					"id":           schema.StringAttribute{MarkdownDescription: connectorDescriptions["id"], Computed: true},
 					"workspace_id": schema.StringAttribute{MarkdownDescription: "The workspace (a UUID) that holds the connector.", Computed: true},
-					"name":         computed("name"),
-					"url":          computed("url"),
-					"agent_email":  computed("agent_email"),
-					"streams": schema.ListAttribute{
-						MarkdownDescription: connectorDescriptions["streams"] + " In the service's order.",
-						ElementType:         types.StringType,
-						Computed:            true,
-					},
-					"connector_name": computed("connector_name"),
-					"created_at":     computed("created_at"),
-					"updated_at":     computed("updated_at"),
-				}},
+					"name":         schema.StringAttribute{MarkdownDescription: connectorDescriptions["name"], Computed: true},
+				})},
 			},
 		},
 	}
