@@ -160,14 +160,23 @@ func (x *connectorReads) all(ctx context.Context, c *Client, ws string) ([]liste
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	w := x.of(ws)
-	l := w.list
-	if l == nil {
-		l = x.start(ctx, c, ws, w, true)
+	for {
+		l := w.list
+		if p := w.probe; l == nil && p != nil && !p.finished() {
+			// Its page 1 may be the whole list, or start it.
+			if !x.await(ctx, p) {
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		if l == nil {
+			l = x.start(ctx, c, ws, w, true)
+		}
+		if !x.await(ctx, l) {
+			return nil, ctx.Err()
+		}
+		return l.items, l.err
 	}
-	if !x.await(ctx, l) {
-		return nil, ctx.Err()
-	}
-	return l.items, l.err
 }
 
 // get returns the connector id of the list; false when the list does not
