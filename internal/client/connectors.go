@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 )
 
 // ConnectorSpec is the whole configuration of a new connector.
@@ -140,13 +141,43 @@ func (c *Client) ReadConnector(ctx context.Context, workspaceID, id string) (*Co
 // WorkspaceConnectors returns the workspace's customer-service connectors
 // as the service's filter selects them, in the service's order, from the
 // list shared by every read of the Client. Callers keep the exact matches.
-// An item the list gives only in summary is read by ID; one deleted
-// meanwhile is left out.
 func (c *Client) WorkspaceConnectors(ctx context.Context, workspaceID string) ([]Connector, error) {
 	listed, err := c.reads.all(ctx, c, workspaceID)
 	if err != nil {
 		return nil, err
 	}
+	return c.complete(ctx, workspaceID, listed)
+}
+
+// ConnectorsNamed returns the workspace's customer-service connectors as
+// the service's filters select those named name, in the service's order:
+// from the list the reads share when the Client holds one (its exact
+// matches), else from a list of the name, one request for most names.
+// Callers keep the exact matches.
+func (c *Client) ConnectorsNamed(ctx context.Context, workspaceID, name string) ([]Connector, error) {
+	listed, held := c.reads.held(workspaceID)
+	if held {
+		// A summary without its name may still be of the name: it is read.
+		listed = slices.DeleteFunc(slices.Clone(listed), func(it listedConnector) bool {
+			return it.Name != name && (it.full || it.Name != "")
+		})
+	} else {
+		kind := ConnectorKindCustomerService
+		q := url.Values{}
+		setConnectorFilter(q, ConnectorFilter{Name: &name, ConnectorName: &kind})
+		v, all := Collect[listedConnector](nil, 0)
+		err := walk(ctx, c, listing{op: "list connectors", path: fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)), query: q}, v)
+		if err != nil {
+			return nil, err
+		}
+		listed = *all
+	}
+	return c.complete(ctx, workspaceID, listed)
+}
+
+// complete returns the connectors listed, each item the list gives only in
+// summary read by ID, and one deleted meanwhile left out.
+func (c *Client) complete(ctx context.Context, workspaceID string, listed []listedConnector) ([]Connector, error) {
 	out := make([]Connector, 0, len(listed))
 	for _, it := range listed {
 		if !it.full {

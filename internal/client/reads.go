@@ -179,6 +179,17 @@ func (x *connectorReads) all(ctx context.Context, c *Client, ws string) ([]liste
 	}
 }
 
+// held returns the whole list of workspace ws when one is held; false when
+// none is, or it is still in flight.
+func (x *connectorReads) held(ws string) ([]listedConnector, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if l := x.of(ws).list; l != nil && l.finished() && l.err == nil {
+		return l.items, true
+	}
+	return nil, false
+}
+
 // get returns the connector id of the list; false when the list does not
 // hold it, or holds a summary of it.
 func (l *listRead) get(id string) (*Connector, bool) {

@@ -104,17 +104,21 @@ func (s *connectorService) list(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"detail": "Bad page."}`))
 		return
 	}
+	items := s.items
+	if name := r.URL.Query().Get("name"); name != "" {
+		items = slices.DeleteFunc(slices.Clone(items), func(it map[string]any) bool { return it["name"] != name })
+	}
 	size := orDefault(s.pageCap, PageSize)
-	pages := max((len(s.items)+size-1)/size, 1)
-	lo, hi := min((page-1)*size, len(s.items)), min(page*size, len(s.items))
+	pages := max((len(items)+size-1)/size, 1)
+	lo, hi := min((page-1)*size, len(items)), min(page*size, len(items))
 	results := make([]map[string]any, 0, hi-lo)
-	for _, it := range s.items[lo:hi] {
+	for _, it := range items[lo:hi] {
 		if s.summary {
 			it = without(it, "streams")
 		}
 		results = append(results, it)
 	}
-	env := map[string]any{"count": len(s.items), "total_pages": pages, "next_page": nil, "results": results}
+	env := map[string]any{"count": len(items), "total_pages": pages, "next_page": nil, "results": results}
 	if page < pages {
 		env["next_page"] = page + 1
 	}
@@ -315,7 +319,7 @@ func TestReads_listInFlightAtAWriteIsNotKept(t *testing.T) {
 		all, _ := c.WorkspaceConnectors(ctx, testWS)
 		done <- all
 	}()
-	waitFor(t, func() bool { return c.reads.held() })
+	waitFor(t, func() bool { return c.reads.inFlight() })
 	s.mu.Lock()
 	s.gate = nil
 	s.mu.Unlock()
@@ -364,7 +368,7 @@ func TestReads_listGoesOnForTheReadsThatWait(t *testing.T) {
 	first, cancel := context.WithCancel(context.Background())
 	started := make(chan error)
 	go func() { _, err := c.WorkspaceConnectors(first, testWS); started <- err }()
-	waitFor(t, func() bool { return c.reads.held() })
+	waitFor(t, func() bool { return c.reads.inFlight() })
 	waiter := make(chan []Connector)
 	go func() { all, _ := c.WorkspaceConnectors(context.Background(), testWS); waiter <- all }()
 	waitFor(t, func() bool { return c.reads.waiting() == 2 })
@@ -388,12 +392,12 @@ func TestReads_listAloneCancelledStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ended := make(chan error)
 	go func() { _, err := c.WorkspaceConnectors(ctx, testWS); ended <- err }()
-	waitFor(t, func() bool { return c.reads.held() })
+	waitFor(t, func() bool { return c.reads.inFlight() })
 	cancel()
 	if err := <-ended; err == nil {
 		t.Error("the cancelled read returned no error")
 	}
-	if c.reads.held() {
+	if c.reads.inFlight() {
 		t.Error("a list no read waits for is still held")
 	}
 	close(gate)
@@ -412,8 +416,8 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-// held tells whether a list of testWS is in flight or held.
-func (x *connectorReads) held() bool {
+// inFlight tells whether a list of testWS is in flight or held.
+func (x *connectorReads) inFlight() bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	w := x.of(testWS)
@@ -442,7 +446,7 @@ func TestReads_listSharesPageOneInFlight(t *testing.T) {
 	s.mu.Unlock()
 	read := make(chan error)
 	go func() { _, err := c.ReadConnector(context.Background(), testWS, "c0250"); read <- err }()
-	waitFor(t, c.reads.held)
+	waitFor(t, c.reads.inFlight)
 	listed := make(chan []Connector)
 	go func() { all, _ := c.WorkspaceConnectors(context.Background(), testWS); listed <- all }()
 	waitFor(t, func() bool { return c.reads.waiting() == 2 })
@@ -455,5 +459,28 @@ func TestReads_listSharesPageOneInFlight(t *testing.T) {
 	}
 	if s.pages != 3 {
 		t.Errorf("%d pages asked, want 3: page 1 read once, for the read and the list", s.pages)
+	}
+}
+
+func TestReads_namedFromTheListHeld(t *testing.T) {
+	ctx := context.Background()
+	s, c := newConnectorService(t, 300)
+	got, err := c.ConnectorsNamed(ctx, testWS, "desk 7")
+	if err != nil || s.pages != 1 {
+		t.Fatalf("a name without a list held: %v, %d pages, want one list of the name", err, s.pages)
+	}
+	if _, err := c.WorkspaceConnectors(ctx, testWS); err != nil {
+		t.Fatal(err)
+	}
+	pages := s.pages
+	again, err := c.ConnectorsNamed(ctx, testWS, "desk 7")
+	if err != nil || s.pages != pages || len(again) != len(got) {
+		t.Errorf("a name with the list held: %d connectors (%v), %d more pages; want %d and none", len(again), err, s.pages-pages, len(got))
+	}
+	if err := c.DeleteConnector(ctx, testWS, "c0007"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ConnectorsNamed(ctx, testWS, "desk 7"); err != nil || s.pages == pages {
+		t.Errorf("after a write, the name was answered from the list held before it: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -127,7 +128,9 @@ func (d *connectorDataSource) connectorByID(ctx context.Context, ws, id string, 
 // connectorByName finds the one customer-service connector named exactly
 // name; nil, after an error, when no connector or several have the name.
 func (d *connectorDataSource) connectorByName(ctx context.Context, ws, name string, diags *diag.Diagnostics) *client.Connector {
-	found, err := connectorsByName(ctx, d.data.client, ws, name)
+	listed, err := d.data.client.ConnectorsNamed(ctx, ws, name)
+	_, match := connectorFilter(&name)
+	found := slices.DeleteFunc(listed, func(c client.Connector) bool { return !match(c) })
 	switch {
 	case err != nil:
 		addRequestError(diags, "Unable to List Connectors", ws, err)

@@ -1265,7 +1265,7 @@ func TestAccConnector_racingApplies(t *testing.T) {
 		}
 		var winners []string
 		for i, dir := range dirs {
-			ids := connectorsByAddress(t, eng, dir)
+			ids := eng.StateIDs(t, dir, "dataintegration_customer_service_connector")
 			switch {
 			case errs[i] == nil:
 				winners = append(winners, slices.Collect(maps.Keys(ids))...)

@@ -7,6 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
 var _ datasource.DataSourceWithConfigure = (*connectorsDataSource)(nil)
@@ -68,7 +70,13 @@ func (d *connectorsDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		return
 	}
 
-	listed, err := d.data.client.WorkspaceConnectors(ctx, ws)
+	var listed []client.Connector
+	var err error
+	if m.Name.IsNull() {
+		listed, err = d.data.client.WorkspaceConnectors(ctx, ws)
+	} else {
+		listed, err = d.data.client.ConnectorsNamed(ctx, ws, m.Name.ValueString())
+	}
 	if err != nil {
 		addRequestError(&resp.Diagnostics, "Unable to List Connectors", ws, err)
 		return
