@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"sync"
 )
 
 // ConnectorSpec is the whole configuration of a new connector.
@@ -123,9 +124,15 @@ func (c *Client) ListConnectors(ctx context.Context, workspaceID string, f Conne
 // EachConnectorPage gives v the pages of the workspace's connectors that f
 // selects, in order (see walk).
 func (c *Client) EachConnectorPage(ctx context.Context, workspaceID string, f ConnectorFilter, v Visitor[Connector]) error {
+	return walk(ctx, c, connectorListing(workspaceID, f), v)
+}
+
+// connectorListing is the list of the workspace's connectors that f
+// selects.
+func connectorListing(workspaceID string, f ConnectorFilter) listing {
 	q := url.Values{}
 	setConnectorFilter(q, f)
-	return walk(ctx, c, listing{op: "list connectors", path: fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)), query: q}, v)
+	return listing{op: "list connectors", path: fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)), query: q}
 }
 
 // ReadConnector reads a connector as GetConnector does, but may answer from
@@ -163,11 +170,8 @@ func (c *Client) ConnectorsNamed(ctx context.Context, workspaceID, name string) 
 		})
 	} else {
 		kind := ConnectorKindCustomerService
-		q := url.Values{}
-		setConnectorFilter(q, ConnectorFilter{Name: &name, ConnectorName: &kind})
 		v, all := Collect[listedConnector](nil, 0)
-		err := walk(ctx, c, listing{op: "list connectors", path: fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)), query: q}, v)
-		if err != nil {
+		if err := walk(ctx, c, connectorListing(workspaceID, ConnectorFilter{Name: &name, ConnectorName: &kind}), v); err != nil {
 			return nil, err
 		}
 		listed = *all
@@ -176,21 +180,29 @@ func (c *Client) ConnectorsNamed(ctx context.Context, workspaceID, name string) 
 }
 
 // complete returns the connectors listed, each item the list gives only in
-// summary read by ID, and one deleted meanwhile left out.
+// summary read by ID (side by side, within the Client's bound), and one
+// deleted meanwhile left out.
 func (c *Client) complete(ctx context.Context, workspaceID string, listed []listedConnector) ([]Connector, error) {
-	out := make([]Connector, 0, len(listed))
-	for _, it := range listed {
-		if !it.full {
-			got, err := c.GetConnector(ctx, workspaceID, it.ID)
-			if IsNotFound(err) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			it.Connector = *got
+	got := make([]*Connector, len(listed))
+	errs := make([]error, len(listed))
+	var wg sync.WaitGroup
+	for i, it := range listed {
+		if it.full {
+			got[i] = &listed[i].Connector
+			continue
 		}
-		out = append(out, it.Connector)
+		wg.Go(func() { got[i], errs[i] = c.GetConnector(ctx, workspaceID, it.ID) })
+	}
+	wg.Wait()
+	out := make([]Connector, 0, len(listed))
+	for i, err := range errs {
+		switch {
+		case IsNotFound(err):
+		case err != nil:
+			return nil, err
+		default:
+			out = append(out, *got[i])
+		}
 	}
 	return out, nil
 }

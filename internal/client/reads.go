@@ -2,8 +2,6 @@ package client
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"strings"
 	"sync"
 )
@@ -247,7 +245,7 @@ func (x *connectorReads) start(ctx context.Context, c *Client, ws string, w *wor
 	}
 	go func() {
 		defer cancel()
-		l.read(ctx, c, connectorListing(ws), first, whole)
+		l.read(ctx, c, sharedListing(ws), first, whole)
 		x.mu.Lock()
 		defer x.mu.Unlock()
 		if w.list == l || w.probe == l {
@@ -302,11 +300,9 @@ func probed(p *Page[listedConnector]) (pages int, whole bool) {
 	return pages, false
 }
 
-// connectorListing is the list that reads share: the workspace's
+// sharedListing is the list that reads share: the workspace's
 // customer-service connectors, as the service's filter selects them.
-func connectorListing(ws string) listing {
-	q := url.Values{}
+func sharedListing(ws string) listing {
 	kind := ConnectorKindCustomerService
-	setConnectorFilter(q, ConnectorFilter{ConnectorName: &kind})
-	return listing{op: "list connectors", path: fmt.Sprintf(pathConnectors, url.PathEscape(ws)), query: q}
+	return connectorListing(ws, ConnectorFilter{ConnectorName: &kind})
 }
