@@ -158,11 +158,11 @@ func (c *Client) WorkspaceConnectors(ctx context.Context, workspaceID string) ([
 
 // ConnectorsNamed returns the workspace's customer-service connectors as
 // the service's filters select those named name, in the service's order:
-// from the list the reads share when the Client holds one (its exact
-// matches), else from a list of the name, one request for most names.
+// from the list the reads share when the Client holds one or reads one (its
+// exact matches), else from a list of the name, one request for most names.
 // Callers keep the exact matches.
 func (c *Client) ConnectorsNamed(ctx context.Context, workspaceID, name string) ([]Connector, error) {
-	listed, held := c.reads.held(workspaceID)
+	listed, held := c.reads.held(ctx, workspaceID)
 	if held {
 		// A summary without its name may still be of the name: it is read.
 		listed = slices.DeleteFunc(slices.Clone(listed), func(it listedConnector) bool {

@@ -177,15 +177,16 @@ func (x *connectorReads) all(ctx context.Context, c *Client, ws string) ([]liste
 	}
 }
 
-// held returns the whole list of workspace ws when one is held; false when
-// none is, or it is still in flight.
-func (x *connectorReads) held(ws string) ([]listedConnector, bool) {
+// held returns the whole list of workspace ws when one is held, or in
+// flight and read without error; false otherwise.
+func (x *connectorReads) held(ctx context.Context, ws string) ([]listedConnector, bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if l := x.of(ws).list; l != nil && l.finished() && l.err == nil {
-		return l.items, true
+	l := x.of(ws).list
+	if l == nil || !x.await(ctx, l) || l.err != nil {
+		return nil, false
 	}
-	return nil, false
+	return l.items, true
 }
 
 // get returns the connector id of the list; false when the list does not
