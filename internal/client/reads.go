@@ -16,9 +16,6 @@ type connectorReads struct {
 
 // workspaceReads is what the reads of one workspace share.
 type workspaceReads struct {
-	// writes counts the creates, updates and deletes the Client has made in
-	// the workspace; each forgets what was listed.
-	writes uint64
 	// gets counts the reads by ID sent since the last write, and pages is
 	// how many pages the list had when last read (0: not known): once the
 	// reads by ID reach the pages, the list is read whole.
@@ -80,7 +77,6 @@ func (x *connectorReads) wrote(ws string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	w := x.of(ws)
-	w.writes++
 	w.gets, w.failed, w.probe, w.list = 0, false, nil, nil
 }
 
@@ -115,19 +111,18 @@ func (x *connectorReads) find(ctx context.Context, c *Client, ws, id string) (*C
 				return it, true
 			}
 		}
+		// The first read of a workspace asks by ID, as does every read until
+		// the reads made and the reads under way that page 1 does not answer
+		// reach the pages of the list, or when the list does not tell its
+		// length, or failed.
 		switch {
-		case w.failed, w.probe != nil && w.pages == 0, w.probe == nil && w.pages == 0 && w.gets == 0,
-			w.pages > 0 && w.gets+w.unheld() < w.pages:
-			// The first read of a workspace asks by ID, as does every read
-			// until the reads made and the reads under way that page 1 does
-			// not answer reach the pages of the list, or when the list does
-			// not tell its length.
+		case !w.failed && w.pages == 0 && w.probe == nil && w.gets > 0:
+			x.start(ctx, c, ws, w, false)
+		case !w.failed && w.pages > 0 && w.gets+w.unheld() >= w.pages:
+			x.start(ctx, c, ws, w, true)
+		default:
 			w.gets++
 			return nil, false
-		case w.pages == 0:
-			x.start(ctx, c, ws, w, false)
-		default:
-			x.start(ctx, c, ws, w, true)
 		}
 	}
 }
