@@ -1,7 +1,9 @@
 package acctest
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -108,3 +110,177 @@ func LogHasRequest(log string, fields []string) bool {
 // TimestampRE is the service's timestamp format: ISO 8601 with milliseconds
 // and Z.
 var TimestampRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
+
+// ExpectRouteCount checks, once the step is applied, how many requests the
+// sandbox served on a route.
+func (e *Env) ExpectRouteCount(route string, want int64) resource.TestCheckFunc {
+	return e.ExpectRouteCountIn(route, want, want)
+}
+
+// ExpectRouteCountIn checks, once the step is applied, that the sandbox
+// served from least to most requests on a route: for reads whose sharing
+// depends on which arrives first.
+func (e *Env) ExpectRouteCountIn(route string, least, most int64) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got := e.Sandbox.Stats().ByRoute[route]
+		switch {
+		case least == most && got != least:
+			return fmt.Errorf("sandbox served %d requests on %q, want %d", got, route, least)
+		case got < least || got > most:
+			return fmt.Errorf("sandbox served %d requests on %q, want %d to %d", got, route, least, most)
+		}
+		return nil
+	}
+}
+
+// ExpectNoRequests checks that the sandbox served no request at all: for
+// configurations that must fail before any is sent.
+func (e *Env) ExpectNoRequests(t *testing.T) {
+	t.Helper()
+	if e.Sandbox == nil {
+		return
+	}
+	if st := e.Sandbox.Stats(); st.Requests != 0 {
+		t.Errorf("the sandbox served %d requests (%v), want none", st.Requests, st.ByRoute)
+	}
+}
+
+// ExpectStored checks the test's connector as the sandbox holds it,
+// token included. Against the real service, which never shows a token, the
+// check is logged and left out.
+func (e *Env) ExpectStored(t *testing.T, check func(sandbox.ConnectorView) error) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		if e.Sandbox == nil {
+			t.Logf("not checked against the real service: what the sandbox holds for %s", ConnectorAddress)
+			return nil
+		}
+		rs, ok := s.RootModule().Resources[ConnectorAddress]
+		if !ok {
+			return fmt.Errorf("%s is not in the state", ConnectorAddress)
+		}
+		v, ok := e.Sandbox.Connector(rs.Primary.Attributes["workspace_id"], rs.Primary.ID)
+		if !ok {
+			return fmt.Errorf("the sandbox holds no connector %s", rs.Primary.ID)
+		}
+		return check(v)
+	}
+}
+
+// ConnectorsGone is a CheckDestroy: no connector of the state is left in
+// the service.
+func (e *Env) ConnectorsGone(t *testing.T) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		c := e.Client(t)
+		for _, rs := range s.RootModule().Resources {
+			if rs.Type != "dataintegration_customer_service_connector" {
+				continue
+			}
+			_, err := c.GetConnector(context.Background(), rs.Primary.Attributes["workspace_id"], rs.Primary.ID)
+			if !client.IsNotFound(err) {
+				return fmt.Errorf("connector %s: want 404 after destroy, got %w", rs.Primary.ID, err)
+			}
+		}
+		return nil
+	}
+}
+
+// ExpectMoved checks that a connector moved from the test's workspace to
+// workspace to: the sandbox holds *moved there and no longer holds *first
+// in the test's workspace. The IDs are read when the check runs, after
+// CaptureID has stored them.
+func (e *Env) ExpectMoved(first, moved *string, to string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if _, ok := e.Sandbox.Connector(to, *moved); !ok {
+			return fmt.Errorf("no connector %s in workspace %s", *moved, to)
+		}
+		if _, ok := e.Sandbox.Connector(e.WorkspaceID, *first); ok {
+			return fmt.Errorf("connector %s is still in workspace %s", *first, e.WorkspaceID)
+		}
+		return nil
+	}
+}
+
+// ExpectExecutions checks a job's executions: one per want, oldest first,
+// with want's status and force_full_refresh (status "" is not checked).
+func (e *Env) ExpectExecutions(jobID string, want ...sandbox.Execution) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got := e.Sandbox.Executions(e.WorkspaceID, jobID)
+		if len(got) != len(want) {
+			return fmt.Errorf("job %s has %d executions, want %d: %+v", jobID, len(got), len(want), got)
+		}
+		for i := range want {
+			if got[i].ForceFullRefresh != want[i].ForceFullRefresh || (want[i].Status != "" && got[i].Status != want[i].Status) {
+				return fmt.Errorf("execution %d of job %s is %+v, want status %q and force_full_refresh %v",
+					i, jobID, got[i], want[i].Status, want[i].ForceFullRefresh)
+			}
+		}
+		return nil
+	}
+}
+
+// ErrorMatching is a TestCase.ErrorCheck that accepts only an error
+// matching re and free of every secret, and records that it saw one.
+type ErrorMatching struct {
+	Want    *regexp.Regexp
+	Secrets []string
+	Seen    bool
+}
+
+func (c *ErrorMatching) Check(err error) error {
+	msg := err.Error()
+	for _, s := range c.Secrets {
+		if strings.Contains(msg, s) {
+			return fmt.Errorf("the error shows a secret: %s", msg)
+		}
+	}
+	if !c.Want.MatchString(msg) {
+		return fmt.Errorf("error does not match %s: %s", c.Want, msg)
+	}
+	c.Seen = true
+	return nil
+}
+
+// Phrases is a pattern of the given Phrases in order, each matching across
+// the line breaks Terraform puts into long diagnostics.
+func Phrases(ps ...string) *regexp.Regexp {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		words := strings.Fields(p)
+		for j, w := range words {
+			words[j] = regexp.QuoteMeta(w)
+		}
+		parts[i] = strings.Join(words, `\s+`)
+	}
+	return regexp.MustCompile(strings.Join(parts, `[\s\S]*`))
+}
+
+// StringsExact is a check of a list of strings, in order.
+func StringsExact(ss ...string) knownvalue.Check {
+	checks := make([]knownvalue.Check, len(ss))
+	for i, s := range ss {
+		checks[i] = knownvalue.StringExact(s)
+	}
+	return knownvalue.ListExact(checks)
+}
+
+// ExpectStateMatchesService checks that the state holds exactly the
+// connectors the sandbox holds, and a trigger for every job that ran, each
+// once. A trigger whose answer was lost is recorded whether its job ran or
+// not (at most once): a job with a trigger may have no execution.
+func ExpectStateMatchesService(t testing.TB, eng *Engine, dir string, e *Env, jobs []string) (connectors, triggered int) {
+	t.Helper()
+	inState := slices.Sorted(maps.Keys(eng.StateIDs(t, dir, "dataintegration_customer_service_connector")))
+	if held := e.Sandbox.ConnectorIDs(e.WorkspaceID); !slices.Equal(inState, held) {
+		t.Errorf("the state holds connectors %v, the service %v", inState, held)
+	}
+	triggeredInState := map[string]bool{}
+	for _, job := range eng.StateIDs(t, dir, "dataintegration_job_trigger") {
+		triggeredInState[job] = true
+	}
+	for _, job := range jobs {
+		if got := len(e.Sandbox.Executions(e.WorkspaceID, job)); got > 1 || (got == 1 && !triggeredInState[job]) {
+			t.Errorf("job %s: %d executions, and the state holds a trigger of it: %v", job, got, triggeredInState[job])
+		}
+	}
+	return len(inState), len(triggeredInState)
+}

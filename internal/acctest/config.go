@@ -137,3 +137,103 @@ resource "terraform_data" %[1]q {
 }
 
 const JobsAddress = "data.dataintegration_jobs.test"
+
+// ProviderConfig is a provider block with every setting given, so that the
+// environment of whoever runs the tests plays no part; extra lines are
+// added inside it.
+func (e *Env) ProviderConfig(extra ...string) string {
+	return fmt.Sprintf(`
+provider "dataintegration" {
+  base_url     = %q
+  api_key      = %q
+  workspace_id = %q
+%s}
+`, e.BaseURL, e.APIKey, e.WorkspaceID, indentLines(extra))
+}
+
+// ProviderWithWorkspace is a provider block like ProviderConfig's, with the
+// given default workspace.
+func (e *Env) ProviderWithWorkspace(ws string) string {
+	return ProviderBlock(e.BaseURL, e.APIKey, ws)
+}
+
+// ProviderWithoutWorkspace is a provider block like ProviderConfig's, with
+// no default workspace.
+func (e *Env) ProviderWithoutWorkspace() string {
+	return ProviderBlock(e.BaseURL, e.APIKey, "")
+}
+
+// ProviderWithKey is a provider block like ProviderConfig's, with the given
+// API key.
+func (e *Env) ProviderWithKey(apiKey string) string {
+	return ProviderBlock(e.BaseURL, apiKey, e.WorkspaceID)
+}
+
+// ProviderBlock is a provider block of the given settings; workspace_id is
+// left out when ws is "".
+func ProviderBlock(baseURL, apiKey, ws string) string {
+	b := fmt.Sprintf("provider \"dataintegration\" {\n  base_url     = %q\n  api_key      = %q\n", baseURL, apiKey)
+	if ws != "" {
+		b += fmt.Sprintf("  workspace_id = %q\n", ws)
+	}
+	return b + "}\n"
+}
+
+func indentLines(lines []string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString("  " + l + "\n")
+	}
+	return b.String()
+}
+
+const RouteListJobs = "GET /developers/workspaces/{workspace_id}/jobs/"
+
+// FleetHCL is n connectors and a trigger of each job in TF_VAR_jobs, with
+// the provider configured from the environment and extra settings, and a
+// jobs data source when listJobs is set.
+func FleetHCL(n int, providerExtra string, listJobs bool) string {
+	hcl := fmt.Sprintf(`
+provider "dataintegration" {
+  %s
+}
+
+variable "jobs" {
+  type    = list(string)
+  default = []
+}
+`, providerExtra) + FleetConnectorsHCL(n) + `
+resource "dataintegration_job_trigger" "t" {
+  count  = length(var.jobs)
+  job_id = var.jobs[count.index]
+}
+`
+	if listJobs {
+		// Read at plan time, under whatever the service does then; the
+		// output counts the seeded jobs only, which the apply does not
+		// change.
+		hcl += `
+data "dataintegration_jobs" "all" {}
+
+output "seeded_jobs_listed" {
+  value = length([for j in data.dataintegration_jobs.all.jobs : j if !startswith(j.data_source, "fleet ")])
+}
+`
+	}
+	return hcl
+}
+
+// FleetConnectorsHCL is FleetHCL's n connectors alone, for a provider with
+// no triggers such as the bench's yardstick.
+func FleetConnectorsHCL(n int) string {
+	return fmt.Sprintf(`
+resource "dataintegration_customer_service_connector" "c" {
+  count       = %d
+  name        = "fleet ${count.index}"
+  url         = "https://acme.example.com"
+  agent_email = "agent@acme.com"
+  token       = "fleet-token-${count.index}"
+  streams     = ["tickets"]
+}
+`, n)
+}

@@ -471,3 +471,22 @@ func writeCLIConfig(tb testing.TB, text string) string {
 	}
 	return cfg
 }
+
+// EngineName is the name of the engine the acceptance tests drive, as the
+// provider names it in its User-Agent: the provider served from the test
+// binary cannot tell it from its parent process. "Terraform" outside an
+// acceptance run.
+func EngineName() string {
+	path := realEngine
+	if path == "" && os.Getenv("TF_ACC") != "" {
+		path = os.Getenv("TF_ACC_TERRAFORM_PATH")
+	}
+	if path == "" {
+		return "Terraform"
+	}
+	info, err := detectEngineAt(path)
+	if err != nil || !info.Tofu {
+		return "Terraform"
+	}
+	return "OpenTofu"
+}

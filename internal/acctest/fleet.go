@@ -2,89 +2,20 @@ package acctest
 
 import (
 	"encoding/json"
-	"fmt"
-	"maps"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// FleetHCL is n connectors and a trigger of each job in TF_VAR_jobs, with
-// the provider configured from the environment and extra settings, and a
-// jobs data source when listJobs is set.
-func FleetHCL(n int, providerExtra string, listJobs bool) string {
-	hcl := fmt.Sprintf(`
-provider "dataintegration" {
-  %s
-}
-
-variable "jobs" {
-  type    = list(string)
-  default = []
-}
-
-resource "dataintegration_customer_service_connector" "c" {
-  count       = %d
-  name        = "fleet ${count.index}"
-  url         = "https://acme.example.com"
-  agent_email = "agent@acme.com"
-  token       = "fleet-token-${count.index}"
-  streams     = ["tickets"]
-}
-
-resource "dataintegration_job_trigger" "t" {
-  count  = length(var.jobs)
-  job_id = var.jobs[count.index]
-}
-`, providerExtra, n)
-	if listJobs {
-		// Read at plan time, under whatever the service does then; the
-		// output counts the seeded jobs only, which the apply does not
-		// change.
-		hcl += `
-data "dataintegration_jobs" "all" {}
-
-output "seeded_jobs_listed" {
-  value = length([for j in data.dataintegration_jobs.all.jobs : j if !startswith(j.data_source, "fleet ")])
-}
-`
-	}
-	return hcl
-}
-
-// ActiveJobIDs returns the IDs of the first n active jobs, as TF_VAR_jobs.
-func ActiveJobIDs(t *testing.T, e *Env, n int) ([]string, string) {
-	t.Helper()
-	ids, _ := ActiveJobs(t, e, n)
+// JobsVar is the TF_VAR_jobs variable of FleetHCL that lists ids.
+func JobsVar(tb testing.TB, ids []string) string {
+	tb.Helper()
 	b, err := json.Marshal(ids)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	return ids, "TF_VAR_jobs=" + string(b)
-}
-
-// ExpectStateMatchesService checks that the state holds exactly the
-// connectors the sandbox holds, and a trigger for every job that ran, each
-// once. A trigger whose answer was lost is recorded whether its job ran or
-// not (at most once): a job with a trigger may have no execution.
-func ExpectStateMatchesService(t testing.TB, eng *Engine, dir string, e *Env, jobs []string) (connectors, triggered int) {
-	t.Helper()
-	inState := slices.Sorted(maps.Keys(eng.StateIDs(t, dir, "dataintegration_customer_service_connector")))
-	if held := e.Sandbox.ConnectorIDs(e.WorkspaceID); !slices.Equal(inState, held) {
-		t.Errorf("the state holds connectors %v, the service %v", inState, held)
-	}
-	triggeredInState := map[string]bool{}
-	for _, job := range eng.StateIDs(t, dir, "dataintegration_job_trigger") {
-		triggeredInState[job] = true
-	}
-	for _, job := range jobs {
-		if got := len(e.Sandbox.Executions(e.WorkspaceID, job)); got > 1 || (got == 1 && !triggeredInState[job]) {
-			t.Errorf("job %s: %d executions, and the state holds a trigger of it: %v", job, got, triggeredInState[job])
-		}
-	}
-	return len(inState), len(triggeredInState)
+	return "TF_VAR_jobs=" + string(b)
 }
 
 // ConnectorsByName are the IDs of the connectors of the test's workspace, by
@@ -114,12 +45,8 @@ func DegradedRun(tb testing.TB, eng *Engine, connectors, triggers int, rate floa
 	e := NewEnv(tb, sandbox.Config{Jobs: triggers + triggers/2 + 10, RunDuration: time.Millisecond})
 	e.RequireSandbox(tb, "inject faults")
 	jobs, _ := ActiveJobs(tb, e, triggers)
-	ids, err := json.Marshal(jobs)
-	if err != nil {
-		tb.Fatal(err)
-	}
 	dir := ConfigDir(tb, FleetHCL(connectors, "", false))
-	vars := e.ServiceEnv("TF_VAR_jobs=" + string(ids))
+	vars := e.ServiceEnv(JobsVar(tb, jobs))
 	faults := func(f sandbox.Faults) {
 		if err := e.Sandbox.SetFaults(f); err != nil {
 			tb.Fatal(err)

@@ -2,7 +2,6 @@ package acctest
 
 import (
 	"net/http"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -55,14 +54,13 @@ func (e *TLSEnv) Remotes() []string {
 	return append([]string(nil), e.remotes...)
 }
 
-// NewProxy starts a CONNECT proxy that asks for user and password (none
-// with an empty user), and fails the test if an engine prints the password.
-func NewProxy(t *testing.T, user, password string) *nettest.Proxy {
+// ServeSecretProxy is nettest.ServeProxy whose password no engine may print.
+func ServeSecretProxy(t *testing.T, user, password string) *nettest.Proxy {
 	t.Helper()
 	if password != "" {
 		expectNoSecretPrinted(t, password)
 	}
-	return nettest.NewProxy(t, user, password)
+	return nettest.ServeProxy(t, user, password)
 }
 
 // proxyVars are the variables Go reads a proxy from, in both cases.
@@ -77,23 +75,4 @@ func ProxyEnv(t *testing.T, httpsProxy, noProxy string) {
 	}
 	t.Setenv("HTTPS_PROXY", httpsProxy)
 	t.Setenv("NO_PROXY", noProxy)
-}
-
-// EngineName is the name of the engine the acceptance tests drive, as the
-// provider names it in its User-Agent: the provider served from the test
-// binary cannot tell it from its parent process. "Terraform" outside an
-// acceptance run.
-func EngineName() string {
-	path := realEngine
-	if path == "" && os.Getenv("TF_ACC") != "" {
-		path = os.Getenv("TF_ACC_TERRAFORM_PATH")
-	}
-	if path == "" {
-		return "Terraform"
-	}
-	info, err := detectEngineAt(path)
-	if err != nil || !info.Tofu {
-		return "Terraform"
-	}
-	return "OpenTofu"
 }

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/provider"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
 
 func TestOutput_secretsIn(t *testing.T) {

@@ -222,17 +222,6 @@ func benchRounds(tb testing.TB) int {
 	return 5
 }
 
-const benchConnectorsHCL = `
-resource "dataintegration_customer_service_connector" "c" {
-  count       = %d
-  name        = "fleet ${count.index}"
-  url         = "https://acme.example.com"
-  agent_email = "agent@acme.com"
-  token       = "fleet-token-${count.index}"
-  streams     = ["tickets"]
-}
-`
-
 const benchJobsHCL = `
 data "dataintegration_jobs" "all" {}
 
@@ -380,10 +369,10 @@ func BenchmarkScale(b *testing.B) {
 	// of the yardstick's 200.
 	fleet := acctest.NewEnv(b, sandbox.Config{})
 	vars := fleet.ServiceEnv(acctest.NoLogVars...)
-	dir = acctest.ConfigDir(b, fmt.Sprintf(benchConnectorsHCL, 200))
+	dir = acctest.ConfigDir(b, acctest.FleetConnectorsHCL(200))
 	eng.Run(b, dir, vars, "apply", "-auto-approve", "-input=false")
 	ys := yardstick(b)
-	yardDir := acctest.ConfigDir(b, fmt.Sprintf(benchConnectorsHCL, 200))
+	yardDir := acctest.ConfigDir(b, acctest.FleetConnectorsHCL(200))
 	eng.Run(b, yardDir, append(slices.Clone(vars), ys.env...), "apply", "-auto-approve", "-input=false")
 	var reads, others []int64
 	fleetCases := cases()
@@ -618,7 +607,7 @@ func latencyRows(b *testing.B, eng *acctest.Engine, jobs *acctest.Env, providers
 func faultsRow(b *testing.B) acctest.BenchRow {
 	b.Helper()
 	e := acctest.NewEnv(b, sandbox.Config{Jobs: 10000})
-	want := e.OneByOne(b, client.JobFilter{})
+	want := acctest.JobIDs(e.JobsOneByOne(b, client.JobFilter{}))
 	if err := e.Sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{429, 503}, Seed: 26}); err != nil {
 		b.Fatal(err)
 	}

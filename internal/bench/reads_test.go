@@ -99,7 +99,7 @@ func BenchmarkConnectorReads(b *testing.B) {
 	withYard := append(slices.Clone(providers), yardstick(b))
 	fleet := acctest.NewEnv(b, sandbox.Config{Jobs: 0})
 	fleet.RequireSandbox(b, "count the requests and add latency")
-	dir := acctest.ConfigDir(b, fmt.Sprintf(benchConnectorsHCL, 500))
+	dir := acctest.ConfigDir(b, acctest.FleetConnectorsHCL(500))
 	eng.Run(b, dir, fleet.ServiceEnv(acctest.NoLogVars...), "apply", "-auto-approve", "-input=false")
 	for _, ms := range []int{0, 50} {
 		if err := fleet.Sandbox.SetFaults(sandbox.Faults{LatencyMS: ms}); err != nil {
@@ -156,7 +156,7 @@ func BenchmarkConnectorReads(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	dir = acctest.ConfigDir(b, fmt.Sprintf(benchConnectorsHCL, 3))
+	dir = acctest.ConfigDir(b, acctest.FleetConnectorsHCL(3))
 	eng.Run(b, dir, few.ServiceEnv(acctest.NoLogVars...), "apply", "-auto-approve", "-input=false")
 	if n := len(few.Sandbox.ConnectorIDs(few.WorkspaceID)); n != 1500 {
 		b.Fatalf("the workspace holds %d connectors, want 1,500", n)
@@ -178,7 +178,7 @@ func BenchmarkConnectorReads(b *testing.B) {
 	// 3. A refresh of 200 connectors behind a rate limit of 20 requests a
 	// second, each plan starting with a full bucket.
 	limited := acctest.NewEnv(b, sandbox.Config{Jobs: 0})
-	dir = acctest.ConfigDir(b, fmt.Sprintf(benchConnectorsHCL, 200))
+	dir = acctest.ConfigDir(b, acctest.FleetConnectorsHCL(200))
 	eng.Run(b, dir, limited.ServiceEnv(acctest.NoLogVars...), "apply", "-auto-approve", "-input=false")
 	const rate = 20
 	plans, runs := planReads(b, eng, limited, dir, cases, rounds, func() {

@@ -156,7 +156,7 @@ func TestTransport_proxy(t *testing.T) {
 	base := "https://sandbox.localhost:" + port
 	trust := func(c *Config) { c.CACertificate = ca.PEM; c.MaxRetries = 0 }
 	const password = "pr0xy-s3cret+x"
-	proxy := nettest.NewProxy(t, "ci-runner", password)
+	proxy := nettest.ServeProxy(t, "ci-runner", password)
 	// A proxy that cannot reach the host asked, as for a typo in base_url.
 	refuser := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "cannot resolve", http.StatusBadGateway)

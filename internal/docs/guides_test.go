@@ -194,7 +194,7 @@ func TestAccGuide_jobsFromCI(t *testing.T) {
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 4, RunDuration: time.Millisecond})
 	e.RequireSandbox(t, "count the job's executions")
-	job := e.AllJobs(t)[0] // the first generated job is active
+	job := e.JobsOneByOne(t, client.JobFilter{})[0] // the first generated job is active
 	dir := workdir(t, "guides/jobs-from-ci")
 	run := func(commit string, fullRefresh bool) {
 		t.Helper()
@@ -360,7 +360,7 @@ func TestAccGuide_jobsFromCIAction(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 4, RunDuration: 6 * time.Second})
 	e.RequireSandbox(t, "count the job's executions, read their times, and make a job")
 	expectGuideSays(t, "running-jobs-from-ci", createJobByHand)
-	job := e.AllJobs(t)[0] // the first generated job is active
+	job := e.JobsOneByOne(t, client.JobFilter{})[0] // the first generated job is active
 	dir := workdir(t, "guides/jobs-from-ci-action")
 	try := func(name, commit string, extra ...string) (string, error) {
 		return eng.Try(dir, e.ServiceEnv(), append([]string{"apply", "-input=false", "-auto-approve", "-no-color",
@@ -426,7 +426,7 @@ func TestAccGuide_jobsFromCIAction(t *testing.T) {
 func jobNamed(t *testing.T, e *acctest.Env, name string) string {
 	t.Helper()
 	var ids []string
-	for _, j := range e.AllJobs(t) {
+	for _, j := range e.JobsOneByOne(t, client.JobFilter{}) {
 		if *j.Name == name {
 			ids = append(ids, j.ID)
 		}

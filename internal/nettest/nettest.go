@@ -158,9 +158,9 @@ type Proxy struct {
 	Addr string
 }
 
-// NewProxy starts a proxy until the test ends. With a user, it answers 407
+// ServeProxy serves a proxy until the test ends. With a user, it answers 407
 // to a CONNECT without that user and password.
-func NewProxy(t testing.TB, user, password string) *Proxy {
+func ServeProxy(t testing.TB, user, password string) *Proxy {
 	t.Helper()
 	p := &Proxy{Proxy: sandbox.NewProxy(user, password, "")}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

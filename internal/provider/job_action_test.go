@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -229,7 +230,7 @@ func TestAccRunJobAction_faults(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 40})
 	e.RequireSandbox(t, "inject faults")
 	jobs, _ := acctest.ActiveJobs(t, e, 20)
-	all := e.AllJobs(t)
+	all := e.JobsOneByOne(t, client.JobFilter{})
 	names := map[string]string{}
 	for _, j := range all {
 		names[j.ID] = *j.Name

@@ -37,7 +37,7 @@ func expectJob(workspaceID string, j client.Job) []statecheck.StateCheck {
 
 func TestAccJobDataSource_byNameAndByID(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 250})
-	all := e.AllJobs(t)
+	all := e.JobsOneByOne(t, client.JobFilter{})
 	// A job on the last page: finding it by id means reading every page.
 	last := all[len(all)-1]
 	other := all[len(all)/2]

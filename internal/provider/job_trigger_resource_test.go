@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -573,7 +574,7 @@ func TestAccJobTrigger_emptyTriggersMeanNone(t *testing.T) {
 // request. (That it is the only error: TestJobTrigger_timeoutsOneErrorEach.)
 func TestAccJobTrigger_timeoutsRefused(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
-	jobs := e.AllJobs(t)
+	jobs := e.JobsOneByOne(t, client.JobFilter{})
 	before := int64(0)
 	if e.Sandbox != nil {
 		before = e.Sandbox.Stats().Requests
@@ -646,7 +647,7 @@ func TestAccJobTrigger_sameTimeoutsPlanNothing(t *testing.T) {
 // nothing to import and what to do instead.
 func TestAccJobTrigger_importRefused(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
-	jobs := e.AllJobs(t)
+	jobs := e.JobsOneByOne(t, client.JobFilter{})
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{

@@ -33,7 +33,7 @@ import (
 
 func TestAccJobsDataSource_all(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
-	want := e.AllJobs(t)
+	want := e.JobsOneByOne(t, client.JobFilter{})
 	if e.Sandbox != nil {
 		// Against the sandbox, the oracle is its seed, not the list itself.
 		want = nil
@@ -41,7 +41,7 @@ func TestAccJobsDataSource_all(t *testing.T) {
 			want = append(want, client.Job{ID: j.ID})
 		}
 	}
-	first := e.AllJobs(t)[0]
+	first := e.JobsOneByOne(t, client.JobFilter{})[0]
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
@@ -69,7 +69,7 @@ func TestAccJobsDataSource_all(t *testing.T) {
 // filters, and the service apply them.
 func TestAccJobsDataSource_filters(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
-	all := e.AllJobs(t)
+	all := e.JobsOneByOne(t, client.JobFilter{})
 	ref := all[0]
 	f := func(keep func(client.Job) bool) []string {
 		var ids []string
@@ -110,7 +110,7 @@ func TestAccJobsDataSource_filters(t *testing.T) {
 
 func TestAccJobsDataSource_ordering(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
-	all := e.AllJobs(t)
+	all := e.JobsOneByOne(t, client.JobFilter{})
 	if len(all) < 2 {
 		t.Fatal("need at least two jobs to check an order")
 	}

@@ -89,7 +89,7 @@ func TestNetwork_connectDiagnostics(t *testing.T) {
 	}
 	later := time.Now().Add(time.Hour)
 	good := service(later, "sandbox.localhost", "127.0.0.1")
-	proxy := nettest.NewProxy(t, "ci-runner", proxyPassword)
+	proxy := nettest.ServeProxy(t, "ci-runner", proxyPassword)
 	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "cannot resolve", http.StatusBadGateway)
 	}))
@@ -193,7 +193,7 @@ data "dataintegration_jobs" "all" {}
 // shows in no output.
 func TestAccNetwork_proxyAndPrivateCA(t *testing.T) {
 	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
-	proxy := acctest.NewProxy(t, "ci-runner", proxyPassword)
+	proxy := acctest.ServeSecretProxy(t, "ci-runner", proxyPassword)
 	acctest.ProxyEnv(t, proxy.URL, "")
 	config := e.ProviderConfig(fmt.Sprintf("ca_certificate = file(%q)", e.CA.WritePEM(t))) + networkHCL
 	resource.Test(t, resource.TestCase{
@@ -238,7 +238,7 @@ func TestAccNetwork_proxyAndPrivateCA(t *testing.T) {
 // service.
 func TestAccNetwork_untrustedWithoutCA(t *testing.T) {
 	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
-	proxy := acctest.NewProxy(t, "ci-runner", proxyPassword)
+	proxy := acctest.ServeSecretProxy(t, "ci-runner", proxyPassword)
 	acctest.ProxyEnv(t, proxy.URL, "")
 	start := time.Now()
 	resource.Test(t, resource.TestCase{
@@ -260,7 +260,7 @@ func TestAccNetwork_untrustedWithoutCA(t *testing.T) {
 // sends nothing to the proxy.
 func TestAccNetwork_noProxyBypasses(t *testing.T) {
 	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
-	proxy := acctest.NewProxy(t, "ci-runner", proxyPassword)
+	proxy := acctest.ServeSecretProxy(t, "ci-runner", proxyPassword)
 	acctest.ProxyEnv(t, proxy.URL, "api.example.com, .localhost")
 	// Without the proxy, the client looks the host up itself, which this
 	// machine may or may not resolve to loopback: either is a request that

@@ -276,7 +276,7 @@ func TestAccProvider_missingSettings(t *testing.T) {
 // over its variable; a trailing slash on base_url works.
 func TestAccProvider_environment(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
-	ids := acctest.JobIDs(e.AllJobs(t))
+	ids := acctest.JobIDs(e.JobsOneByOne(t, client.JobFilter{}))
 	t.Setenv(EnvBaseURL, e.BaseURL)
 	t.Setenv(EnvAPIKey, e.APIKey)
 	t.Setenv(EnvWorkspaceID, e.WorkspaceID)
@@ -539,4 +539,12 @@ func TestAccIsolation_otherWorkspace(t *testing.T) {
 		n += count - before[route]
 	}
 	t.Logf("%d requests to the other workspace, each refused with 403; nothing changed there", n)
+}
+
+func TestProvider_environmentNamesMatchAcctest(t *testing.T) {
+	for got, want := range map[string]string{acctest.EnvBaseURL: EnvBaseURL, acctest.EnvAPIKey: EnvAPIKey, acctest.EnvWorkspaceID: EnvWorkspaceID} {
+		if got != want {
+			t.Errorf("acctest names the variable %s, the provider %s", got, want)
+		}
+	}
 }

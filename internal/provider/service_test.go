@@ -45,7 +45,8 @@ func TestAccReliability_faults(t *testing.T) {
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 300})
 	e.RequireSandbox(t, "inject faults")
-	jobs, jobsVar := acctest.ActiveJobIDs(t, e, 12)
+	jobs, _ := acctest.ActiveJobs(t, e, 12)
+	jobsVar := acctest.JobsVar(t, jobs)
 	dir := acctest.ConfigDir(t, acctest.FleetHCL(12, "", true))
 	vars := e.ServiceEnv(jobsVar)
 	if err := e.Sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{429, 500, 502, 503, 504}, LatencyMS: 5, Seed: 11}); err != nil {
@@ -96,7 +97,8 @@ func TestAccReliability_interrupt(t *testing.T) {
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 40})
 	e.RequireSandbox(t, "slow the service down")
-	jobs, jobsVar := acctest.ActiveJobIDs(t, e, 16)
+	jobs, _ := acctest.ActiveJobs(t, e, 16)
+	jobsVar := acctest.JobsVar(t, jobs)
 	dir := acctest.ConfigDir(t, acctest.FleetHCL(16, "max_retries = 10", true))
 	vars := e.ServiceEnv(jobsVar)
 	// Four answers in five are a 503 asking to come back in a second, so
@@ -292,7 +294,8 @@ func TestAccLostAnswers_connectorsAndTriggers(t *testing.T) {
 	e := acctest.NewEngine(t)
 	env := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Hour})
 	env.RequireSandbox(t, "lose the service's answers")
-	jobs, jobsVar := acctest.ActiveJobIDs(t, env, 10)
+	jobs, _ := acctest.ActiveJobs(t, env, 10)
+	jobsVar := acctest.JobsVar(t, jobs)
 	dir := acctest.ConfigDir(t, acctest.FleetHCL(20, "", false))
 	vars := env.ServiceEnv(jobsVar)
 	if err := env.Sandbox.SetFaults(lostAnswerFaults); err != nil {
@@ -356,7 +359,8 @@ func TestAccLostAnswers_mixedFaults(t *testing.T) {
 	e := acctest.NewEngine(t)
 	env := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 100 * time.Millisecond})
 	env.RequireSandbox(t, "lose the service's answers")
-	jobs, jobsVar := acctest.ActiveJobIDs(t, env, 10)
+	jobs, _ := acctest.ActiveJobs(t, env, 10)
+	jobsVar := acctest.JobsVar(t, jobs)
 	front, refused := loseBefore(env.Sandbox, 0.15, 9)
 	ts := httptest.NewServer(front)
 	t.Cleanup(ts.Close)
@@ -415,7 +419,8 @@ func TestAccScale_requestCounts(t *testing.T) {
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 40})
 	e.RequireSandbox(t, "count the requests")
-	_, jobsVar := acctest.ActiveJobIDs(t, e, n)
+	jobs, _ := acctest.ActiveJobs(t, e, n)
+	jobsVar := acctest.JobsVar(t, jobs)
 	dir := acctest.ConfigDir(t, acctest.FleetHCL(n, "", false))
 	vars := e.ServiceEnv(jobsVar)
 
@@ -486,7 +491,7 @@ func TestAccPaging_oneAtATime(t *testing.T) {
 func testPaging(t *testing.T, jobs, bound, latencyMS int) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: jobs})
 	e.RequireSandbox(t, "add latency and count the requests held at once")
-	all, byName := e.OneByOne(t, client.JobFilter{}), e.OneByOne(t, client.JobFilter{Ordering: "-name"})
+	all, byName := acctest.JobIDs(e.JobsOneByOne(t, client.JobFilter{})), acctest.JobIDs(e.JobsOneByOne(t, client.JobFilter{Ordering: "-name"}))
 	if slices.Equal(all, byName) {
 		t.Fatal("the two orders are the same: the test could not tell them apart")
 	}
@@ -516,7 +521,7 @@ func testPaging(t *testing.T, jobs, bound, latencyMS int) {
 func TestAccPaging_faults(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 1000})
 	e.RequireSandbox(t, "inject faults and count the requests held at once")
-	all := e.OneByOne(t, client.JobFilter{})
+	all := acctest.JobIDs(e.JobsOneByOne(t, client.JobFilter{}))
 	if err := e.Sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{429, 503}, Seed: 7, LatencyMS: 10}); err != nil {
 		t.Fatal(err)
 	}
