@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -400,5 +401,65 @@ resource "dataintegration_customer_service_connector" "desk" {
 	}
 	if got := eng.StateIDs(t, dir, acctest.ConnectorType); len(got) != len(names) {
 		t.Errorf("the state holds connectors %v, want the three", got)
+	}
+}
+
+// TestAccLists_serviceVariantsActionsAndQuery runs the lookups of the
+// actions and the list resource against each service of serviceVariants
+// (Terraform 1.14+): run_job and cancel_job by job_name reach exactly the
+// job of that name; `terraform query` lists every connector, each once,
+// over more than one page where the service serves 25, and by name finds
+// exactly the one of that name.
+func TestAccLists_serviceVariantsActionsAndQuery(t *testing.T) {
+	acctest.RequireCapability(t, acctest.CapActions)
+	acctest.RequireCapability(t, acctest.CapListResources)
+	for label, v := range serviceVariants {
+		t.Run(label, func(t *testing.T) {
+			name := acctest.Name("variant")
+			e := newVariantEnv(t, v, name, time.Hour)
+			made := []string{e.other.ID}
+			for i := range 30 {
+				made = append(made, e.MakeConnector(t, fmt.Sprintf("%s %02d", name, i)).ID)
+			}
+			exact := e.MakeConnector(t, name)
+			made = append(made, exact.ID)
+			run := e.ProviderConfig() + acctest.RunJobHCL("run", "a", `    job_name = "nightly"`)
+			cancel := run + `
+action "dataintegration_cancel_job" "cancel" {
+  config {
+    job_name = "nightly"
+  }
+}
+
+resource "terraform_data" "cancel" {
+  lifecycle {
+    action_trigger {
+      events  = [after_create]
+      actions = [action.dataintegration_cancel_job.cancel]
+    }
+  }
+}
+`
+			all := []querycheck.QueryResultCheck{querycheck.ExpectLength(acctest.ConnectorType+".all", len(made))}
+			for _, id := range made {
+				all = append(all, querycheck.ExpectIdentity(acctest.ConnectorType+".all", acctest.ConnectorIdentityCheck(id, e.WorkspaceID)))
+			}
+			resource.ParallelTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{
+					{Config: run, Check: e.expectOnlyNightlyRan(sandbox.StatusRunning)},
+					{Config: cancel, Check: e.expectOnlyNightlyRan(sandbox.StatusCancelled)},
+					{
+						Query: true,
+						Config: acctest.ListBlock("all", nil, nil) +
+							acctest.ListBlock("by_name", nil, []string{fmt.Sprintf("name = %q", name)}),
+						QueryResultChecks: append(all,
+							querycheck.ExpectLength(acctest.ConnectorType+".by_name", 1),
+							querycheck.ExpectIdentity(acctest.ConnectorType+".by_name", acctest.ConnectorIdentityCheck(exact.ID, e.WorkspaceID)),
+						),
+					},
+				},
+			})
+		})
 	}
 }

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -1294,32 +1296,6 @@ func TestAccConnector_racingApplies(t *testing.T) {
 	}
 }
 
-// madeOutside creates n connectors in e's workspace, side by side, as
-// another team would: the workspace the tests' connectors share.
-func madeOutside(t *testing.T, e *acctest.Env, n int) {
-	t.Helper()
-	c := e.Client(t)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range client.DefaultMaxConcurrentRequests {
-		wg.Go(func() {
-			for i := range next {
-				_, err := c.CreateConnector(context.Background(), e.WorkspaceID, client.ConnectorSpec{
-					Name: fmt.Sprintf("outside %d", i), URL: "https://other.example.com", Token: "other-token", AgentEmail: "other@acme.com",
-				})
-				if err != nil {
-					t.Error(err)
-				}
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-}
-
 // connectorsByAddress is the ID of each connector in the state of dir, by
 // its address.
 func connectorsByAddress(t *testing.T, eng *acctest.Engine, dir string) map[string]string {
@@ -1446,4 +1422,169 @@ func TestAccConnector_refreshOverFailingLists(t *testing.T) {
 			t.Errorf("faults %+v: the plan met none", f)
 		}
 	}
+}
+
+// TestAccReliability_faults applies 12 connectors, 12 triggers and a jobs
+// data source over 300 jobs while 30% of the requests fail (429, 500, 502,
+// 503, 504) and every request waits: the apply completes, or fails with the
+// status and leaves a state that matches the service. Once the faults stop,
+// the next apply completes, nothing is doubled, and the plan is empty.
+func TestAccReliability_faults(t *testing.T) {
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 300})
+	e.RequireSandbox(t, "inject faults")
+	jobs, _ := acctest.ActiveJobs(t, e, 12)
+	jobsVar := acctest.JobsVar(t, jobs)
+	dir := acctest.ConfigDir(t, acctest.FleetHCL(12, "", true))
+	vars := e.ServiceEnv(jobsVar)
+	if err := e.Sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{429, 500, 502, 503, 504}, LatencyMS: 5, Seed: 11}); err != nil {
+		t.Fatal(err)
+	}
+
+	out, err := eng.Try(dir, vars, "apply", "-auto-approve", "-input=false", "-no-color")
+	under := e.Sandbox.Stats()
+	if err != nil {
+		if !regexp.MustCompile(`HTTP (429|500|502|503|504)`).MatchString(err.Error()) {
+			t.Fatalf("the apply under faults failed without naming the status:\n%v", err)
+		}
+		c, tr := acctest.ExpectStateMatchesService(t, eng, dir, e, jobs)
+		t.Logf("the apply under faults failed cleanly: %d connectors and %d triggers done, the rest refused with their status", c, tr)
+	} else if !strings.Contains(out, "Apply complete!") {
+		t.Fatalf("apply: %s", out)
+	}
+	t.Logf("under faults: %d requests served, %d faults injected", under.Requests, under.Faults)
+
+	if err := e.Sandbox.SetFaults(sandbox.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false")
+	if c, tr := acctest.ExpectStateMatchesService(t, eng, dir, e, jobs); c != 12 || tr != 12 {
+		t.Errorf("after the second apply: %d connectors and %d jobs triggered, want 12 and 12", c, tr)
+	}
+	if got := unquoteNumber(t, eng.Outputs(t, dir)["seeded_jobs_listed"]); got != 300 {
+		t.Errorf("the data source listed %d seeded jobs, want 300", got)
+	}
+	eng.ExpectConverged(t, dir, vars)
+	eng.Run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
+}
+
+// TestAccReliability_interrupt interrupts an apply (SIGINT, as Ctrl-C does)
+// while the provider waits out 503s with a Retry-After: Terraform exits
+// promptly, the state matches the service, and the next apply converges
+// with nothing doubled.
+func TestAccReliability_interrupt(t *testing.T) {
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 40})
+	e.RequireSandbox(t, "slow the service down")
+	jobs, _ := acctest.ActiveJobs(t, e, 16)
+	jobsVar := acctest.JobsVar(t, jobs)
+	dir := acctest.ConfigDir(t, acctest.FleetHCL(16, "max_retries = 10", true))
+	vars := e.ServiceEnv(jobsVar)
+	// Four answers in five are a 503 asking to come back in a second, so
+	// that the apply is still running when it is interrupted.
+	if err := e.Sandbox.SetFaults(sandbox.Faults{Rate: 0.8, Statuses: []int{503}, LatencyMS: 50, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command(eng.Path, "apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=4")
+	cmd.Dir = dir
+	cmd.Env = append(append(cmd.Environ(), eng.Env...), vars...)
+	var output strings.Builder
+	cmd.Stdout, cmd.Stderr = &output, &output
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for e.Sandbox.Stats().Requests < 8 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	interrupted := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		took := time.Since(interrupted)
+		t.Logf("Terraform exited %v after SIGINT (%v); %d requests served, %d faults", took.Round(time.Millisecond), err, e.Sandbox.Stats().Requests, e.Sandbox.Stats().Faults)
+		if err == nil {
+			t.Fatalf("the interrupted apply succeeded:\n%s", output.String())
+		}
+	case <-time.After(15 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("Terraform still ran 15 s after SIGINT: the provider did not stop waiting\n%s", output.String())
+	}
+	c, tr := acctest.ExpectStateMatchesService(t, eng, dir, e, jobs)
+	t.Logf("interrupted with %d connectors and %d triggers done", c, tr)
+
+	if err := e.Sandbox.SetFaults(sandbox.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false")
+	if c, tr := acctest.ExpectStateMatchesService(t, eng, dir, e, jobs); c != 16 || tr != 16 {
+		t.Errorf("after the next apply: %d connectors and %d jobs triggered, want 16 and 16", c, tr)
+	}
+	eng.ExpectConverged(t, dir, vars)
+	eng.Run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
+}
+
+// TestAccReliability_degradedService: with 30% of the requests answered
+// 429 or 503, one apply of connectors and triggers succeeds, each job runs
+// once, nothing is doubled, and the next plan is empty; with 30% of the
+// reads answered 500, 502 or 504, a refresh plan succeeds in one run.
+// make bench runs the same at 300 connectors and 60 triggers.
+func TestAccReliability_degradedService(t *testing.T) {
+	d := acctest.DegradedRun(t, acctest.NewEngine(t), 30, 12, 0.3)
+	t.Logf("apply %v (%d requests, %d faults); refresh plan %v (%d requests, %d faults)",
+		d.Apply.Round(time.Millisecond), d.Requests, d.Faults, d.Refresh.Round(time.Millisecond), d.RefreshReads, d.RefreshFaults)
+}
+
+// TestAccScale_requestCounts holds an apply and a refresh to the API's
+// floor, as `make bench` does at 100 and 200: an apply of 20 connectors and
+// 20 triggers sends, per connector, a name check, a create and the list of
+// the name that settles a race, and one trigger per job, and nothing else; a plan refreshing them sends one read per connector and
+// nothing else (a trigger's refresh sends nothing).
+func TestAccScale_requestCounts(t *testing.T) {
+	const n = 20
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 40})
+	e.RequireSandbox(t, "count the requests")
+	jobs, _ := acctest.ActiveJobs(t, e, n)
+	jobsVar := acctest.JobsVar(t, jobs)
+	dir := acctest.ConfigDir(t, acctest.FleetHCL(n, "", false))
+	vars := e.ServiceEnv(jobsVar)
+
+	counts := func(run func()) (int64, map[string]int64) {
+		before := e.Sandbox.Stats()
+		run()
+		after := e.Sandbox.Stats()
+		diff := maps.Clone(after.ByRoute)
+		for r, c := range before.ByRoute {
+			if diff[r] -= c; diff[r] == 0 {
+				delete(diff, r)
+			}
+		}
+		return after.Requests - before.Requests, diff
+	}
+	total, byRoute := counts(func() { eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false") })
+	if total != 4*n || byRoute["GET "+acctest.RouteConnectors] != 2*n || byRoute["POST "+acctest.RouteConnectors] != n || byRoute[acctest.RouteRunJob] != n {
+		t.Errorf("the apply sent %d requests %v, want %d name lists, %d creates and %d triggers only", total, byRoute, 2*n, n, n)
+	}
+	// The workspace's list is one page: the first read asks by ID, the
+	// second reads the list, which answers the rest.
+	total, byRoute = counts(func() { eng.ExpectConverged(t, dir, vars) })
+	if total != 2 || byRoute["GET "+acctest.RouteConnectors+"{_id}/"] != 1 || byRoute["GET "+acctest.RouteConnectors] != 1 {
+		t.Errorf("the plan sent %d requests %v, want one connector read and one list", total, byRoute)
+	}
+	eng.Run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
+}
+
+func unquoteNumber(t *testing.T, raw json.RawMessage) int {
+	t.Helper()
+	var n int
+	if err := json.Unmarshal(raw, &n); err != nil {
+		t.Fatalf("output %s is not a number: %v", raw, err)
+	}
+	return n
 }

@@ -3,28 +3,20 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
-	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
-
-// proxyPassword is the password of the tests' proxies: an engine that
-// prints it fails the test.
-const proxyPassword = "pr0xy-s3cret+x"
 
 // TestNetwork_engineNamedInUserAgent: the User-Agent names the engine and
 // the version it gives Configure, then the provider, then
@@ -57,118 +49,16 @@ func TestNetwork_engineNamedInUserAgent(t *testing.T) {
 		{"Terraform", "", "terraform-provider-dataintegration/0.2.0 pipeline/42"},
 	} {
 		engineName = func() string { return c.engine }
-		data := configuredFor(t, c.version, map[string]any{"base_url": ts.URL, "api_key": "secret-key-1"})
+		resp := configureProvider(t, c.version, map[string]any{"base_url": ts.URL, "api_key": "secret-key-1"})
+		failOn(t, resp.Diagnostics)
+		data, ok := resp.ResourceData.(*providerData)
+		if !ok {
+			t.Fatalf("resource data %T", resp.ResourceData)
+		}
 		got = nil
 		_, _ = data.client.GetConnector(context.Background(), sandbox.DefaultWorkspaceID, "c-1")
 		if len(got) != 1 || got[0] != c.want {
 			t.Errorf("%s %s: User-Agent %q, want %q", c.engine, c.version, got, c.want)
-		}
-	}
-}
-
-// configuredFor is the provider's data after Configure, with the engine
-// version the engine gives.
-func configuredFor(t *testing.T, engineVersion string, settings map[string]any) *providerData {
-	t.Helper()
-	resp := configureAs(t, engineVersion, settings)
-	failOn(t, resp.Diagnostics)
-	data, ok := resp.ResourceData.(*providerData)
-	if !ok {
-		t.Fatalf("resource data %T", resp.ResourceData)
-	}
-	return data
-}
-
-// TestNetwork_connectDiagnostics: each way a certificate or a proxy stops
-// the first request has a diagnostic that names the cause and the setting
-// or variable that fixes it, and never the proxy's password.
-func TestNetwork_connectDiagnostics(t *testing.T) {
-	ca := nettest.NewCA(t, "ACME Private Root")
-	service := func(notAfter time.Time, names ...string) string {
-		return nettest.ServeTLS(t, http.NotFoundHandler(), ca.Issue(t, notAfter, names...))
-	}
-	later := time.Now().Add(time.Hour)
-	good := service(later, "sandbox.localhost", "127.0.0.1")
-	proxy := nettest.ServeProxy(t, "ci-runner", proxyPassword)
-	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		http.Error(w, "cannot resolve", http.StatusBadGateway)
-	}))
-	t.Cleanup(refusing.Close)
-	refuser := refusing.URL
-	for _, c := range []struct {
-		name, base, ca, httpsProxy string
-		summary                    string
-		phrases                    []string
-	}{
-		{"unknown authority", "https://127.0.0.1:" + good, "", "", "Untrusted Service Certificate",
-			[]string{`issuer "ACME Private Root"`, "set ca_certificate", `ca_certificate = file("ca.pem")`, EnvCACertificate, "SSL_CERT_FILE"}},
-		{"host not in the certificate", "https://127.0.0.1:" + service(later, "api.example.com"), ca.PEM, "", "Service Certificate Name Mismatch",
-			[]string{"is for api.example.com, not for 127.0.0.1", "Set base_url to a host name the certificate names", "ca_certificate cannot fix this"}},
-		{"expired", "https://127.0.0.1:" + service(time.Now().Add(-time.Hour), "127.0.0.1"), ca.PEM, "", "Service Certificate Not Valid Now",
-			[]string{"expired at", "renew it", "this machine's clock"}},
-		{"proxy refusing", "https://sandbox.localhost:" + good, ca.PEM, "http://ci-runner:" + proxyPassword + "@" + nettest.RefusingAddr(t), "Proxy Unreachable",
-			[]string{"the proxy at 127.0.0.1:", "connection refused", "HTTPS_PROXY", "NO_PROXY"}},
-		{"proxy wanting credentials", "https://sandbox.localhost:" + good, ca.PEM, "http://" + proxy.Addr, "Proxy Authentication Required",
-			[]string{"asks for credentials", "in HTTPS_PROXY, as http://user:password@proxy.example.com:3128", "NO_PROXY", "never shown"}},
-		{"proxy refusing the tunnel", "https://sandbox.localhost:" + good, ca.PEM, refuser, "Proxy Refused the Tunnel",
-			[]string{"would not open a tunnel to sandbox.localhost:", "502 Bad Gateway", "check the host and port in base_url", "NO_PROXY"}},
-		{"unknown host", "https://dataintegration.invalid", "", "", "Unknown Service Host",
-			[]string{"does not know the host dataintegration.invalid", "Check the host in base_url", EnvBaseURL, "set HTTPS_PROXY"}},
-		{"proxy refusing the credentials", "https://sandbox.localhost:" + good, ca.PEM, "http://ci-runner:wrong-" + proxyPassword + "@" + proxy.Addr, "Proxy Authentication Required",
-			[]string{"refused the credentials given", "Check the user name and password in HTTPS_PROXY"}},
-		{"nothing listening", "http://" + nettest.RefusingAddr(t), "", "", "Service Unreachable",
-			[]string{"nothing accepts connections at 127.0.0.1:", "(connection refused)", "Check the host and port in base_url", "that the service runs", "firewall",
-				"stopped retrying when a request reached max_retries (0) failing to reach the service", "every later request of this run makes one attempt and fails at once"}},
-		{"https to plain http", "https://" + refusing.Listener.Addr().String(), "", "", "Service Speaks HTTP, Not HTTPS",
-			[]string{"base_url says https://, but the service at 127.0.0.1:", "answers in plain http", "set base_url (or " + EnvBaseURL + ") to http://127.0.0.1:", "No retry can fix this"}},
-		{"http to TLS", "http://127.0.0.1:" + good, "", "", "Service Speaks HTTPS, Not HTTP",
-			[]string{"base_url says http://, but the service at 127.0.0.1:" + good + " speaks TLS",
-				"refused the plain http request (HTTP 400: Client sent an HTTP request to an HTTPS server). Set base_url to https://127.0.0.1:" + good, "ca_certificate"}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			acctest.ProxyEnv(t, c.httpsProxy, "")
-			cl, err := client.New(client.Config{BaseURL: c.base, APIKey: "secret-key-1", CACertificate: c.ca, MaxRetries: 0})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = cl.GetConnector(context.Background(), sandbox.DefaultWorkspaceID, "c-1")
-			var diags diag.Diagnostics
-			addRequestError(&diags, "Unable to Read Connector", sandbox.DefaultWorkspaceID, err)
-			onlyError(t, diags, c.summary, c.phrases...)
-			if d := diags[0].Detail(); strings.Contains(d, proxyPassword) || strings.Contains(d, "secret-key-1") {
-				t.Errorf("the diagnostic shows a secret: %s", d)
-			}
-		})
-	}
-}
-
-// TestNetwork_unreachableDiagnostic: a request that gave up on a service
-// out of reach says what it tried, and when the budget of the provider's
-// process is spent, that later requests fail at once.
-func TestNetwork_unreachableDiagnostic(t *testing.T) {
-	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
-	for _, c := range []struct {
-		name    string
-		err     *client.Error
-		phrases []string
-		not     []string
-	}{
-		{"retrying still", &client.Error{Method: "GET", Path: "/x/", Attempts: 4, Tried: 2 * time.Second, Limit: "timeouts.create (2s)",
-			Err: &client.ConnectError{Failure: client.Unreachable, Host: "127.0.0.1:9", Err: refused}},
-			[]string{"No request reached the service (GET /x/): nothing accepts connections at 127.0.0.1:9 (connection refused) (gave up after 4 attempts over 2s, at the end of timeouts.create (2s))", "Check the host and port in base_url"},
-			[]string{"stopped retrying"}},
-		{"budget spent", &client.Error{Method: "GET", Path: "/x/", Attempts: 37, Tried: 5 * time.Minute, Limit: "the retry budget (5m0s)",
-			Err: &client.ConnectError{Failure: client.Unreachable, Host: "api.example.com:443", Err: refused, StoppedBy: "the retry budget (5m0s)"}},
-			[]string{"nothing accepts connections at api.example.com:443", "gave up after 37 attempts over 5m0s, at the end of the retry budget (5m0s)",
-				"The provider stopped retrying once it had spent the retry budget (5m0s) failing to reach the service", "fails at once"}, nil},
-	} {
-		var diags diag.Diagnostics
-		addRequestError(&diags, "Unable to Read Connector", sandbox.DefaultWorkspaceID, c.err)
-		onlyError(t, diags, "Service Unreachable", c.phrases...)
-		for _, p := range c.not {
-			if strings.Contains(diags[0].Detail(), p) {
-				t.Errorf("%s: %q says %q", c.name, diags[0].Detail(), p)
-			}
 		}
 	}
 }
@@ -364,32 +254,9 @@ func TestAccNetwork_httpsAgainstHTTP(t *testing.T) {
 // any request, without showing the password.
 func TestNetwork_proxyURLRefusedAtConfigure(t *testing.T) {
 	acctest.ProxyEnv(t, "http://ci:"+proxyPassword+"/x@127.0.0.1:3128", "")
-	diags := configureAs(t, "1.16.4", map[string]any{"base_url": "https://api.example.com", "api_key": "secret-key-1"}).Diagnostics
+	diags := configureProvider(t, "1.16.4", map[string]any{"base_url": "https://api.example.com", "api_key": "secret-key-1"}).Diagnostics
 	onlyError(t, diags, "Invalid Proxy Setting", "HTTPS_PROXY (or HTTP_PROXY) is not a proxy URL", "percent-encode @, :, / and %", "environment the engine runs in")
 	if strings.Contains(diags[0].Detail(), proxyPassword) {
 		t.Errorf("the diagnostic shows the password: %s", diags[0].Detail())
 	}
-}
-
-// TestAccNetwork_caCertificateFromTheEnvironment: DATAINTEGRATION_CA_CERTIFICATE
-// holds the PEM when the configuration does not, and is checked as the
-// attribute is.
-func TestAccNetwork_caCertificateFromTheEnvironment(t *testing.T) {
-	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 2}, "127.0.0.1")
-	acctest.ProxyEnv(t, "", "")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				PreConfig:   func() { t.Setenv(EnvCACertificate, "/etc/ssl/acme-ca.pem") },
-				Config:      e.ProviderConfig() + `data "dataintegration_jobs" "all" {}`,
-				ExpectError: acctest.Phrases("Invalid Provider Setting", EnvCACertificate+": the value is one line, without a PEM certificate", "not a file's path"),
-			},
-			{
-				PreConfig: func() { t.Setenv(EnvCACertificate, e.CA.PEM) },
-				Config:    e.ProviderConfig() + `data "dataintegration_jobs" "all" {}`,
-				Check:     resource.TestCheckResourceAttr("data.dataintegration_jobs.all", "ids.#", "2"),
-			},
-		},
-	})
 }

@@ -326,9 +326,9 @@ func TestProvider_configurePutsASettingsErrorOnItsAttribute(t *testing.T) {
 		{"timeout not positive", "request_timeout", "Invalid Provider Setting", "0s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			diags := configure(t, map[string]any{
+			diags := configureProvider(t, "", map[string]any{
 				"base_url": "http://127.0.0.1:1", "api_key": "secret-key-1", c.attr: c.value,
-			})
+			}).Diagnostics
 			if len(diags) != 1 {
 				t.Fatalf("want one error, got %v", diags)
 			}
@@ -338,13 +338,6 @@ func TestProvider_configurePutsASettingsErrorOnItsAttribute(t *testing.T) {
 			}
 		})
 	}
-}
-
-// configure runs the provider's Configure on a configuration of the given
-// settings, every other one null, and returns its diagnostics.
-func configure(t *testing.T, settings map[string]any) diag.Diagnostics {
-	t.Helper()
-	return configureAs(t, "", settings).Diagnostics
 }
 
 // TestProvider_retryBudgetInWords: the docs give the client's retry budget in words.
@@ -547,4 +540,27 @@ func TestProvider_environmentNamesMatchAcctest(t *testing.T) {
 			t.Errorf("acctest names the variable %s, the provider %s", got, want)
 		}
 	}
+}
+
+// TestAccNetwork_caCertificateFromTheEnvironment: DATAINTEGRATION_CA_CERTIFICATE
+// holds the PEM when the configuration does not, and is checked as the
+// attribute is.
+func TestAccNetwork_caCertificateFromTheEnvironment(t *testing.T) {
+	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 2}, "127.0.0.1")
+	acctest.ProxyEnv(t, "", "")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   func() { t.Setenv(EnvCACertificate, "/etc/ssl/acme-ca.pem") },
+				Config:      e.ProviderConfig() + `data "dataintegration_jobs" "all" {}`,
+				ExpectError: acctest.Phrases("Invalid Provider Setting", EnvCACertificate+": the value is one line, without a PEM certificate", "not a file's path"),
+			},
+			{
+				PreConfig: func() { t.Setenv(EnvCACertificate, e.CA.PEM) },
+				Config:    e.ProviderConfig() + `data "dataintegration_jobs" "all" {}`,
+				Check:     resource.TestCheckResourceAttr("data.dataintegration_jobs.all", "ids.#", "2"),
+			},
+		},
+	})
 }

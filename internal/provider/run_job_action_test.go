@@ -8,12 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/action"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -21,14 +16,6 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
-
-// The actions under an engine that has them (Terraform 1.14+); skipped,
-// saying why, on the others.
-
-// expectTriggers checks how many triggers the sandbox served in all.
-func expectTriggers(e *acctest.Env, want int64) resource.TestCheckFunc {
-	return e.ExpectRouteCount(acctest.RouteRunJob, want)
-}
 
 // TestAccRunJobAction_actionTrigger: an action_trigger after create runs
 // the job once, an apply with nothing changed runs nothing, an update runs
@@ -151,33 +138,6 @@ func TestAccRunJobAction_refusals(t *testing.T) {
 	})
 }
 
-// refusedValues is an object of the action's arguments, in HCL (%s, if
-// any, is the job's ID), and the phrase its refusal must hold.
-type refusedValues struct{ values, want string }
-
-// expectValuesRefused applies, for each case, a run_job action whose config
-// is body, taking its arguments from the case's values declared by decl
-// (whose %s is the object); each must be refused with its phrase, at plan
-// when planOnly, and no request may reach the service.
-func expectValuesRefused(t *testing.T, job, decl, body string, planOnly bool, cases []refusedValues) {
-	t.Helper()
-	e := acctest.NewEnv(t, sandbox.Config{Jobs: 1})
-	var steps []resource.TestStep
-	for i, c := range cases {
-		values := c.values
-		if strings.Contains(values, "%s") {
-			values = fmt.Sprintf(values, job)
-		}
-		steps = append(steps, resource.TestStep{
-			Config:      e.ProviderConfig() + fmt.Sprintf(decl, values) + acctest.RunJobHCL("refused", fmt.Sprint("commit ", i), body),
-			PlanOnly:    planOnly,
-			ExpectError: acctest.Phrases(c.want),
-		})
-	}
-	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
-	e.ExpectNoRequests(t)
-}
-
 // TestAccRunJobAction_waitsIfRunning: with if_running = "wait", a job
 // started a moment before is waited for; the second execution starts after
 // the first ended.
@@ -185,38 +145,6 @@ func TestAccRunJobAction_waitsIfRunning(t *testing.T) {
 	acctest.RequireCapability(t, acctest.CapActions)
 	testWaitsIfRunning(t, func(job string) string {
 		return acctest.RunJobHCL("wait", "a1", fmt.Sprintf("    job_id = %q\n    if_running = \"wait\"\n    timeout = \"1m\"", job))
-	})
-}
-
-// TestAccJobTrigger_waitsIfRunning: the trigger resource's
-// if_running = "wait", on every engine.
-func TestAccJobTrigger_waitsIfRunning(t *testing.T) {
-	testWaitsIfRunning(t, func(job string) string { return acctest.TriggerHCL("test", job, "  if_running = \"wait\"") },
-		resource.TestCheckResourceAttr(acctest.TriggerAddress, "if_running", "wait"))
-}
-
-// testWaitsIfRunning starts an execution of a few seconds, then applies
-// the configuration of the job that config gives: it must wait, and start
-// the second execution after the first ended.
-func testWaitsIfRunning(t *testing.T, config func(job string) string, checks ...resource.TestCheckFunc) {
-	t.Helper()
-	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 3 * time.Second})
-	e.RequireSandbox(t, "start an execution of a few seconds and read its times")
-	jobs, _ := acctest.ActiveJobs(t, e, 1)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			PreConfig: func() {
-				if err := e.Client(t).TriggerJob(context.Background(), e.WorkspaceID, jobs[0], false); err != nil {
-					t.Fatal(err)
-				}
-			},
-			Config: e.ProviderConfig() + config(jobs[0]),
-			Check: resource.ComposeAggregateTestCheckFunc(append(checks, func(*terraform.State) error {
-				acctest.ExpectSequential(t, e.Sandbox.Executions(e.WorkspaceID, jobs[0]), 2)
-				return nil
-			})...),
-		}},
 	})
 }
 
@@ -246,70 +174,6 @@ func TestAccRunJobAction_faults(t *testing.T) {
 	}
 	// Retries enough that all of them failing does not happen in practice.
 	faultsRunEachOnce(t, e, e.ProviderConfig("max_retries = 10")+body.String(), jobs, 5)
-}
-
-// TestAccJobActions_invoke: `terraform apply -invoke` runs the job once
-// and changes nothing else; the cancel action cancels its execution, and
-// warns when there is none. terraform-plugin-testing has no -invoke: the
-// CLI is run by hand.
-func TestAccJobActions_invoke(t *testing.T) {
-	acctest.RequireCapability(t, acctest.CapActions) // before building the provider
-	eng := acctest.NewEngine(t)
-	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Hour})
-	e.RequireSandbox(t, "count the job's executions")
-	jobs, _ := acctest.ActiveJobs(t, e, 1)
-	job := jobs[0]
-	dir := acctest.ConfigDir(t, fmt.Sprintf(`
-provider "dataintegration" {}
-
-action "dataintegration_run_job" "now" {
-  config {
-    job_id = %[1]q
-  }
-}
-
-action "dataintegration_cancel_job" "now" {
-  config {
-    job_id = %[1]q
-  }
-}
-
-resource "terraform_data" "untouched" {
-  input = "a1"
-}
-`, job))
-	vars := e.ServiceEnv()
-	invoke := func(name string) string {
-		t.Helper()
-		return eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false", "-no-color", "-invoke=action."+name)
-	}
-
-	out := invoke("dataintegration_run_job.now")
-	if ex := e.Sandbox.Executions(e.WorkspaceID, job); len(ex) != 1 || ex[0].Status != sandbox.StatusRunning {
-		t.Fatalf("executions %+v, want one running", ex)
-	}
-	if !strings.Contains(out, "job "+job+" triggered") {
-		t.Errorf("the invoke did not report the trigger:\n%s", out)
-	}
-	if res := acctest.StateResources(t, eng.Run(t, dir, nil, "show", "-json")); len(res) != 0 {
-		t.Errorf("-invoke applied more than the action: the state holds %v", res)
-	}
-
-	invoke("dataintegration_cancel_job.now")
-	if ex := e.Sandbox.Executions(e.WorkspaceID, job); len(ex) != 1 || ex[0].Status != sandbox.StatusCancelled {
-		t.Fatalf("executions %+v, want one cancelled", ex)
-	}
-	out = invoke("dataintegration_cancel_job.now")
-	if !strings.Contains(out, "No Running Execution") {
-		t.Errorf("cancelling again did not warn that no execution runs:\n%s", out)
-	}
-	invoke("dataintegration_run_job.now")
-	if ex := e.Sandbox.Executions(e.WorkspaceID, job); len(ex) != 2 {
-		t.Errorf("executions %+v, want two: one per invoke", ex)
-	}
-	if got := e.Sandbox.Stats().ByRoute[acctest.RouteRunJob]; got != 2 {
-		t.Errorf("%d triggers sent, want 2", got)
-	}
 }
 
 // TestAccRunJobAction_taintedAfterTimeout: with on_failure = taint, a
@@ -373,25 +237,6 @@ resource "terraform_data" "commit" {
 			{Config: cfg("1m"), Check: executions(2)},
 		},
 	})
-}
-
-// The actions' Invoke called directly, with a client to a sandbox, for what
-// needs no engine; and their checks over protocol 6, as Terraform asks for
-// them.
-
-// cancelJob is a dataintegration_cancel_job configuration of the job by ID.
-func cancelJob(job string) jobActionTarget {
-	return jobActionTarget{JobID: types.StringValue(job), JobName: types.StringNull(), WorkspaceID: types.StringNull()}
-}
-
-func expectProgress(t *testing.T, got []string, want string) {
-	t.Helper()
-	for _, p := range got {
-		if strings.Contains(p, want) {
-			return
-		}
-	}
-	t.Errorf("progress %q, want a message with %q", got, want)
 }
 
 func TestRunJobAction_runsTheJobOnce(t *testing.T) {
@@ -491,18 +336,6 @@ func TestRunJobAction_waitsForTheRunningExecution(t *testing.T) {
 	acctest.ExpectSequential(t, srv.Executions(data.workspaceID, job), 2)
 }
 
-// runningJob is a sandbox of one job, and the job's ID, with an execution
-// of it started that runs for runFor.
-func runningJob(t *testing.T, runFor time.Duration) (*sandbox.Server, *providerData, string) {
-	t.Helper()
-	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: runFor}, sandbox.DefaultAPIKey)
-	job := srv.Jobs(data.workspaceID)[0].ID
-	if err := data.client.TriggerJob(t.Context(), data.workspaceID, job, false); err != nil {
-		t.Fatal(err)
-	}
-	return srv, data, job
-}
-
 // TestRunJobAction_waitEndsAtTheTimeout: a wait that outlasts the timeout
 // fails, saying so, and triggers nothing more.
 func TestRunJobAction_waitEndsAtTheTimeout(t *testing.T) {
@@ -520,176 +353,34 @@ func TestRunJobAction_waitEndsAtTheTimeout(t *testing.T) {
 	}
 }
 
-// TestJobTrigger_waitsForTheRunningExecution: the trigger resource's
-// if_running = "wait" waits within the create timeout, and the one it
-// records ran after the running one ended.
-func TestJobTrigger_waitsForTheRunningExecution(t *testing.T) {
-	srv, data, job := runningJob(t, 1500*time.Millisecond)
-	m := triggerState(data.workspaceID, job, false)
-	m.IfRunning = types.StringValue("wait")
-	resp := create(t, configured(t, NewJobTriggerResource(), data), m)
-	failOn(t, resp.Diagnostics)
-	if resp.State.Raw.IsNull() {
-		t.Fatal("the trigger was not recorded")
-	}
-	acctest.ExpectSequential(t, srv.Executions(data.workspaceID, job), 2)
+// expectTriggers checks how many triggers the sandbox served in all.
+func expectTriggers(e *acctest.Env, want int64) resource.TestCheckFunc {
+	return e.ExpectRouteCount(acctest.RouteRunJob, want)
 }
 
-// TestJobTrigger_waitEndsAtTheCreateTimeout: the create timeout bounds the
-// wait; nothing is recorded, so that the next apply tries again.
-func TestJobTrigger_waitEndsAtTheCreateTimeout(t *testing.T) {
-	srv, data, job := runningJob(t, time.Hour)
-	m := triggerState(data.workspaceID, job, false)
-	m.IfRunning = types.StringValue("wait")
-	m.Timeouts.Object = types.ObjectValueMust(m.Timeouts.AttributeTypes(context.Background()),
-		map[string]attr.Value{"create": types.StringValue("3s"), "delete": types.StringNull()})
-	resp := create(t, configured(t, NewJobTriggerResource(), data), m)
-	onlyError(t, resp.Diagnostics, "Job Still Running", job, "timeouts.create (3s) ended", "raise timeouts.create")
-	if !resp.State.Raw.IsNull() || len(srv.Executions(data.workspaceID, job)) != 1 {
-		t.Errorf("state %v, executions %d", resp.State.Raw, len(srv.Executions(data.workspaceID, job)))
-	}
-}
+// refusedValues is an object of the action's arguments, in HCL (%s, if
+// any, is the job's ID), and the phrase its refusal must hold.
+type refusedValues struct{ values, want string }
 
-func TestCancelJobAction_invoke(t *testing.T) {
-	srv, data := unitSandbox(t, sandbox.Config{Jobs: 2, RunDuration: time.Hour}, sandbox.DefaultAPIKey)
-	jobs := srv.Jobs(data.workspaceID)
-	running, idle := jobs[0], jobs[1]
-	if err := data.client.TriggerJob(t.Context(), data.workspaceID, running.ID, false); err != nil {
-		t.Fatal(err)
-	}
-
-	byName := cancelJob("")
-	byName.JobID, byName.JobName = types.StringNull(), types.StringValue(running.Name)
-	got := invoke(t, NewCancelJobAction(), data, byName)
-	failOn(t, got.diags)
-	expectProgress(t, got.progress, "job "+running.ID+" cancelled")
-	if ex := srv.Executions(data.workspaceID, running.ID); len(ex) != 1 || ex[0].Status != sandbox.StatusCancelled {
-		t.Errorf("executions %+v, want one, cancelled", ex)
-	}
-
-	onlyWarning(t, invoke(t, NewCancelJobAction(), data, cancelJob(idle.ID)).diags,
-		"No Running Execution", "Job "+idle.ID+" had no running execution to cancel (HTTP 409: no running execution)")
-
-	const gone = "0f0f0f0f-0000-4000-8000-00000000abcd"
-	onlyError(t, invoke(t, NewCancelJobAction(), data, cancelJob(gone)).diags, "Job Not Found", gone, "HTTP 404")
-
-	_, refused := unitSandbox(t, sandbox.Config{Jobs: 1}, "not-the-key")
-	onlyError(t, invoke(t, NewCancelJobAction(), refused, cancelJob(idle.ID)).diags, "Authentication Failed", "HTTP 401")
-}
-
-// actionConfigJob is a job ID of actionConfigCases.
-const actionConfigJob = "5f0c6f5e-3f7c-4c55-9d55-1c6f3e0d2a10"
-
-// actionConfigCases are configurations of both actions, and the error each
-// gets before any request ("" for none).
-var actionConfigCases = func() []struct {
-	action string
-	set    map[string]any
-	want   string
-} {
-	const job = actionConfigJob
-	return []struct {
-		action string
-		set    map[string]any
-		want   string
-	}{
-		{"dataintegration_run_job", map[string]any{"job_id": job}, ""},
-		{"dataintegration_run_job", map[string]any{"job_name": "Orders", "if_running": "wait", "timeout": "90s", "force_full_refresh": true}, ""},
-		{"dataintegration_run_job", map[string]any{}, "job_id"},
-		{"dataintegration_run_job", map[string]any{"job_id": job, "job_name": "Orders"}, "job_name"},
-		{"dataintegration_run_job", map[string]any{"job_id": "42"}, "job_id: "},
-		{"dataintegration_run_job", map[string]any{"job_name": "  "}, "job_name: "},
-		{"dataintegration_run_job", map[string]any{"job_id": job, "workspace_id": "ws"}, "workspace_id: "},
-		{"dataintegration_run_job", map[string]any{"job_id": job, "if_running": "Wait"}, `Allowed: "fail" or "wait"`},
-		{"dataintegration_run_job", map[string]any{"job_id": job, "timeout": "0s"}, "timeout: the duration must be positive"},
-		{"dataintegration_run_job", map[string]any{"job_id": job, "timeout": "10"}, "timeout: "},
-		{"dataintegration_cancel_job", map[string]any{"job_id": job}, ""},
-		{"dataintegration_cancel_job", map[string]any{}, "job_id"},
-		{"dataintegration_cancel_job", map[string]any{"job_id": "not a uuid"}, "job_id: "},
-		{"dataintegration_cancel_job", map[string]any{"job_id": job, "job_name": "x"}, "job_name"},
-	}
-}()
-
-// TestJobActions_checkTheirConfiguration: every argument of both actions is
-// checked when Terraform validates the configuration, and the workspace
-// when it plans, over protocol 6, before any request.
-func TestJobActions_checkTheirConfiguration(t *testing.T) {
-	const job = actionConfigJob
-	p := serveProto(t)
-	actions, ok := p.Server.(tfprotov6.ActionServer)
-	if !ok {
-		t.Fatal("the provider's server has no actions")
-	}
-	for _, c := range actionConfigCases {
-		resp, err := actions.ValidateActionConfig(context.Background(), &tfprotov6.ValidateActionConfigRequest{
-			ActionType: c.action, Config: actionConfig(p, t, c.action, c.set),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		errs := 0
-		for _, d := range resp.Diagnostics {
-			if d.Severity == tfprotov6.DiagnosticSeverityError {
-				errs++
-				if c.want == "" || !strings.Contains(d.Summary+": "+d.Detail, c.want) {
-					t.Errorf("%s %v: got %s, want %s", c.action, c.set, protoDiags(resp.Diagnostics), c.want)
-				}
-			}
-		}
-		if c.want != "" && errs != 1 {
-			t.Errorf("%s %v: got %s, want one error with %q", c.action, c.set, protoDiags(resp.Diagnostics), c.want)
-		}
-	}
-
-	// No workspace anywhere: the plan fails, and nothing was sent.
-	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1}, sandbox.DefaultAPIKey)
-	noWorkspace := &providerData{client: data.client}
-	for _, a := range []action.Action{NewRunJobAction(), NewCancelJobAction()} {
-		var cr action.ConfigureResponse
-		a.(action.ActionWithConfigure).Configure(context.Background(), action.ConfigureRequest{ProviderData: noWorkspace}, &cr)
-		var sr action.SchemaResponse
-		a.Schema(context.Background(), action.SchemaRequest{}, &sr)
-		st := tfsdk.State{Schema: sr.Schema, Raw: tftypes.NewValue(sr.Schema.Type().TerraformType(context.Background()), nil)}
-		failOn(t, st.SetAttribute(context.Background(), pathJobID, types.StringValue(job)))
-		var resp action.ModifyPlanResponse
-		a.(action.ActionWithModifyPlan).ModifyPlan(context.Background(), action.ModifyPlanRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: st.Raw}}, &resp)
-		onlyError(t, resp.Diagnostics, "Missing Workspace", "set workspace_id here")
-	}
-	if n := srv.Stats().Requests; n != 0 {
-		t.Errorf("%d requests sent, want none", n)
-	}
-}
-
-// TestJobActions_checkTheirConfigurationWhenInvoked: a value unknown when
-// Terraform validated the configuration (one from a resource of the same
-// apply) reaches Invoke unchecked, since Terraform does not validate an
-// action again before invoking it. Invoke refuses it with the same error,
-// before any request.
-func TestJobActions_checkTheirConfigurationWhenInvoked(t *testing.T) {
-	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1}, sandbox.DefaultAPIKey)
-	news := map[string]func() action.Action{"dataintegration_run_job": NewRunJobAction, "dataintegration_cancel_job": NewCancelJobAction}
-	for _, c := range actionConfigCases {
-		if c.want == "" {
-			continue
-		}
-		got := invoke(t, news[c.action](), data, c.set).diags
-		if got.ErrorsCount() != 1 || !strings.Contains(got.Errors()[0].Summary()+": "+got.Errors()[0].Detail(), c.want) {
-			t.Errorf("%s %v invoked: got %v, want one error with %q", c.action, c.set, got, c.want)
-		}
-	}
-	if n := srv.Stats().Requests; n != 0 {
-		t.Errorf("%d requests sent, want none", n)
-	}
-}
-
-// actionConfig is a configuration of an action: the given attributes set
-// (strings and bools), every other one null.
-func actionConfig(p *acctest.ProtoProvider, t *testing.T, name string, set map[string]any) *tfprotov6.DynamicValue {
+// expectValuesRefused applies, for each case, a run_job action whose config
+// is body, taking its arguments from the case's values declared by decl
+// (whose %s is the object); each must be refused with its phrase, at plan
+// when planOnly, and no request may reach the service.
+func expectValuesRefused(t *testing.T, job, decl, body string, planOnly bool, cases []refusedValues) {
 	t.Helper()
-	s, ok := p.Schemas.ActionSchemas[name]
-	if !ok {
-		t.Fatalf("no action %s", name)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 1})
+	var steps []resource.TestStep
+	for i, c := range cases {
+		values := c.values
+		if strings.Contains(values, "%s") {
+			values = fmt.Sprintf(values, job)
+		}
+		steps = append(steps, resource.TestStep{
+			Config:      e.ProviderConfig() + fmt.Sprintf(decl, values) + acctest.RunJobHCL("refused", fmt.Sprint("commit ", i), body),
+			PlanOnly:    planOnly,
+			ExpectError: acctest.Phrases(c.want),
+		})
 	}
-	dv := acctest.ProtoValue(t, s.Schema, set)
-	return &dv
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	e.ExpectNoRequests(t)
 }

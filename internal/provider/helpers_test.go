@@ -13,15 +13,20 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -312,10 +317,10 @@ func loseAnswers(t *testing.T, srv *sandbox.Server, when string, methods ...stri
 	}
 }
 
-// configureAs runs the provider's Configure, as an engine of version
+// configureProvider runs the provider's Configure, as an engine of version
 // engineVersion ("" for none) would, on a configuration of the given
 // settings, every other one null.
-func configureAs(t *testing.T, engineVersion string, settings map[string]any) provider.ConfigureResponse {
+func configureProvider(t *testing.T, engineVersion string, settings map[string]any) provider.ConfigureResponse {
 	t.Helper()
 	ctx := context.Background()
 	p := New("0.2.0")()
@@ -329,4 +334,208 @@ func configureAs(t *testing.T, engineVersion string, settings map[string]any) pr
 	p.Configure(ctx, provider.ConfigureRequest{TerraformVersion: engineVersion,
 		Config: tfsdk.Config{Schema: sr.Schema, Raw: tftypes.NewValue(typ, acctest.ObjectAttrs(typ, settings))}}, &resp)
 	return resp
+}
+
+// serviceVariants are services the published API allows, each settling
+// its open points another way than the sandbox's default: which envelope
+// fields a page carries, how many items it holds at most, what a page past
+// the last answers, how filters match, fields beyond those listed, and
+// null for a listed string.
+var serviceVariants = map[string]sandbox.Variant{
+	"default":                          {},
+	"next_page only, 25 a page":        {Envelope: []string{"next_page"}, MaxPageSize: 25},
+	"results only, 404 past the end":   {Envelope: []string{}, PastEnd: sandbox.PastEnd404},
+	"results only, empty past the end": {Envelope: []string{}, PastEnd: sandbox.PastEndEmpty, MaxPageSize: 25},
+	"count only, 25 a page":            {Envelope: []string{"count"}, MaxPageSize: 25},
+	"count and total_pages, no next":   {Envelope: []string{"count", "total_pages"}},
+	"partial filters, extra, null":     {Envelope: []string{"total_pages", "page_size"}, Filters: sandbox.FiltersPartial, ExtraFields: true, NullFields: []string{"data_source"}},
+	"ignored filters, next and count":  {Envelope: []string{"next_page", "count"}, Filters: sandbox.FiltersIgnored, ExtraFields: true, MaxPageSize: 25},
+	"everything left out but results":  {Envelope: []string{}, Filters: sandbox.FiltersIgnored, NullFields: []string{"data_source", "schema_name"}, MaxPageSize: 30},
+}
+
+// variantEnv is a sandbox playing variant v, whose workspace holds 260
+// jobs: 256 generated, the job of a connector made outside Terraform whose
+// name contains name in upper case, and three jobs last in the service's
+// order (on page 3 of 100) whose names a partial or ignored name filter
+// confuses with "nightly", the last of them.
+type variantEnv struct {
+	*acctest.Env
+	jobs    []sandbox.Job
+	nightly sandbox.Job
+	// other is the connector made outside Terraform: a name check that a
+	// partial filter misleads would take it for the one to create.
+	other *client.Connector
+}
+
+func newVariantEnv(t *testing.T, v sandbox.Variant, name string, run time.Duration) *variantEnv {
+	t.Helper()
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 256, Variant: v, RunDuration: run})
+	e.RequireSandbox(t, "play a service that settles the API's open points another way")
+	ve := &variantEnv{Env: e, other: e.MakeConnector(t, strings.ToUpper(name)+" (old)")}
+	now := time.Now().UTC()
+	for i, n := range []string{"nightly (copy)", "Nightly", "nightly"} {
+		at := now.Add(time.Duration(i) * time.Second)
+		if err := e.Sandbox.AddJobs(e.WorkspaceID, sandbox.Job{
+			Name: n, DataSource: "zendesk", ConnectorName: "customer_service", SchemaName: "raw", IsActive: true, CreatedAt: at, UpdatedAt: at,
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ve.jobs = e.Sandbox.Jobs(e.WorkspaceID)
+	ve.nightly = ve.jobs[len(ve.jobs)-1]
+	if ve.nightly.Name != "nightly" || len(ve.jobs) != 260 {
+		t.Fatalf("the sandbox's last job is %q of %d", ve.nightly.Name, len(ve.jobs))
+	}
+	return ve
+}
+
+// expectOnlyNightlyRan checks that "nightly" has the executions want
+// (their statuses, oldest first) and every other job none, and that the
+// connector made outside Terraform is still there.
+func (ve *variantEnv) expectOnlyNightlyRan(want ...string) tfresource.TestCheckFunc {
+	return func(*terraform.State) error {
+		for _, j := range ve.jobs {
+			ex := ve.Sandbox.Executions(ve.WorkspaceID, j.ID)
+			if j.ID != ve.nightly.ID {
+				if len(ex) != 0 {
+					return fmt.Errorf("job %q ran %d times, want none: only %q was named", j.Name, len(ex), ve.nightly.Name)
+				}
+				continue
+			}
+			got := make([]string, len(ex))
+			for i, x := range ex {
+				got[i] = x.Status
+			}
+			if !slices.Equal(got, want) {
+				return fmt.Errorf("job %q has executions %v, want %v", j.Name, got, want)
+			}
+		}
+		if _, ok := ve.Sandbox.Connector(ve.WorkspaceID, ve.other.ID); !ok {
+			return fmt.Errorf("the connector %q made outside Terraform is gone", ve.other.Name)
+		}
+		return nil
+	}
+}
+
+// testWaitsIfRunning starts an execution of a few seconds, then applies
+// the configuration of the job that config gives: it must wait, and start
+// the second execution after the first ended.
+func testWaitsIfRunning(t *testing.T, config func(job string) string, checks ...tfresource.TestCheckFunc) {
+	t.Helper()
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 3 * time.Second})
+	e.RequireSandbox(t, "start an execution of a few seconds and read its times")
+	jobs, _ := acctest.ActiveJobs(t, e, 1)
+	tfresource.ParallelTest(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []tfresource.TestStep{{
+			PreConfig: func() {
+				if err := e.Client(t).TriggerJob(context.Background(), e.WorkspaceID, jobs[0], false); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: e.ProviderConfig() + config(jobs[0]),
+			Check: tfresource.ComposeAggregateTestCheckFunc(append(checks, func(*terraform.State) error {
+				acctest.ExpectSequential(t, e.Sandbox.Executions(e.WorkspaceID, jobs[0]), 2)
+				return nil
+			})...),
+		}},
+	})
+}
+
+func expectProgress(t *testing.T, got []string, want string) {
+	t.Helper()
+	for _, p := range got {
+		if strings.Contains(p, want) {
+			return
+		}
+	}
+	t.Errorf("progress %q, want a message with %q", got, want)
+}
+
+// runningJob is a sandbox of one job, and the job's ID, with an execution
+// of it started that runs for runFor.
+func runningJob(t *testing.T, runFor time.Duration) (*sandbox.Server, *providerData, string) {
+	t.Helper()
+	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: runFor}, sandbox.DefaultAPIKey)
+	job := srv.Jobs(data.workspaceID)[0].ID
+	if err := data.client.TriggerJob(t.Context(), data.workspaceID, job, false); err != nil {
+		t.Fatal(err)
+	}
+	return srv, data, job
+}
+
+// frameworkServer is the provider as the framework alone serves it, without
+// fastJobs, configured with settings; not configured when settings is nil.
+func frameworkServer(tb testing.TB, settings map[string]string) tfprotov6.ProviderServer {
+	tb.Helper()
+	srv, err := providerserver.NewProtocol6WithError(New("test")())()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if settings != nil {
+		cfg := acctest.ProtoValue(tb, serveProto(tb).Schemas.Provider, settings)
+		resp, err := srv.ConfigureProvider(context.Background(), &tfprotov6.ConfigureProviderRequest{Config: &cfg})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		acctest.FailOnProto(tb, resp.Diagnostics)
+	}
+	return srv
+}
+
+// sameDiagnostics fails unless got are want, in the same order.
+func sameDiagnostics(t *testing.T, got, want []*tfprotov6.Diagnostic) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("diagnostics: %v, the framework's %v", got, want)
+	}
+	for i, d := range got {
+		w := want[i]
+		if d.Severity != w.Severity || d.Summary != w.Summary || d.Detail != w.Detail || !d.Attribute.Equal(w.Attribute) {
+			t.Errorf("diagnostic %d: %+v, the framework's %+v", i, d, w)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// frameworkSpy counts the reads of data sources that reach the framework.
+type frameworkSpy struct {
+	fullServer
+	reads atomic.Int64
+}
+
+func (s *frameworkSpy) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	s.reads.Add(1)
+	return s.fullServer.ReadDataSource(ctx, req)
+}
+
+// proxyPassword is the password of the tests' proxies: an engine that
+// prints it fails the test.
+const proxyPassword = "pr0xy-s3cret+x"
+
+// madeOutside creates n connectors in e's workspace, side by side, as
+// another team would: the workspace the tests' connectors share.
+func madeOutside(t *testing.T, e *acctest.Env, n int) {
+	t.Helper()
+	c := e.Client(t)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range client.DefaultMaxConcurrentRequests {
+		wg.Go(func() {
+			for i := range next {
+				_, err := c.CreateConnector(context.Background(), e.WorkspaceID, client.ConnectorSpec{
+					Name: fmt.Sprintf("outside %d", i), URL: "https://other.example.com", Token: "other-token", AgentEmail: "other@acme.com",
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
