@@ -13,9 +13,7 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// BareRead is the floor the provider is held to: net/http and
-// encoding/json fetching and decoding every page of jobs, one after
-// another, nothing else.
+// BareRead is the floor the provider is held to: every page of jobs read one after another.
 func BareRead(base string) (int, error) {
 	hc := &http.Client{}
 	n := 0
@@ -33,20 +31,16 @@ func BareRead(base string) (int, error) {
 	return n, nil
 }
 
-// BareBoundedRead is bareRead with the first page alone, then the others
-// by bound workers at once: the floor of a read with that bound.
+// BareBoundedRead is BareRead with pages after the first read by bound workers.
 func BareBoundedRead(base string, bound int) (int, error) {
 	return bareBounded[client.Job](base, "jobs/?", bound)
 }
 
-// BareBoundedConnectors is BareBoundedRead of the workspace's
-// customer-service connectors: the floor of a read of them all.
+// BareBoundedConnectors is BareBoundedRead of the customer-service connectors.
 func BareBoundedConnectors(base string, bound int) (int, error) {
 	return bareBounded[client.Connector](base, "connectors/?connector_name="+client.ConnectorKindCustomerService+"&", bound)
 }
 
-// bareBounded reads every page of 100 of the list at path (of the default
-// workspace, its query begun) as BareBoundedRead says, and counts the items.
 func bareBounded[T any](base, path string, bound int) (int, error) {
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: bound}}
 	first, err := barePage[T](hc, base, path, 1)
@@ -78,15 +72,12 @@ func bareBounded[T any](base, path string, bound int) (int, error) {
 	return int(n.Load()), <-errs
 }
 
-// barePageOf is a page as the bare loops decode it, with encoding/json
-// alone.
 type barePageOf[T any] struct {
 	NextPage   *int `json:"next_page"`
 	TotalPages int  `json:"total_pages"`
 	Results    []T  `json:"results"`
 }
 
-// barePage fetches and decodes one page of 100 of the list at path.
 func barePage[T any](hc *http.Client, base, path string, page int) (*barePageOf[T], error) {
 	req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/developers/workspaces/%s/%spage=%d&page_size=100", base, sandbox.DefaultWorkspaceID, path, page), nil)
 	if err != nil {
@@ -116,15 +107,14 @@ func Best(n int, fn func()) time.Duration {
 	return d
 }
 
-// BenchRow is one line of the table.
+// BenchRow is one line of the table of figures.
 type BenchRow struct {
 	Figure, Value, Target string
 	Met                   bool
 	Report                bool // a figure to report, with no target to meet
 }
 
-// PrintFigures prints the table of figures, each with its target and PASS,
-// MISS or report.
+// PrintFigures prints the figures with their targets and PASS, MISS or report.
 func PrintFigures(rows []BenchRow) {
 	fmt.Println("| figure | measured | target | |")
 	fmt.Println("|---|---|---|---|")
@@ -140,7 +130,7 @@ func PrintFigures(rows []BenchRow) {
 	}
 }
 
-// Missed fails the benchmark for each row whose target was Missed.
+// Missed fails b for each row that missed its target.
 func Missed(b *testing.B, rows []BenchRow) {
 	for _, r := range rows {
 		if !r.Report && !r.Met {

@@ -19,8 +19,7 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// StoredToken checks the token the sandbox holds and how many times one was
-// sent.
+// StoredToken checks the token the sandbox holds and how often one was sent.
 func StoredToken(token string, writes int) func(sandbox.ConnectorView) error {
 	return func(v sandbox.ConnectorView) error {
 		if v.Token != token || v.TokenWrites != writes {
@@ -57,8 +56,7 @@ var (
 	RFC3339RE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$`)
 )
 
-// ExpectSequential checks that a job has n executions, each started after
-// the one before had ended.
+// ExpectSequential checks that n executions ran one after another.
 func ExpectSequential(t *testing.T, ex []sandbox.Execution, n int) {
 	t.Helper()
 	if len(ex) != n {
@@ -85,12 +83,10 @@ func ExpectIDs(ids []string) statecheck.StateCheck {
 	return statecheck.ExpectKnownValue(JobsAddress, tfjsonpath.New("ids"), StringsExact(ids...))
 }
 
-// NoLogVars unsets, for one command, whatever log levels the environment of
-// the test run sets.
+// NoLogVars unsets, for one command, the log levels of the test run's environment.
 var NoLogVars = []string{"TF_LOG=", "TF_LOG_PROVIDER=", "TF_LOG_CORE=", "TF_LOG_PATH="}
 
-// LogHasRequest tells whether one of the provider's DEBUG "API request"
-// lines has every field, in any order.
+// LogHasRequest tells whether a DEBUG "API request" line has every field.
 func LogHasRequest(log string, fields []string) bool {
 	for _, line := range strings.Split(log, "\n") {
 		if !strings.Contains(line, "[DEBUG] provider.terraform-provider-dataintegration: API request:") {
@@ -107,19 +103,15 @@ func LogHasRequest(log string, fields []string) bool {
 	return false
 }
 
-// TimestampRE is the service's timestamp format: ISO 8601 with milliseconds
-// and Z.
+// TimestampRE is the service's timestamp: ISO 8601 with milliseconds and Z.
 var TimestampRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
 
-// ExpectRouteCount checks, once the step is applied, how many requests the
-// sandbox served on a route.
+// ExpectRouteCount checks how many requests the sandbox served on a route.
 func (e *Env) ExpectRouteCount(route string, want int64) resource.TestCheckFunc {
 	return e.ExpectRouteCountIn(route, want, want)
 }
 
-// ExpectRouteCountIn checks, once the step is applied, that the sandbox
-// served from least to most requests on a route: for reads whose sharing
-// depends on which arrives first.
+// ExpectRouteCountIn is ExpectRouteCount within a range, for shared reads.
 func (e *Env) ExpectRouteCountIn(route string, least, most int64) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		got := e.Sandbox.Stats().ByRoute[route]
@@ -133,8 +125,7 @@ func (e *Env) ExpectRouteCountIn(route string, least, most int64) resource.TestC
 	}
 }
 
-// ExpectNoRequests checks that the sandbox served no request at all: for
-// configurations that must fail before any is sent.
+// ExpectNoRequests checks that the sandbox served no request.
 func (e *Env) ExpectNoRequests(t *testing.T) {
 	t.Helper()
 	if e.Sandbox == nil {
@@ -145,9 +136,7 @@ func (e *Env) ExpectNoRequests(t *testing.T) {
 	}
 }
 
-// ExpectStored checks the test's connector as the sandbox holds it,
-// token included. Against the real service, which never shows a token, the
-// check is logged and left out.
+// ExpectStored checks the test's connector as the sandbox holds it, token included.
 func (e *Env) ExpectStored(t *testing.T, check func(sandbox.ConnectorView) error) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		if e.Sandbox == nil {
@@ -166,8 +155,7 @@ func (e *Env) ExpectStored(t *testing.T, check func(sandbox.ConnectorView) error
 	}
 }
 
-// ConnectorsGone is a CheckDestroy: no connector of the state is left in
-// the service.
+// ConnectorsGone is a CheckDestroy: no connector of the state is left.
 func (e *Env) ConnectorsGone(t *testing.T) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		c := e.Client(t)
@@ -184,10 +172,7 @@ func (e *Env) ConnectorsGone(t *testing.T) resource.TestCheckFunc {
 	}
 }
 
-// ExpectMoved checks that a connector moved from the test's workspace to
-// workspace to: the sandbox holds *moved there and no longer holds *first
-// in the test's workspace. The IDs are read when the check runs, after
-// CaptureID has stored them.
+// ExpectMoved checks that *first left the test's workspace and *moved is in to.
 func (e *Env) ExpectMoved(first, moved *string, to string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		if _, ok := e.Sandbox.Connector(to, *moved); !ok {
@@ -200,8 +185,7 @@ func (e *Env) ExpectMoved(first, moved *string, to string) resource.TestCheckFun
 	}
 }
 
-// ExpectExecutions checks a job's executions: one per want, oldest first,
-// with want's status and force_full_refresh (status "" is not checked).
+// ExpectExecutions checks a job's executions, oldest first (status "" is not checked).
 func (e *Env) ExpectExecutions(jobID string, want ...sandbox.Execution) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		got := e.Sandbox.Executions(e.WorkspaceID, jobID)
@@ -218,8 +202,7 @@ func (e *Env) ExpectExecutions(jobID string, want ...sandbox.Execution) resource
 	}
 }
 
-// ErrorMatching is a TestCase.ErrorCheck that accepts only an error
-// matching re and free of every secret, and records that it saw one.
+// ErrorMatching is an ErrorCheck that accepts only Want free of Secrets.
 type ErrorMatching struct {
 	Want    *regexp.Regexp
 	Secrets []string
@@ -240,8 +223,7 @@ func (c *ErrorMatching) Check(err error) error {
 	return nil
 }
 
-// Phrases is a pattern of the given Phrases in order, each matching across
-// the line breaks Terraform puts into long diagnostics.
+// Phrases matches ps in order, across the line breaks of long diagnostics.
 func Phrases(ps ...string) *regexp.Regexp {
 	parts := make([]string, len(ps))
 	for i, p := range ps {
@@ -254,7 +236,7 @@ func Phrases(ps ...string) *regexp.Regexp {
 	return regexp.MustCompile(strings.Join(parts, `[\s\S]*`))
 }
 
-// StringsExact is a check of a list of strings, in order.
+// StringsExact checks a list of strings, in order.
 func StringsExact(ss ...string) knownvalue.Check {
 	checks := make([]knownvalue.Check, len(ss))
 	for i, s := range ss {
@@ -263,10 +245,8 @@ func StringsExact(ss ...string) knownvalue.Check {
 	return knownvalue.ListExact(checks)
 }
 
-// ExpectStateMatchesService checks that the state holds exactly the
-// connectors the sandbox holds, and a trigger for every job that ran, each
-// once. A trigger whose answer was lost is recorded whether its job ran or
-// not (at most once): a job with a trigger may have no execution.
+// ExpectStateMatchesService checks that the state holds the sandbox's
+// connectors and a trigger of every job that ran, each once.
 func ExpectStateMatchesService(t testing.TB, eng *Engine, dir string, e *Env, jobs []string) (connectors, triggered int) {
 	t.Helper()
 	inState := slices.Sorted(maps.Keys(eng.StateIDs(t, dir, "dataintegration_customer_service_connector")))

@@ -29,8 +29,7 @@ func NewConnectorArgs(name string) ConnectorArgs {
 	}
 }
 
-// With is a copy of a With each key set to the value after it; an empty
-// value leaves the attribute out.
+// With is a copy of a with each key set to the value after it; "" leaves it out.
 func (a ConnectorArgs) With(kv ...string) ConnectorArgs {
 	out := maps.Clone(a)
 	for i := 0; i+1 < len(kv); i += 2 {
@@ -53,16 +52,14 @@ func (a ConnectorArgs) HCL() string {
 	return b.String()
 }
 
-// Name is a connector name no other test run uses, so that the tests
-// can share the real service's workspace.
+// Name is a connector name no other run uses, as the real service is shared.
 func Name(what string) string {
 	return "tfacc " + what + " " + sdkacctest.RandString(8)
 }
 
 const ConnectorType = "dataintegration_customer_service_connector"
 
-// ListBlock is a list block of connectors for a .tfquery.hcl file; args
-// are its own arguments and config its configuration's, each a line of HCL.
+// ListBlock is a list block of connectors for a .tfquery.hcl file.
 func ListBlock(name string, args, config []string) string {
 	inner := make([]string, len(config))
 	for i, l := range config {
@@ -77,8 +74,7 @@ func ImportBlock(to, id string) string {
 	return fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", to, id)
 }
 
-// IdentityImportBlock is an import block by identity; attrs are the
-// identity's attributes as HCL expressions.
+// IdentityImportBlock is an import block by identity, attrs in HCL.
 func IdentityImportBlock(to string, attrs ...string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "import {\n  to = %s\n  identity = {\n", to)
@@ -89,8 +85,7 @@ func IdentityImportBlock(to string, attrs ...string) string {
 	return b.String()
 }
 
-// GeneratedTokenLine is the `token = null` line that -generate-config-out
-// writes and the docs tell to replace with the token.
+// GeneratedTokenLine is the `token = null` line of -generate-config-out.
 var GeneratedTokenLine = regexp.MustCompile(`(?m)^(\s*)token\s*=\s*null.*$`)
 
 const (
@@ -99,22 +94,19 @@ const (
 	RouteCancelJob = "DELETE /developers/workspaces/{workspace_id}/jobs/{_id}/cancel/"
 )
 
-// TriggerHCL is a trigger block named name; body holds its other attributes.
+// TriggerHCL is a trigger block named name.
 func TriggerHCL(name, jobID, body string) string {
 	return fmt.Sprintf("resource \"dataintegration_job_trigger\" %q {\n  job_id = %q\n%s\n}\n", name, jobID, body)
 }
 
 const JobAddress = "data.dataintegration_job.test"
 
-// TriggerByNameHCL is the block of the trigger at TriggerAddress, naming its
-// job; body holds its other attributes.
+// TriggerByNameHCL is the trigger at TriggerAddress, by job name.
 func TriggerByNameHCL(jobName, body string) string {
 	return fmt.Sprintf("resource \"dataintegration_job_trigger\" \"test\" {\n  job_name = %q\n%s\n}\n", jobName, body)
 }
 
-// RunJobHCL is a dataintegration_run_job action named name, whose config
-// holds body, and a terraform_data of the same name whose input is input,
-// which runs the action after it is created and updated.
+// RunJobHCL is a run_job action and a terraform_data that runs it.
 func RunJobHCL(name, input, body string) string {
 	return fmt.Sprintf(`
 action "dataintegration_run_job" %[1]q {
@@ -139,8 +131,7 @@ resource "terraform_data" %[1]q {
 const JobsAddress = "data.dataintegration_jobs.test"
 
 // ProviderConfig is a provider block with every setting given, so that the
-// environment of whoever runs the tests plays no part; extra lines are
-// added inside it.
+// environment of whoever runs the tests plays no part.
 func (e *Env) ProviderConfig(extra ...string) string {
 	return fmt.Sprintf(`
 provider "dataintegration" {
@@ -151,26 +142,22 @@ provider "dataintegration" {
 `, e.BaseURL, e.APIKey, e.WorkspaceID, indentLines(extra))
 }
 
-// ProviderWithWorkspace is a provider block like ProviderConfig's, with the
-// given default workspace.
+// ProviderWithWorkspace is ProviderConfig with the given workspace.
 func (e *Env) ProviderWithWorkspace(ws string) string {
 	return ProviderBlock(e.BaseURL, e.APIKey, ws)
 }
 
-// ProviderWithoutWorkspace is a provider block like ProviderConfig's, with
-// no default workspace.
+// ProviderWithoutWorkspace is ProviderConfig without workspace_id.
 func (e *Env) ProviderWithoutWorkspace() string {
 	return ProviderBlock(e.BaseURL, e.APIKey, "")
 }
 
-// ProviderWithKey is a provider block like ProviderConfig's, with the given
-// API key.
+// ProviderWithKey is ProviderConfig with the given API key.
 func (e *Env) ProviderWithKey(apiKey string) string {
 	return ProviderBlock(e.BaseURL, apiKey, e.WorkspaceID)
 }
 
-// ProviderBlock is a provider block of the given settings; workspace_id is
-// left out when ws is "".
+// ProviderBlock is a provider block; workspace_id is left out when ws is "".
 func ProviderBlock(baseURL, apiKey, ws string) string {
 	b := fmt.Sprintf("provider \"dataintegration\" {\n  base_url     = %q\n  api_key      = %q\n", baseURL, apiKey)
 	if ws != "" {
@@ -189,9 +176,8 @@ func indentLines(lines []string) string {
 
 const RouteListJobs = "GET /developers/workspaces/{workspace_id}/jobs/"
 
-// FleetHCL is n connectors and a trigger of each job in TF_VAR_jobs, with
-// the provider configured from the environment and extra settings, and a
-// jobs data source when listJobs is set.
+// FleetHCL is n connectors, a trigger of each job in TF_VAR_jobs and, with
+// listJobs, a jobs data source.
 func FleetHCL(n int, providerExtra string, listJobs bool) string {
 	hcl := fmt.Sprintf(`
 provider "dataintegration" {
@@ -209,9 +195,7 @@ resource "dataintegration_job_trigger" "t" {
 }
 `
 	if listJobs {
-		// Read at plan time, under whatever the service does then; the
-		// output counts the seeded jobs only, which the apply does not
-		// change.
+		// The output counts the seeded jobs, which the apply does not change.
 		hcl += `
 data "dataintegration_jobs" "all" {}
 
@@ -223,8 +207,7 @@ output "seeded_jobs_listed" {
 	return hcl
 }
 
-// FleetConnectorsHCL is FleetHCL's n connectors alone, for a provider with
-// no triggers such as the bench's yardstick.
+// FleetConnectorsHCL is FleetHCL's connectors alone, for the bench's yardstick.
 func FleetConnectorsHCL(n int) string {
 	return fmt.Sprintf(`
 resource "dataintegration_customer_service_connector" "c" {

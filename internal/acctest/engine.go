@@ -16,9 +16,8 @@ import (
 	"github.com/hashicorp/go-version"
 )
 
-// Capability is an engine feature that a test may need, with the first
-// version of each engine that has it. A version number alone does not say
-// it: OpenTofu's numbers will pass 1.14 without actions or list resources.
+// Capability is an engine feature with the first version of each engine
+// that has it: OpenTofu's numbers pass 1.14 without actions.
 type Capability struct {
 	Name      string
 	Terraform string // the first Terraform version that has it
@@ -30,22 +29,17 @@ var (
 	CapWriteOnly     = Capability{Name: "write-only attributes", Terraform: "1.11.0", Tofu: "1.11.0"}
 	CapIdentity      = Capability{Name: "resource identity", Terraform: "1.12.0", Tofu: "1.12.0"}
 	CapImportForEach = Capability{Name: "`import` blocks with `for_each`", Terraform: "1.7.0", Tofu: "1.7.0"}
-	// `terraform test` came in Terraform 1.6, mock_provider in 1.7;
-	// OpenTofu's mock_provider in 1.8.
-	CapTestMocks = Capability{Name: "`terraform test` with `mock_provider`", Terraform: "1.7.0", Tofu: "1.8.0"}
-	// OpenTofu has neither actions nor list resources and `query` in any
-	// release.
+	CapTestMocks     = Capability{Name: "`terraform test` with `mock_provider`", Terraform: "1.7.0", Tofu: "1.8.0"}
+	// OpenTofu has no actions, list resources or `query` in any release.
 	CapActions       = Capability{Name: "actions", Terraform: "1.14.0"}
 	CapListResources = Capability{Name: "list resources and `terraform query`", Terraform: "1.14.0"}
-	// Terraform 1.16 added on_failure to action_trigger, its before_destroy
-	// and after_destroy events with caller, and import blocks in modules.
-	// Terraform 1.14 and 1.15 refuse the first two, and ignore an import
-	// block in a module without a word.
+	// Terraform 1.14 and 1.15 refuse on_failure and destroy-time events, and
+	// ignore an import block in a module without a word.
 	CapActionTriggers = Capability{Name: "`on_failure` and destroy-time events on `action_trigger`", Terraform: "1.16.0"}
 	CapModuleImports  = Capability{Name: "`import` blocks inside modules", Terraform: "1.16.0"}
 )
 
-// Where says which versions have a capability, for skip messages.
+// Where says which versions have c, for skip messages.
 func (c Capability) Where() string {
 	tofu := "no OpenTofu release"
 	if c.Tofu != "" {
@@ -54,7 +48,7 @@ func (c Capability) Where() string {
 	return "Terraform " + c.Terraform + "+, " + tofu
 }
 
-// EngineInfo says which engine runs, Terraform or OpenTofu, and its version.
+// EngineInfo is the engine under test and its version.
 type EngineInfo struct {
 	Tofu    bool
 	Version *version.Version
@@ -78,8 +72,6 @@ func (i EngineInfo) Has(c Capability) bool {
 
 var engineVersionLine = regexp.MustCompile(`(?m)^(Terraform|OpenTofu) v(\S+)`)
 
-// parseEngineVersion reads the first line of `terraform version` or
-// `tofu version`.
 func parseEngineVersion(out string) (EngineInfo, error) {
 	m := engineVersionLine.FindStringSubmatch(out)
 	if m == nil {
@@ -92,8 +84,7 @@ func parseEngineVersion(out string) (EngineInfo, error) {
 	return EngineInfo{Tofu: m[1] == "OpenTofu", Version: v}, nil
 }
 
-// enginePath is the CLI the acceptance tests drive: TF_ACC_TERRAFORM_PATH,
-// else terraform on PATH, as terraform-plugin-testing picks it.
+// enginePath is the CLI terraform-plugin-testing would pick.
 func enginePath(t testing.TB) string {
 	t.Helper()
 	if realEngine != "" {
@@ -115,8 +106,7 @@ var (
 	detectErr    error
 )
 
-// EngineUnderTest says which engine the acceptance tests drive; it asks
-// the CLI once per test binary.
+// EngineUnderTest says which engine the acceptance tests drive, asked once per binary.
 func EngineUnderTest(t testing.TB) EngineInfo {
 	t.Helper()
 	info, err := detectEngineAt(enginePath(t))
@@ -140,9 +130,7 @@ func detectEngineAt(path string) (EngineInfo, error) {
 	return detected, detectErr
 }
 
-// RequireCapability skips an acceptance test that the engine cannot run,
-// saying why. It is called after the TF_ACC check (NewEnv or NewEngine
-// makes it), so that unit runs do not look for an engine.
+// RequireCapability skips an acceptance test the engine cannot run, saying why.
 func RequireCapability(t testing.TB, c Capability) {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
@@ -153,8 +141,7 @@ func RequireCapability(t testing.TB, c Capability) {
 	}
 }
 
-// RequireMissingCapability skips a test of how an engine without a
-// capability is refused, where the engine has it.
+// RequireMissingCapability skips a test of an engine without c where the engine has it.
 func RequireMissingCapability(t testing.TB, c Capability) {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
@@ -165,8 +152,7 @@ func RequireMissingCapability(t testing.TB, c Capability) {
 	}
 }
 
-// Engine is the Terraform or OpenTofu CLI the acceptance tests drive, run by
-// hand with the provider built from this tree, the way a user runs it.
+// Engine is the engine's CLI run by hand with the provider built from this tree.
 type Engine struct {
 	Path     string
 	Provider string // the provider binary the dev override points at
@@ -188,8 +174,6 @@ func NewEngine(t testing.TB) *Engine {
 	return eng
 }
 
-// buildProvider builds the provider of the module in src into a folder of
-// its own, which it returns; what names it in a failure.
 func buildProvider(tb testing.TB, src, what string) string {
 	tb.Helper()
 	bin := tb.TempDir()
@@ -201,9 +185,7 @@ func buildProvider(tb testing.TB, src, what string) string {
 	return bin
 }
 
-// ProviderAt builds the provider at a git revision of this clone, for a
-// figure before a change (make bench) or a state written by an earlier
-// version (the upgrade test).
+// ProviderAt builds the provider at a git revision of this clone.
 func ProviderAt(tb testing.TB, rev string) string {
 	tb.Helper()
 	if out, err := exec.Command("git", "-C", "../..", "cat-file", "-e", rev+"^{commit}").CombinedOutput(); err != nil {
@@ -216,9 +198,7 @@ func ProviderAt(tb testing.TB, rev string) string {
 	return buildProvider(tb, src, rev)
 }
 
-// DevOverrides is a CLI configuration that loads the provider from dir for
-// both addresses an example may use: the one in required_providers, and the
-// default for a bare resource example.
+// DevOverrides loads the provider from dir at both addresses an example may use.
 func DevOverrides(dir string) string {
 	return fmt.Sprintf(`provider_installation {
   dev_overrides {
@@ -230,8 +210,7 @@ func DevOverrides(dir string) string {
 `, dir)
 }
 
-// EngineWithCLIConfig is the engine under test with a CLI configuration of
-// the given text and a data folder of its own.
+// EngineWithCLIConfig is the engine under test with the given CLI configuration.
 func EngineWithCLIConfig(t testing.TB, text string) *Engine {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
@@ -252,8 +231,7 @@ func EngineWithCLIConfig(t testing.TB, text string) *Engine {
 	return eng
 }
 
-// Run runs the engine in dir with extra environment variables and returns
-// its standard output; a non-zero exit fails the test.
+// Run runs the engine in dir and returns its output; a failure fails the test.
 func (eng *Engine) Run(t testing.TB, dir string, env []string, args ...string) string {
 	t.Helper()
 	out, err := eng.Try(dir, env, args...)
@@ -263,7 +241,7 @@ func (eng *Engine) Run(t testing.TB, dir string, env []string, args ...string) s
 	return out
 }
 
-// Try runs the engine like run, and returns its failure with what it printed.
+// Try is Run that returns the failure with what the engine printed.
 func (eng *Engine) Try(dir string, env []string, args ...string) (string, error) {
 	cmd := exec.Command(eng.Path, args...)
 	cmd.Dir = dir
@@ -285,13 +263,10 @@ func (eng *Engine) Try(dir string, env []string, args ...string) (string, error)
 	return stdout.String(), nil
 }
 
-// similarWarnings is how an engine sums up the warnings of one summary
-// after the first: "(and one more similar warning elsewhere)", "(and 19
-// more similar warnings elsewhere)".
+// similarWarnings is how an engine sums up the warnings after the first.
 var similarWarnings = regexp.MustCompile(`^\(and (one|\d+) more similar warnings?(?: elsewhere)?\)$`)
 
-// CountWarnings counts the warnings of a summary in an engine's output,
-// those it sums up included.
+// CountWarnings counts the warnings of a summary, those summed up included.
 func CountWarnings(out, summary string) int {
 	n := 0
 	counting := false
@@ -324,9 +299,7 @@ func (eng *Engine) ExpectConverged(t testing.TB, dir string, env []string) {
 	}
 }
 
-// Plan saves a Plan of dir as tfplan (for `apply tfplan`) and returns, from
-// the engine's JSON of it, the actions planned for each resource address and
-// the addresses being imported.
+// Plan saves a plan of dir as tfplan and returns the actions and imports planned.
 func (eng *Engine) Plan(t testing.TB, dir string, env []string) (actions map[string][]string, imports []string) {
 	t.Helper()
 	eng.Run(t, dir, env, "plan", "-input=false", "-no-color", "-out=tfplan")
@@ -352,8 +325,7 @@ func (eng *Engine) Plan(t testing.TB, dir string, env []string) (actions map[str
 	return actions, imports
 }
 
-// ExpectActions checks the actions a plan gives one address, such as
-// "no-op", "update", or "delete", "create" for a replacement.
+// ExpectActions checks the actions a plan gives one address.
 func ExpectActions(t testing.TB, actions map[string][]string, address string, want ...string) {
 	t.Helper()
 	if got := actions[address]; !slices.Equal(got, want) {
@@ -361,7 +333,7 @@ func ExpectActions(t testing.TB, actions map[string][]string, address string, wa
 	}
 }
 
-// Outputs reads the root module's Outputs.
+// Outputs reads the root module's outputs.
 func (eng *Engine) Outputs(t testing.TB, dir string) map[string]json.RawMessage {
 	t.Helper()
 	var outs map[string]struct {
@@ -396,7 +368,7 @@ func ConfigDir(t testing.TB, hcl string) string {
 	return dir
 }
 
-// StateResource is a resource of the root module in `show -json` output.
+// StateResource is a resource of the root module in `show -json`.
 type StateResource struct {
 	Address string         `json:"address"`
 	Mode    string         `json:"mode"`
@@ -404,8 +376,7 @@ type StateResource struct {
 	Values  map[string]any `json:"values"`
 }
 
-// StateResources reads the root module's resources from `show -json`
-// output: none when the state is empty.
+// StateResources reads the root module's resources from `show -json`.
 func StateResources(t testing.TB, show string) []StateResource {
 	t.Helper()
 	var st struct {
@@ -424,7 +395,7 @@ func StateResources(t testing.TB, show string) []StateResource {
 	return st.Values.RootModule.Resources
 }
 
-// StateResourceID finds a resource's id in `show -json` output.
+// StateResourceID finds a resource's id in `show -json`.
 func StateResourceID(t testing.TB, show, address string) string {
 	t.Helper()
 	for _, r := range StateResources(t, show) {
@@ -438,8 +409,7 @@ func StateResourceID(t testing.TB, show, address string) string {
 	return ""
 }
 
-// StateIDs returns the IDs in the state of dir of the managed resources of
-// a type, and their job_id when they have one, by ID.
+// StateIDs maps the IDs of dir's managed resources of typ to their job_id.
 func (eng *Engine) StateIDs(t testing.TB, dir, typ string) map[string]string {
 	t.Helper()
 	ids := map[string]string{}
@@ -453,16 +423,12 @@ func (eng *Engine) StateIDs(t testing.TB, dir, typ string) map[string]string {
 	return ids
 }
 
-// DevOverrideFile writes a CLI configuration that points both addresses a
-// configuration may use at the provider binary in dir, and returns its
-// path.
+// DevOverrideFile writes DevOverrides(dir) and returns its path.
 func DevOverrideFile(tb testing.TB, dir string) string {
 	tb.Helper()
 	return writeCLIConfig(tb, DevOverrides(dir))
 }
 
-// writeCLIConfig writes a CLI configuration of the given text into a folder
-// of the test's own, and returns its path.
 func writeCLIConfig(tb testing.TB, text string) string {
 	tb.Helper()
 	cfg := filepath.Join(tb.TempDir(), "cli-config.tfrc")
@@ -472,10 +438,8 @@ func writeCLIConfig(tb testing.TB, text string) string {
 	return cfg
 }
 
-// EngineName is the name of the engine the acceptance tests drive, as the
-// provider names it in its User-Agent: the provider served from the test
-// binary cannot tell it from its parent process. "Terraform" outside an
-// acceptance run.
+// EngineName is the engine as the provider names it in its User-Agent: the
+// provider served from the test binary cannot tell it from its parent.
 func EngineName() string {
 	path := realEngine
 	if path == "" && os.Getenv("TF_ACC") != "" {

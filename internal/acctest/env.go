@@ -12,29 +12,25 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// The provider's environment variables, which also point the tests at the
-// real service. acctest cannot import the provider, so they are copied from
-// its provider.go; TestProvider_environmentNamesMatchAcctest keeps the copies equal.
+// The provider's environment variables, copied from its provider.go, which
+// acctest cannot import; a test of package provider keeps them equal.
 const (
 	EnvBaseURL     = "DATAINTEGRATION_BASE_URL"
 	EnvAPIKey      = "DATAINTEGRATION_API_KEY"
 	EnvWorkspaceID = "DATAINTEGRATION_WORKSPACE_ID"
 )
 
-// Env is the service one acceptance test runs against: a sandbox of its
-// own, started in-process, or the real service when DATAINTEGRATION_BASE_URL,
-// DATAINTEGRATION_API_KEY and DATAINTEGRATION_WORKSPACE_ID are all set.
+// Env is the service one acceptance test runs against.
 type Env struct {
 	BaseURL, APIKey, WorkspaceID string
-	// CACertificate is what the test's own clients trust besides the
-	// system's roots: a TLSEnv's CA.
+	// CACertificate is what the test's own clients trust besides the system's roots.
 	CACertificate string
 	// Sandbox is nil against the real service.
 	Sandbox *sandbox.Server
 }
 
-// NewEnv is the way into the harness: the service for one test, a sandbox of
-// cfg unless the real service's variables are set.
+// NewEnv is the way in: a sandbox of cfg, started in-process, or the real
+// service when its three variables are set.
 func NewEnv(t testing.TB, cfg sandbox.Config) *Env {
 	t.Helper()
 	if realService() {
@@ -53,7 +49,6 @@ func NewEnv(t testing.TB, cfg sandbox.Config) *Env {
 	return &Env{BaseURL: ts.URL, APIKey: key, WorkspaceID: srv.Workspaces()[0], Sandbox: srv}
 }
 
-// sandboxKey is the first API key a sandbox of cfg accepts.
 func sandboxKey(cfg sandbox.Config) string {
 	if len(cfg.Keys) > 0 {
 		return cfg.Keys[0].APIKey
@@ -61,8 +56,6 @@ func sandboxKey(cfg sandbox.Config) string {
 	return sandbox.DefaultAPIKey
 }
 
-// realService tells whether the tests run against the real service: its
-// three variables are set.
 func realService() bool {
 	return os.Getenv(EnvBaseURL) != "" && os.Getenv(EnvAPIKey) != "" && os.Getenv(EnvWorkspaceID) != ""
 }
@@ -75,16 +68,13 @@ func (e *Env) RequireSandbox(t testing.TB, why string) {
 	}
 }
 
-// LetteredWorkspace is a sandbox workspace whose ID has letters, so that its
-// case can change.
+// LetteredWorkspace is a workspace whose ID has letters whose case can change.
 var LetteredWorkspace = []sandbox.KeyBinding{{APIKey: sandbox.DefaultAPIKey, WorkspaceID: "0000000a-0000-4000-8000-00000000000b"}}
 
-// SecondWorkspace is a second workspace that TwoWorkspaces binds the
-// default key to.
+// SecondWorkspace is the workspace TwoWorkspaces adds.
 const SecondWorkspace = "22222222-2222-4222-8222-222222222222"
 
-// TwoWorkspaces is a sandbox whose key reaches its default workspace and
-// SecondWorkspace; the test is skipped against the real service.
+// TwoWorkspaces is a sandbox whose key reaches its default workspace and SecondWorkspace.
 func TwoWorkspaces(t *testing.T, cfg sandbox.Config, why string) *Env {
 	t.Helper()
 	cfg.Keys = []sandbox.KeyBinding{
@@ -96,8 +86,7 @@ func TwoWorkspaces(t *testing.T, cfg sandbox.Config, why string) *Env {
 	return e
 }
 
-// UpperWorkspace is the test's workspace in upper case; it skips the test
-// when the ID has no letter to change.
+// UpperWorkspace is the test's workspace in upper case; it skips a test whose ID has no letter.
 func (e *Env) UpperWorkspace(t *testing.T) string {
 	t.Helper()
 	upper := strings.ToUpper(e.WorkspaceID)
@@ -114,8 +103,7 @@ func (e *Env) ServiceEnv(extra ...string) []string {
 	}, extra...)
 }
 
-// Client is an API Client of the same service, for a test's own look at it,
-// its configuration changed by edit.
+// Client is an API client of the test's service, its configuration changed by edit.
 func (e *Env) Client(t testing.TB, edit ...func(*client.Config)) *client.Client {
 	t.Helper()
 	conf := client.Config{BaseURL: e.BaseURL, APIKey: e.APIKey, Version: "test", CACertificate: e.CACertificate}
@@ -129,8 +117,7 @@ func (e *Env) Client(t testing.TB, edit ...func(*client.Config)) *client.Client 
 	return c
 }
 
-// JobsOneByOne lists the test's jobs that f selects, one page after another
-// (max_concurrent_requests = 1): the oracle of a list read side by side.
+// JobsOneByOne lists the jobs f selects one page after another: an oracle.
 func (e *Env) JobsOneByOne(t testing.TB, f client.JobFilter) []client.Job {
 	t.Helper()
 	c := e.Client(t, func(c *client.Config) { c.MaxConcurrentRequests = 1 })
@@ -141,8 +128,7 @@ func (e *Env) JobsOneByOne(t testing.TB, f client.JobFilter) []client.Job {
 	return *jobs
 }
 
-// ActiveJobs are the IDs of the sandbox's first n active jobs, and inactive
-// the ID of an inactive one.
+// ActiveJobs are the IDs of the sandbox's first n active jobs, and of an inactive one.
 func ActiveJobs(t testing.TB, e *Env, n int) (active []string, inactive string) {
 	t.Helper()
 	for _, j := range e.Sandbox.Jobs(e.WorkspaceID) {
@@ -159,8 +145,7 @@ func ActiveJobs(t testing.TB, e *Env, n int) (active []string, inactive string) 
 	return active, inactive
 }
 
-// MakeConnector creates a connector through the API, as someone outside
-// Terraform would, and deletes it when the test ends.
+// MakeConnector creates a connector as someone outside Terraform would, until the test ends.
 func (e *Env) MakeConnector(t *testing.T, name string, streams ...string) *client.Connector {
 	t.Helper()
 	c := e.Client(t)
@@ -174,8 +159,7 @@ func (e *Env) MakeConnector(t *testing.T, name string, streams ...string) *clien
 	return made
 }
 
-// RefusingEnv is a sandbox with a job that is running (for an hour) and
-// an inactive one, whose triggers the service refuses.
+// RefusingEnv is a sandbox with a running job and an inactive one.
 func RefusingEnv(t *testing.T) (e *Env, running, inactive string) {
 	t.Helper()
 	e = NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Hour})

@@ -18,8 +18,7 @@ func JobsVar(tb testing.TB, ids []string) string {
 	return "TF_VAR_jobs=" + string(b)
 }
 
-// ConnectorsByName are the IDs of the connectors of the test's workspace, by
-// name, as the sandbox holds them.
+// ConnectorsByName are the sandbox's connector IDs by name.
 func (e *Env) ConnectorsByName(t testing.TB) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
@@ -33,13 +32,8 @@ func (e *Env) ConnectorsByName(t testing.TB) map[string][]string {
 	return out
 }
 
-// DegradedRun applies connectors connectors and triggers triggers while 30%
-// of the requests are answered 429 or 503 before the service acts (rate 0:
-// no faults), and checks that one apply succeeds: each trigger's job ran
-// exactly once, no connector is doubled, the state matches the service,
-// and the next plan, under the same faults, is empty. Then, with 30% of the
-// reads answered 500, 502 or 504, a plan that refreshes every connector
-// succeeds in one run and is empty too. It destroys what it made.
+// DegradedRun applies connectors and triggers while a share rate of the
+// requests fails, and checks that nothing is doubled and the plans converge.
 func DegradedRun(tb testing.TB, eng *Engine, connectors, triggers int, rate float64) Degraded {
 	tb.Helper()
 	e := NewEnv(tb, sandbox.Config{Jobs: triggers + triggers/2 + 10, RunDuration: time.Millisecond})
@@ -87,8 +81,7 @@ func DegradedRun(tb testing.TB, eng *Engine, connectors, triggers int, rate floa
 	return d
 }
 
-// Degraded is what DegradedRun measured: the apply under faults and the
-// refresh plan under faulted reads.
+// Degraded is what DegradedRun measured.
 type Degraded struct {
 	Apply, Refresh              time.Duration
 	Requests, Faults            int64

@@ -10,9 +10,8 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// TLSEnv is an Env whose sandbox serves https with a certificate of a
-// throwaway CA, as a self-hosted service under a company's own CA does, and
-// records where each request came from.
+// TLSEnv is an Env served over https under a throwaway CA, as a self-hosted
+// service under a company's own CA is.
 type TLSEnv struct {
 	*Env
 	CA *nettest.CA
@@ -21,9 +20,7 @@ type TLSEnv struct {
 	remotes []string
 }
 
-// NewTLSEnv starts a sandbox over https at host, which names it in the
-// base URL and the certificate. The test is skipped against the real
-// service, whose certificate and network are not the test's.
+// NewTLSEnv serves a sandbox at host over https; skipped against the real service.
 func NewTLSEnv(t *testing.T, cfg sandbox.Config, host string) *TLSEnv {
 	t.Helper()
 	if realService() {
@@ -66,8 +63,7 @@ func ServeSecretProxy(t *testing.T, user, password string) *nettest.Proxy {
 // proxyVars are the variables Go reads a proxy from, in both cases.
 var proxyVars = []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"}
 
-// ProxyEnv sets HTTPS_PROXY and NO_PROXY for the rest of the test, and
-// clears the other proxy variables, so that the machine's own play no part.
+// ProxyEnv sets HTTPS_PROXY and NO_PROXY, clearing the machine's other proxy variables.
 func ProxyEnv(t *testing.T, httpsProxy, noProxy string) {
 	t.Helper()
 	for _, k := range proxyVars {

@@ -14,22 +14,15 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
-// cliRecordMask is where the wrapper keeps what the commands of each test
-// printed: a path with %s for the test's name (TF_LOG_PATH_MASK's, which
-// terraform-plugin-testing fills in for each test), then ".cli" for the
-// output and ".config" for the configurations. "" when not recording.
+// cliRecordMask is where the wrapper records each test's engine output; "" when not recording.
 var cliRecordMask string
 
 // Recording tells whether Main wraps the engine to record what it prints.
 func Recording() bool { return cliRecordMask != "" }
 
-// realEngine is the engine the wrapper runs; the engine harness runs it
-// directly.
 var realEngine string
 
-// cliWrapper runs the engine with the same arguments, copying what it
-// prints into $TF_LOG_PATH.cli (or .json for `show -json`) and the
-// configuration it was given into $TF_LOG_PATH.config.
+// cliWrapper runs the engine, copying its output and configuration beside $TF_LOG_PATH.
 const cliWrapper = `#!/usr/bin/env bash
 real=%q
 if [ -z "$TF_LOG_PATH" ]; then exec "$real" "$@"; fi
@@ -39,8 +32,6 @@ cat ./*.tf ./*.tfvars.json >>"$TF_LOG_PATH.config" 2>/dev/null
 "$real" "$@" > >(tee -a "$out") 2> >(tee -a "$out" >&2)
 `
 
-// recordCLIOutput puts the wrapper in front of the engine for resource.Test,
-// in a folder that the returned function removes.
 func recordCLIOutput(engine string) (func(), error) {
 	dir, err := os.MkdirTemp("", "dataintegration-cli-")
 	if err != nil {
@@ -63,9 +54,7 @@ func recordCLIOutput(engine string) (func(), error) {
 	return func() { _ = os.RemoveAll(dir) }, nil
 }
 
-// Recorded is what the wrapper kept for test t and its subtests (whose
-// names terraform-plugin-testing writes with "__" for "/"): "" when nothing
-// was.
+// Recorded is what the wrapper kept for t and its subtests.
 func Recorded(t testing.TB, ext string) string {
 	t.Helper()
 	before, after, ok := strings.Cut(cliRecordMask, "%s")
@@ -94,9 +83,7 @@ func Recorded(t testing.TB, ext string) string {
 	return all.String()
 }
 
-// expectNoSecretPrinted checks, when test t ends, that nothing the engine
-// printed for its resource.Test runs holds one of its secrets: known, and
-// those of the configurations the engine was given.
+// expectNoSecretPrinted fails t, when it ends, if the engine printed a secret.
 func expectNoSecretPrinted(t testing.TB, known ...string) {
 	t.Cleanup(func() {
 		secrets := append(SecretsIn(Recorded(t, ".config")), known...)
@@ -106,19 +93,15 @@ func expectNoSecretPrinted(t testing.TB, known ...string) {
 	})
 }
 
-// secretName is the name of an attribute or variable that holds a secret;
-// token_wo_version only numbers one.
+// secretName names a secret; token_wo_version only numbers one.
 var secretName = regexp.MustCompile(`(?i)(^|_)(token|api_key|secret|password)(_wo)?$`)
 
-// secretLiteral finds name = "value" in HCL and "name": "value" in JSON.
 var secretLiteral = regexp.MustCompile(`"?([A-Za-z_][A-Za-z0-9_-]*)"?\s*[=:]\s*("(?:[^"\\\n]|\\.)*")`)
 
-// minSecret is the length below which a value is not looked for: blank or
-// short test values ("", "  ") would match everywhere.
+// minSecret leaves out short values ("", "  "), which would match everywhere.
 const minSecret = 6
 
-// SecretsIn are the values a configuration gives literally to attributes and
-// variables named like a secret.
+// SecretsIn are the literal values of attributes and variables named like a secret.
 func SecretsIn(config string) []string {
 	var out []string
 	for _, m := range secretLiteral.FindAllStringSubmatch(config, -1) {
@@ -132,8 +115,7 @@ func SecretsIn(config string) []string {
 		if strings.Contains(v, "${") {
 			continue
 		}
-		// As given, as written (with its escapes), and without the spaces
-		// or line break around it, which a message could drop.
+		// As given, as written, and trimmed, which a message could show.
 		for _, form := range []string{v, m[2][1 : len(m[2])-1], strings.TrimSpace(v)} {
 			if len(strings.TrimSpace(form)) >= minSecret && !slices.Contains(out, form) {
 				out = append(out, form)
@@ -143,9 +125,7 @@ func SecretsIn(config string) []string {
 	return out
 }
 
-// SecretsInEnv are the values of the environment variables that hold a
-// secret: the API key, TF_VAR_ variables named like a secret, and the
-// credentials of a proxy variable.
+// SecretsInEnv are the API key, TF_VAR_ secrets and proxy credentials of env.
 func SecretsInEnv(env []string) []string {
 	var out []string
 	for _, kv := range env {
@@ -165,7 +145,7 @@ func SecretsInEnv(env []string) []string {
 	return out
 }
 
-// Leaks describes each secret that printed holds, with the line it is on.
+// Leaks describes each secret printed holds, with its line.
 func Leaks(printed string, secrets []string) []string {
 	var out []string
 	for _, s := range secrets {
@@ -184,13 +164,11 @@ func Leaks(printed string, secrets []string) []string {
 	return out
 }
 
-// jsonCommand tells whether args print JSON that holds sensitive values in
-// clear by design.
+// jsonCommand tells whether args print JSON, which shows sensitive values by design.
 func jsonCommand(args []string) bool {
 	return len(args) > 0 && (args[0] == "show" || args[0] == "output") && slices.Contains(args, "-json")
 }
 
-// configSecrets are the secrets the .tf files of dir give literally.
 func configSecrets(dir string) []string {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.tf"))
 	var all strings.Builder
@@ -201,8 +179,7 @@ func configSecrets(dir string) []string {
 	return SecretsIn(all.String())
 }
 
-// Main runs a package's tests (call it from TestMain). It names the engine of an acceptance run in its output, as the CLI
-// itself reports it, so that a log of `make test` shows what ran.
+// Main runs a package's tests from TestMain, naming the engine of an acceptance run.
 func Main(m *testing.M) {
 	if path := os.Getenv("TF_ACC_TERRAFORM_PATH"); os.Getenv("TF_ACC") != "" && path != "" {
 		info, err := detectEngineAt(path)
@@ -211,8 +188,7 @@ func Main(m *testing.M) {
 			os.Exit(1)
 		}
 		fmt.Printf("Acceptance tests under %s (%s)\n", info, path)
-		// resource.Test names the provider registry.terraform.io/hashicorp
-		// unless told otherwise, an address OpenTofu cannot resolve.
+		// resource.Test's default registry.terraform.io is no address OpenTofu resolves.
 		if info.Tofu {
 			for k, v := range map[string]string{"TF_ACC_PROVIDER_HOST": "registry.opentofu.org", "TF_ACC_PROVIDER_NAMESPACE": "hashicorp"} {
 				if os.Getenv(k) == "" {

@@ -8,16 +8,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// ProtoProvider is the provider as Terraform talks to it, over protocol 6,
-// in-process: what runs between a request for a data source and the state
-// Terraform receives, with nothing of Terraform's own.
+// ProtoProvider is the provider over protocol 6, in-process, with no engine.
 type ProtoProvider struct {
 	Server  tfprotov6.ProviderServer
 	Schemas *tfprotov6.GetProviderSchemaResponse
 }
 
-// NewProtoProvider serves the provider that server makes, and configures
-// it with settings.
+// NewProtoProvider serves the provider server makes, configured with settings.
 func NewProtoProvider(tb testing.TB, server func() (tfprotov6.ProviderServer, error), settings map[string]string) *ProtoProvider {
 	tb.Helper()
 	p := ServeProto(tb, server)
@@ -30,8 +27,7 @@ func NewProtoProvider(tb testing.TB, server func() (tfprotov6.ProviderServer, er
 	return p
 }
 
-// ServeProto serves the provider that server makes, not configured yet:
-// enough to validate configurations as Terraform does before a plan.
+// ServeProto serves the provider server makes, not configured: enough to validate.
 func ServeProto(tb testing.TB, server func() (tfprotov6.ProviderServer, error)) *ProtoProvider {
 	tb.Helper()
 	srv, err := server()
@@ -45,8 +41,7 @@ func ServeProto(tb testing.TB, server func() (tfprotov6.ProviderServer, error)) 
 	return &ProtoProvider{Server: srv, Schemas: schemas}
 }
 
-// ProtoValue is a configuration of the schema: the given attributes set
-// (strings and bools), every other attribute null.
+// ProtoValue is a configuration of s with set's attributes, every other null.
 func ProtoValue[V any](tb testing.TB, s *tfprotov6.Schema, set map[string]V) tfprotov6.DynamicValue {
 	tb.Helper()
 	typ, ok := s.ValueType().(tftypes.Object)
@@ -60,8 +55,7 @@ func ProtoValue[V any](tb testing.TB, s *tfprotov6.Schema, set map[string]V) tfp
 	return dv
 }
 
-// ReadJobs reads a dataintegration_jobs data source without filters, and
-// returns the state as Terraform would receive it (msgpack).
+// ReadJobs reads a dataintegration_jobs without filters, as Terraform receives it.
 func (p *ProtoProvider) ReadJobs(tb testing.TB) *tfprotov6.DynamicValue {
 	tb.Helper()
 	resp := p.ReadJobsResponse(tb)
@@ -69,7 +63,7 @@ func (p *ProtoProvider) ReadJobs(tb testing.TB) *tfprotov6.DynamicValue {
 	return resp.State
 }
 
-// ReadJobsResponse is ReadJobs's answer, its diagnostics included.
+// ReadJobsResponse is ReadJobs's answer, diagnostics included.
 func (p *ProtoProvider) ReadJobsResponse(tb testing.TB) *tfprotov6.ReadDataSourceResponse {
 	tb.Helper()
 	const name = "dataintegration_jobs"
@@ -120,9 +114,7 @@ func (p *ProtoProvider) IDsInState(tb testing.TB, state *tfprotov6.DynamicValue)
 	return ids
 }
 
-// ObjectAttrs is what tftypes.NewValue takes for a value of the object type
-// typ: each attribute in set as given (a Go value that tftypes.NewValue
-// takes for the attribute's type), every other one null.
+// ObjectAttrs is the attributes of typ, set's as given and every other null.
 func ObjectAttrs[V any](typ tftypes.Object, set map[string]V) map[string]tftypes.Value {
 	vals := make(map[string]tftypes.Value, len(typ.AttributeTypes))
 	for name, at := range typ.AttributeTypes {

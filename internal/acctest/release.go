@@ -11,10 +11,9 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp"
 )
 
-// envReleaseDir names the folder of a release built by scripts/release.sh.
 const envReleaseDir = "PROVIDER_RELEASE_DIR"
 
-// Release is a Release as scripts/Release.sh leaves it in a folder.
+// Release is a release as scripts/release.sh leaves it in a folder.
 type Release struct {
 	Dir, Version string
 	Sums         []byte            // the SHA256SUMS file
@@ -25,8 +24,7 @@ type Release struct {
 
 func (r *Release) Prefix() string { return "terraform-provider-dataintegration_" + r.Version }
 
-// Sum is the SHA-256 that the release's SHA256SUMS gives a file; "" when
-// it lists none.
+// Sum is the SHA-256 that SHA256SUMS gives name; "" when none.
 func (r *Release) Sum(name string) string {
 	for line := range strings.Lines(string(r.Sums)) {
 		if sum, file, ok := strings.Cut(strings.TrimSpace(line), "  "); ok && file == name {

@@ -1,6 +1,3 @@
-// Package bench measures the provider at scale: requests, speed and memory
-// against sandboxes, each figure beside its target, and the plans side by
-// side with the provider built at a baseline and a minimal provider
-// (testdata/yardstick). Its benchmarks run through `make bench`; the
-// figures of one run are in BENCHMARKS.md.
+// Package bench measures the provider at scale, each figure beside its
+// target, through `make bench`; BENCHMARKS.md holds the figures.
 package bench

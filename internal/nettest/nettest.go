@@ -1,8 +1,5 @@
-// Package nettest holds the network a test needs around the service: a
-// throwaway certificate authority and the certificates it issues, and a
-// CONNECT proxy (the sandbox's), all in-process and on loopback. It depends
-// on no package of the provider but the sandbox, so that the client's, the
-// sandbox's and the provider's tests share it.
+// Package nettest is the network around a test's service: a throwaway CA and
+// a CONNECT proxy on loopback, shared by the client's and the provider's tests.
 package nettest
 
 import (
@@ -27,13 +24,11 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// CA is a certificate authority made for one test and trusted by nothing
-// else.
+// CA is a certificate authority made for one test and trusted by nothing else.
 type CA struct {
 	cert *x509.Certificate
 	key  *ecdsa.PrivateKey
-	// PEM is the CA's certificate, as ca_certificate takes it.
-	PEM string
+	PEM  string
 }
 
 // NewCA makes a CA named name.
@@ -60,8 +55,7 @@ func NewCA(t testing.TB, name string) *CA {
 	return &CA{cert: cert, key: key, PEM: string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))}
 }
 
-// WritePEM writes the CA's certificate into the test's temporary folder and
-// returns its path, for file() in a configuration.
+// WritePEM writes the CA's certificate to a file and returns its path.
 func (ca *CA) WritePEM(t testing.TB) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "ca.pem")
@@ -73,13 +67,11 @@ func (ca *CA) WritePEM(t testing.TB) string {
 
 // Leaf is a server certificate the CA issued, with its key.
 type Leaf struct {
-	TLS tls.Certificate
-	// CertPEM and KeyPEM are the certificate and its key, as files hold them.
+	TLS             tls.Certificate
 	CertPEM, KeyPEM string
 }
 
-// Issue issues a server certificate for names (host names or IP
-// addresses), valid until notAfter.
+// Issue issues a server certificate for host names or IPs, valid until notAfter.
 func (ca *CA) Issue(t testing.TB, notAfter time.Time, names ...string) Leaf {
 	t.Helper()
 	key := newKey(t)
@@ -131,8 +123,7 @@ func serial(t testing.TB) *big.Int {
 	return n
 }
 
-// ServeTLS serves h over TLS with leaf's certificate on a loopback port of
-// its own until the test ends, and returns the port.
+// ServeTLS serves h over TLS on a loopback port until the test ends, and returns the port.
 func ServeTLS(t testing.TB, h http.Handler, leaf Leaf) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -147,19 +138,16 @@ func ServeTLS(t testing.TB, h http.Handler, leaf Leaf) string {
 	return port
 }
 
-// Proxy is the sandbox's CONNECT proxy on a loopback port of its own,
-// tunnelling to the port asked on 127.0.0.1 whatever the host.
+// Proxy is the sandbox's CONNECT proxy, tunnelling to 127.0.0.1 whatever the host.
 type Proxy struct {
 	*sandbox.Proxy
-	// URL is the proxy's address, with its credentials when it asks for
-	// them: HTTPS_PROXY's value.
-	URL string
-	// Addr is the proxy's host:port.
+	// URL is HTTPS_PROXY's value, with the credentials.
+	URL  string
 	Addr string
 }
 
-// ServeProxy serves a proxy until the test ends. With a user, it answers 407
-// to a CONNECT without that user and password.
+// ServeProxy serves a proxy until the test ends; with a user, it asks for
+// user and password.
 func ServeProxy(t testing.TB, user, password string) *Proxy {
 	t.Helper()
 	p := &Proxy{Proxy: sandbox.NewProxy(user, password, "")}
@@ -179,8 +167,7 @@ func ServeProxy(t testing.TB, user, password string) *Proxy {
 	return p
 }
 
-// RefusingAddr is a loopback address where nothing listens: a proxy that
-// refuses every connection.
+// RefusingAddr is a loopback address where nothing listens.
 func RefusingAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -192,6 +179,5 @@ func RefusingAddr(t testing.TB) string {
 	return addr
 }
 
-// discardLog keeps the TLS handshake errors that tests cause on purpose
-// out of their output.
+// discardLog keeps the handshake errors that tests cause on purpose out of their output.
 func discardLog() *log.Logger { return log.New(io.Discard, "", 0) }
