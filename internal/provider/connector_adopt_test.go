@@ -646,7 +646,7 @@ func applyJSON(e *acctest.Engine, t *testing.T, dir string, env []string) (map[s
 	return counts, err
 }
 
-// expectAtMostOnce checks what the issue of lost answers is about: the state
+// expectAtMostOnce checks that lost answers double nothing: the state
 // holds exactly the connectors the service holds, and no job ran more than
 // once. It returns how many jobs ran.
 func expectAtMostOnce(t *testing.T, e *acctest.Engine, dir string, env *acctest.Env, jobs []string, connectors int) (ran int) {

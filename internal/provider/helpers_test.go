@@ -1,11 +1,9 @@
-// The provider's own harness, for what needs this package: the provider
-// served in-process to the engine (testAccProtoV6ProviderFactories) and
-// over protocol 6 (serveProto, newProtoProvider), and the unit helpers that
-// call a resource's or an action's methods directly, with a client to a
-// sandbox (unitSandbox, configured, create, destroy, invoke), for outcomes
-// an engine cannot set up, and the checks of their diagnostics (onlyError,
-// onlyWarning, failOn). Everything else a test needs is in
-// internal/acctest, whose package comment says which harness to use when.
+// The helpers that this package's tests share: the provider served to the
+// engine (testAccProtoV6ProviderFactories) and over protocol 6 (serveProto,
+// newProtoProvider), and unit helpers that call a resource's or an action's
+// methods directly against a sandbox (unitSandbox, configured, create,
+// destroy, invoke) for outcomes an engine cannot set up. The rest of the
+// harness is internal/acctest.
 
 package provider
 
