@@ -84,9 +84,8 @@ resource "terraform_data" "untouched" {
 	}
 }
 
-// The actions' Invoke called directly, with a client to a sandbox, for what
-// needs no engine; and their checks over protocol 6, as Terraform asks for
-// them.
+// The actions' checks, called directly and over protocol 6 as Terraform
+// asks for them.
 
 // actionConfigJob is a job ID of actionConfigCases.
 const actionConfigJob = "5f0c6f5e-3f7c-4c55-9d55-1c6f3e0d2a10"

@@ -318,12 +318,6 @@ func TestJobsDataSource_readLeavesConfigAlone(t *testing.T) {
 	}
 }
 
-// The tests below hold fastJobs to the framework: the framework's
-// own server, with jobsDataSource.Read, is the reference, and fastJobs must
-// give, for every read it answers, the diagnostics the framework gives and
-// the state it gives, byte for byte; every read it does not answer must
-// reach the framework.
-
 // TestJobsDataSource_readsAChangedListAgain: a job created while the data
 // source reads the list (between its pages) makes it read the list again
 // from the start, once, and the state holds every job once; a list that

@@ -20,6 +20,10 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
+// These tests hold fastJobs to the framework's own server, with
+// jobsDataSource.Read: for every read fastJobs answers, the same diagnostics
+// and the same state, byte for byte; every other read reaches the framework.
+
 // TestJobsDataSource_fastAnswersAsTheFramework: fastJobs gives the state and the
 // diagnostics the framework gives for the same read, configuration by
 // configuration: every filter, an ordering, a workspace in upper case,
