@@ -44,15 +44,20 @@ type benchProvider struct {
 	env    []string
 }
 
-// baselineProvider builds the provider at a git revision, for figures of
-// before and after in one run; nil when rev is empty.
-func baselineProvider(tb testing.TB, rev string) *benchProvider {
+// baselineProvider builds the provider at a baseline, a name of
+// testdata/baselines.txt or else a git revision, for figures of before and
+// after in one run; nil when name is empty.
+func baselineProvider(tb testing.TB, name string) *benchProvider {
 	tb.Helper()
-	if rev == "" {
+	if name == "" {
 		return nil
 	}
+	rev := name
+	if b, ok := readBaselines(tb)[name]; ok {
+		rev = b.rev
+	}
 	bin := acctest.ProviderAt(tb, rev)
-	return &benchProvider{name: "before (" + rev + ")", binary: filepath.Join(bin, "terraform-provider-dataintegration"), env: []string{"TF_CLI_CONFIG_FILE=" + acctest.DevOverrideFile(tb, bin)}}
+	return &benchProvider{name: "before (" + name + ")", binary: filepath.Join(bin, "terraform-provider-dataintegration"), env: []string{"TF_CLI_CONFIG_FILE=" + acctest.DevOverrideFile(tb, bin)}}
 }
 
 // yardstick builds the yardstick provider of testdata/yardstick, the floor
