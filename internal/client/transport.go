@@ -16,9 +16,6 @@ import (
 	"golang.org/x/net/http/httpproxy"
 )
 
-// product is the provider's token in the User-Agent.
-const product = "terraform-provider-dataintegration"
-
 // UserAgent is the User-Agent of every request: the engine's product
 // token first, as HashiCorp's providers send it (such as "Terraform/1.16.4
 // (+https://www.terraform.io)"), then the provider's, then what the user

@@ -1,10 +1,8 @@
 package client
 
-// This file holds every wire name the client uses: paths, query parameters,
-// JSON keys and the connector kind value. The jobs API is published by the
-// service; the connector contract is this project's own (README.md, "The
-// connector's wire contract"), so that the real names can be dropped in
-// here.
+// This file holds every wire name the client uses, so that the service's
+// real connector names can replace this project's own in one place
+// (README.md, "The connector's wire contract").
 
 import (
 	"encoding/json"
@@ -19,6 +17,19 @@ const (
 	pathConnectors = "developers/workspaces/%s/connectors/"
 	pathConnector  = "developers/workspaces/%s/connectors/%s/"
 )
+
+// Headers, and the one media type sent and accepted.
+const (
+	headerAuthorization = "Authorization"
+	headerAccept        = "Accept"
+	headerUserAgent     = "User-Agent"
+	headerContentType   = "Content-Type"
+	headerRetryAfter    = "Retry-After"
+	mediaJSON           = "application/json"
+)
+
+// product is the provider's token in the User-Agent.
+const product = "terraform-provider-dataintegration"
 
 // Query parameters.
 const (
@@ -162,6 +173,12 @@ type ConnectorConfiguration struct {
 	URL        string `json:"url,omitempty"`
 	Token      string `json:"token,omitempty"`
 	AgentEmail string `json:"agent_email,omitempty"`
+}
+
+// errorBody is the part of an error answer read for its message
+// (README.md, "Open points").
+type errorBody struct {
+	Detail json.RawMessage `json:"detail"`
 }
 
 // connectorCreateBody is the body of a create request.
