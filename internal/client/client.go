@@ -1,6 +1,5 @@
-// Package client is a thin client of the data-integration service's HTTP API:
-// jobs (list, trigger, cancel) and the customer-service connector. It knows
-// nothing of Terraform.
+// Package client is the data-integration service's HTTP client; README.md
+// states its contract.
 package client
 
 import (
@@ -20,67 +19,36 @@ import (
 
 // Defaults of Config.
 const (
-	// NoRetryLimit is a MaxRetries that leaves the retries of a request to
-	// its retry budget alone.
+	// NoRetryLimit is a MaxRetries that leaves retries to the budget alone.
 	NoRetryLimit = -1
-	// DefaultRetryBudget is how long a request is retried when its context
-	// has no deadline (an operation without timeouts), and how long a
-	// Client, all its requests together, retries failing to reach the
-	// service: long enough to ride out a partial outage or a restart,
-	// short enough that a service that is down fails the run within
-	// minutes, however many requests the run makes.
-	DefaultRetryBudget = 5 * time.Minute
-	// DefaultMaxConcurrentRequests is how many requests a Client has in
-	// flight at most, all lists and operations together.
+	// DefaultRetryBudget rides out a restart, yet fails a run against a
+	// service that is down within minutes, however many requests it makes.
+	DefaultRetryBudget           = 5 * time.Minute
 	DefaultMaxConcurrentRequests = 8
 	DefaultRequestTimeout        = 30 * time.Second
 	defaultMinBackoff            = 500 * time.Millisecond
 	defaultMaxBackoff            = 15 * time.Second
 	defaultMaxRetryAfter         = 30 * time.Second
 
-	// maxBodyBytes bounds what is read of a successful answer.
 	maxBodyBytes = 16 << 20
 )
 
-// Config configures a Client.
+// Config configures a Client; a zero field takes its default. README.md,
+// "Rate limits and retries", says how the retry settings combine.
 type Config struct {
-	// BaseURL is the service's base address, with or without a trailing slash.
 	BaseURL string
-	// APIKey is sent as the Authorization header, exactly as given.
-	APIKey string
-	// Version goes into the User-Agent, after Engine and before
-	// AppendUserAgent (see UserAgent).
+	APIKey  string
+	// Version, Engine and AppendUserAgent make the User-Agent (UserAgent).
 	Version, Engine, AppendUserAgent string
-	// CACertificate is PEM certificates trusted besides the system's roots.
-	CACertificate string
-	// MaxRetries is how many times at most a retryable request is
-	// retried within its retry budget; NoRetryLimit (any negative number)
-	// leaves it to the budget alone, and 0 means no retry. A request that
-	// reaches it failing to reach the service ends the Client's retries of
-	// reaching it, as the retry budget does.
-	MaxRetries int
-	// RetryBudget is how long a request is retried, from its first attempt,
-	// when its context has no deadline (with one, the deadline is the
-	// budget); zero means DefaultRetryBudget. Failures to reach the
-	// service (Unreachable) share one budget, from the first failure of a
-	// streak that any answer ends: once it is spent, every request makes
-	// one attempt until one reaches the service.
-	RetryBudget time.Duration
-	// MaxConcurrentRequests bounds the requests in flight at once, every
-	// attempt of every call counted; zero means
-	// DefaultMaxConcurrentRequests, and 1 reads a list one page after
-	// another.
-	MaxConcurrentRequests int
-	// RequestTimeout bounds each attempt; zero means DefaultRequestTimeout.
-	RequestTimeout time.Duration
-	// HTTPClient, if set, is used instead of the client's own.
-	HTTPClient *http.Client
-	// Log, if set, is called once per attempt with its method, path, status
-	// and duration. It is never given headers, bodies or query values.
+	CACertificate                    string
+	MaxRetries                       int
+	RetryBudget                      time.Duration
+	MaxConcurrentRequests            int
+	RequestTimeout                   time.Duration
+	HTTPClient                       *http.Client
+	// Log is never given headers, bodies or query values.
 	Log func(ctx context.Context, msg string, fields map[string]any)
 
-	// MinBackoff and MaxBackoff bound the exponential backoff between
-	// retries, and MaxRetryAfter caps a Retry-After; zero means the default.
 	MinBackoff, MaxBackoff, MaxRetryAfter time.Duration
 }
 
@@ -93,20 +61,12 @@ type Client struct {
 	budget     time.Duration
 	timeout    time.Duration
 	http       *http.Client
-	// proxyFor is the proxy of a request's URL, nil for none.
-	proxyFor func(*url.URL) (*url.URL, error)
-	log      func(ctx context.Context, msg string, fields map[string]any)
-	// bound is MaxConcurrentRequests; slots holds a token for each attempt
-	// in flight.
-	bound int
-	slots chan struct{}
-	// pausedUntil is when requests may be sent again after a 429 or a 503
-	// with Retry-After (Unix nanoseconds; 0 when not paused).
-	pausedUntil atomic.Int64
-	// unreachedSince is when the current streak of failures to reach the
-	// service began (Unix nanoseconds; 0 while it answers), and stoppedBy,
-	// once set, what ended the retries of reaching it: the shared budget
-	// or MaxRetries. Any answer, or any connection made, clears both.
+	proxyFor   func(*url.URL) (*url.URL, error)
+	log        func(ctx context.Context, msg string, fields map[string]any)
+	bound      int
+	slots      chan struct{} // a token per attempt in flight
+	// pausedUntil and unreachedSince are Unix nanoseconds, 0 when unset.
+	pausedUntil    atomic.Int64
 	unreachedSince atomic.Int64
 	stoppedBy      atomic.Pointer[string]
 
@@ -166,36 +126,25 @@ func orDefault[T comparable](v, def T) T {
 	return v
 }
 
-// fullPath is the path a request is sent to: the base URL's path, such as
-// "/api/v1/", then the request's own, so that a message names what was
-// really asked.
+// fullPath includes the base URL's path: a message names what was asked.
 func (c *Client) fullPath(p string) string { return c.base.Path + p }
 
-// request is one call to the service.
 type request struct {
-	op     string
-	method string
-	path   string
-	query  url.Values
-	body   any
-	want   int
-	// read decodes a successful answer; nil when its body is not read.
-	read func(io.Reader) error
-	// secrets the body carries (a connector's token), masked like the API
-	// key if the service repeats them in an error message.
-	secrets []string
+	op      string
+	method  string
+	path    string
+	query   url.Values
+	body    any
+	want    int
+	read    func(io.Reader) error // nil when the body is not read
+	secrets []string              // masked like the API key in a message
 }
 
-// idempotent requests are retried on more answers than the others.
 func (r *request) idempotent() bool { return r.method != http.MethodPost }
 
-// attemptContext is the context one attempt is sent with: ctx, ended by
-// the request timeout. A create or a trigger, once sent, is not cancelled
-// when Terraform is interrupted: cut off half-way, it could be carried out
-// by the service and its answer lost, leaving a connector or an execution
-// that Terraform does not know of. It still ends at ctx's deadline (the
-// operation's timeout) and at the request timeout, and no further attempt
-// starts once ctx is cancelled.
+// attemptContext lets a create or a trigger already sent finish when
+// Terraform is interrupted: cut off, the service could still carry it out
+// and its answer be lost. Deadlines still end it.
 func (c *Client) attemptContext(ctx context.Context, r *request) (context.Context, context.CancelFunc) {
 	if r.idempotent() {
 		return context.WithTimeout(ctx, c.timeout)
@@ -207,8 +156,8 @@ func (c *Client) attemptContext(ctx context.Context, r *request) (context.Contex
 	return context.WithDeadline(context.WithoutCancel(ctx), deadline)
 }
 
-// attempt sends r once. It returns the Retry-After of the answer (negative
-// when absent), whether another attempt is allowed, and the error.
+// attempt sends r once. It returns the answer's Retry-After (negative when
+// absent) and whether another attempt is allowed.
 func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int) (time.Duration, bool, *Error) {
 	var connected atomic.Bool
 	fail := func(status int, msg string, err error) *Error {
@@ -251,8 +200,7 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 			return -1, false, fail(0, "", stopped(ctx))
 		}
 		if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
-			// The operation's deadline ended the attempt of a create or a
-			// trigger (see attemptContext) a moment before it ends ctx.
+			// attemptContext's deadline fires a moment before ctx's.
 			c.logAttempt(ctx, r, n, 0, time.Since(start), err)
 			<-ctx.Done()
 			return -1, false, fail(0, "", stopped(ctx))
@@ -262,17 +210,13 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 			ce = &ConnectError{Failure: Unreachable, Host: hostPort(u), Err: transportError(err, c.timeout)}
 		}
 		if ce != nil {
-			// A certificate, a host, a proxy or a service that refuses: no
-			// request reached the service, and only a proxy that timed out
-			// or a service out of reach may change.
 			if !ce.Permanent() {
 				c.failedToReach(start)
 			}
 			c.logAttempt(ctx, r, n, 0, time.Since(start), ce)
 			return -1, !ce.Permanent(), fail(0, "", ce)
 		}
-		// A connection error: an idempotent request may go again; a POST only
-		// when it never reached the service.
+		// A POST that may have reached the service is not sent again.
 		err = transportError(err, c.timeout)
 		c.logAttempt(ctx, r, n, 0, time.Since(start), err)
 		return -1, r.idempotent() || !connected.Load(), fail(0, "", err)
@@ -283,7 +227,6 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	if resp.StatusCode != r.want {
 		raw := readMessage(resp.Body)
 		if u.Scheme == "http" && speaksTLS(resp.StatusCode, raw) {
-			// The TLS port's own answer: the request never reached the service.
 			ce := &ConnectError{Failure: ServiceSpeaksTLS, Host: hostPort(u), Err: fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimRight(cut(raw), "."))}
 			c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start), ce)
 			return -1, false, c.failure(r, 0, "", ce, false)
@@ -306,16 +249,12 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	case ctx.Err() != nil:
 		return -1, false, fail(resp.StatusCode, "", stopped(ctx))
 	case actx.Err() != nil:
-		// The answer stalled past the request timeout: like a connection
-		// that broke, an idempotent request may go again.
 		return -1, r.idempotent(), fail(resp.StatusCode, "", fmt.Errorf("the answer did not arrive within the request timeout (%v)", c.timeout))
 	default:
 		return -1, false, fail(resp.StatusCode, "", err)
 	}
 }
 
-// logAttempt logs one attempt; err, when the attempt failed without a
-// status that says why, names the cause.
 func (c *Client) logAttempt(ctx context.Context, r *request, n, status int, d time.Duration, err error) {
 	if c.log == nil {
 		return
@@ -335,13 +274,11 @@ func (c *Client) logAttempt(ctx context.Context, r *request, n, status int, d ti
 		} else {
 			err = transportError(err, c.timeout)
 		}
-		// The system's words when it has them, such as "connection refused".
 		fields["error"] = errnoOf(err).Error()
 	}
 	c.log(ctx, "API request", fields)
 }
 
-// hostPort is u's host and port, the scheme's port when u names none.
 func hostPort(u *url.URL) string {
 	if u.Port() != "" {
 		return u.Host
@@ -353,8 +290,8 @@ func hostPort(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), port)
 }
 
-// transportError drops the URL that net/http wraps around a transport error:
-// the Error already names the operation and path.
+// transportError drops the URL net/http wraps around an error: the Error
+// already names the path.
 func transportError(err error, timeout time.Duration) error {
 	var uerr *url.Error
 	if errors.As(err, &uerr) {
@@ -367,8 +304,6 @@ func transportError(err error, timeout time.Duration) error {
 	return err
 }
 
-// decode reads one JSON value from body into out, reading at most
-// maxBodyBytes.
 func decode(body io.Reader, out any) error {
 	lr := &io.LimitedReader{R: body, N: maxBodyBytes + 1}
 	err := json.NewDecoder(lr).Decode(out)
@@ -384,12 +319,11 @@ func decode(body io.Reader, out any) error {
 	}
 }
 
-// into is a request's read that decodes the answer into out.
 func into(out any) func(io.Reader) error {
 	return func(body io.Reader) error { return decode(body, out) }
 }
 
-// drainClose reads a little of what is left so the connection can be reused.
+// drainClose reads a little of what is left so the connection is reused.
 func drainClose(body io.ReadCloser) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, 4<<10))
 	_ = body.Close()

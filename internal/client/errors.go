@@ -12,43 +12,30 @@ import (
 )
 
 const (
-	// maxErrorBytes bounds what is read of a failed answer, and
-	// maxMessageRunes what of it is shown.
 	maxErrorBytes   = 64 << 10
 	maxMessageRunes = 300
 )
 
 // Error is a failed request: the service's answer, or the reason none came.
 type Error struct {
-	// Operation names what was attempted, such as "list jobs".
 	Operation string
-	// Method and Path identify the request: Path is the whole path asked,
-	// the base URL's included (it holds no secret).
+	// Path includes the base URL's path.
 	Method, Path string
-	// StatusCode is the HTTP status, or 0 when no answer came.
+	// StatusCode is 0 when no answer came.
 	StatusCode int
-	// Message is the service's own message, cut to a readable length.
-	Message string
-	// Err is the underlying error when no usable answer came.
-	Err error
-	// Sent is whether the request reached the service: a connection was
-	// made for it.
+	Message    string
+	Err        error
+	// Sent is whether a connection was made for the request.
 	Sent bool
-	// Attempts is how many times the request was sent, and Tried how long
-	// from the first attempt to giving up, when it was retried and gave up
-	// with a failure it could have retried.
+	// Attempts and Tried are set when the request gave up retrying.
 	Attempts int
 	Tried    time.Duration
-	// Limit is the time limit that ended the retries: a limit named by
-	// WithLimit, or the retry budget; empty when MaxRetries did. A limit
-	// that cut off an attempt is Err.
-	Limit string
-	// Capped is whether MaxRetries ended the retries.
+	// Limit is the time limit that ended the retries; empty when Capped.
+	Limit  string
 	Capped bool
 }
 
-// Retries says how long a request was retried before it gave up, and what
-// ended it; empty when it was not retried.
+// Retries says how long a request was retried, and what ended it.
 func (e *Error) Retries() string {
 	if e.Attempts < 1 || e.Attempts == 1 && e.Limit == "" && !e.Capped {
 		return ""
@@ -61,30 +48,24 @@ func (e *Error) Retries() string {
 	case e.Limit != "":
 		s += ", at the end of " + e.Limit
 	case e.Capped:
-		// The provider's setting of MaxRetries.
 		s += fmt.Sprintf(", at max_retries (%d)", e.Attempts-1)
 	}
 	return s + ")"
 }
 
-// OutOfTime tells whether err is a request that gave up its retries
-// because its time limit (its context's deadline, or the retry budget)
-// would end before the next attempt, or ended.
+// OutOfTime tells whether err's time limit ended, or would before a retry.
 func OutOfTime(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Limit != "" || errors.Is(err, context.DeadlineExceeded)
 }
 
-// LimitError is a request cut off by a limit of WithLimit. It is a
-// context.DeadlineExceeded.
+// LimitError is a request cut off by a limit of WithLimit.
 type LimitError struct{ Limit string }
 
 func (e *LimitError) Error() string { return e.Limit + " ran out" }
 
 func (e *LimitError) Unwrap() error { return context.DeadlineExceeded }
 
-// stopped is why ctx ended: the limit that ended it, when WithLimit named
-// it.
 func stopped(ctx context.Context) error {
 	err := ctx.Err()
 	if name := limitOf(ctx); errors.Is(err, context.DeadlineExceeded) && name != "" {
@@ -94,9 +75,7 @@ func stopped(ctx context.Context) error {
 }
 
 // MayHaveTakenEffect tells whether the service may have carried out the
-// request although it failed: the request reached it, and the answer was
-// lost or is one given after the work may have been done (500, 502, 504,
-// or a success that could not be read). Never for a 4xx, a 429 or a 503.
+// failed request: a lost answer, a 500, 502 or 504, or an unreadable success.
 func (e *Error) MayHaveTakenEffect() bool {
 	switch e.StatusCode {
 	case 0:
@@ -125,7 +104,7 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// StatusCode returns the HTTP status of err, or 0 when err carries none.
+// StatusCode returns the HTTP status of err, or 0.
 func StatusCode(err error) int {
 	var e *Error
 	if errors.As(err, &e) {
@@ -137,16 +116,13 @@ func StatusCode(err error) int {
 // IsNotFound tells whether err is the service answering 404.
 func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound }
 
-// MayHaveTakenEffect tells whether err is a failed request that the service
-// may have carried out all the same (see Error.MayHaveTakenEffect).
+// MayHaveTakenEffect is Error.MayHaveTakenEffect of err.
 func MayHaveTakenEffect(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.MayHaveTakenEffect()
 }
 
-// failure is the Error of request r, the one constructor of an Error: status
-// is 0 when no answer came, and connected tells whether a connection was made
-// for the request (an answer implies one).
+// failure is the one constructor of an Error.
 func (c *Client) failure(r *request, status int, msg string, err error, connected bool) *Error {
 	return &Error{
 		Operation: r.op, Method: r.method, Path: c.fullPath(r.path), StatusCode: status, Message: msg, Err: err,
@@ -154,10 +130,8 @@ func (c *Client) failure(r *request, status int, msg string, err error, connecte
 	}
 }
 
-// readMessage returns the service's message from an error body: its "detail"
-// when it is JSON with one, else the text itself, since the API publishes
-// no shape of an error body (README.md, "Open points"). The caller masks
-// secrets in it before cutting it to a readable length.
+// readMessage falls back to the text: the API publishes no shape of an
+// error body (README.md, "Open points"). The caller redacts, then cuts.
 func readMessage(body io.Reader) string {
 	b, _ := io.ReadAll(io.LimitReader(body, maxErrorBytes))
 	var e errorBody
@@ -171,8 +145,6 @@ func readMessage(body io.Reader) string {
 	return string(b)
 }
 
-// redact masks the API key and the request's other secrets wherever a
-// message of the service repeats them.
 func (c *Client) redact(msg string, secrets []string) string {
 	for _, s := range append([]string{c.apiKey}, secrets...) {
 		if s != "" {
@@ -182,8 +154,6 @@ func (c *Client) redact(msg string, secrets []string) string {
 	return msg
 }
 
-// cut folds white space and control characters and shortens s to
-// maxMessageRunes.
 func cut(s string) string {
 	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
 		return r < 0x20 || r == 0x7f || r == ' ' || r == 0xfffd

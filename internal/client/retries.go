@@ -13,25 +13,20 @@ import (
 	"time"
 )
 
-// limitKey holds the name of a context's deadline.
 type limitKey struct{}
 
-// WithLimit is ctx ended after d, a limit of the operation that a setting
-// names (such as "timeouts.create"): a request that it cuts off, in flight
-// or waiting to be retried, says which limit ended it, and it is the
-// request's retry budget.
+// WithLimit is ctx ended after d, named for the setting that sets d (such
+// as "timeouts.create") so that a request it cuts off says which limit ended it.
 func WithLimit(ctx context.Context, setting string, d time.Duration) (context.Context, context.CancelFunc) {
 	ctx = context.WithValue(ctx, limitKey{}, fmt.Sprintf("%s (%s)", setting, d))
 	return context.WithTimeout(ctx, d)
 }
 
-// limitOf is the name of ctx's limit; empty when WithLimit did not set it.
 func limitOf(ctx context.Context) string {
 	name, _ := ctx.Value(limitKey{}).(string)
 	return name
 }
 
-// do sends r, retrying as the rules allow, and reads the answer with r.read.
 func (c *Client) do(ctx context.Context, r request) error {
 	var payload []byte
 	if r.body != nil {
@@ -104,8 +99,6 @@ func (c *Client) do(ctx context.Context, r request) error {
 	}
 }
 
-// unreachedError is err's failure to reach the service that another
-// attempt may overcome; nil when it is none.
 func unreachedError(err *Error) *ConnectError {
 	var ce *ConnectError
 	if errors.As(err.Err, &ce) && !ce.Permanent() {
@@ -114,14 +107,10 @@ func unreachedError(err *Error) *ConnectError {
 	return nil
 }
 
-// failedToReach records a failure to reach the service at t: the start of
-// a streak, unless one is under way.
 func (c *Client) failedToReach(t time.Time) {
 	c.unreachedSince.CompareAndSwap(0, t.UnixNano())
 }
 
-// stopReaching ends the retries of reaching the service, by limit, unless
-// something else ended them already; ce says what did.
 func (c *Client) stopReaching(ce *ConnectError, limit string) {
 	c.stoppedBy.CompareAndSwap(nil, &limit)
 	if by := c.stoppedBy.Load(); by != nil {
@@ -129,8 +118,7 @@ func (c *Client) stopReaching(ce *ConnectError, limit string) {
 	}
 }
 
-// reached records that the service answered, or that a connection to it
-// was made: whatever kept it out of reach is over.
+// reached: any answer or connection ends a streak of failures to reach.
 func (c *Client) reached() {
 	if c.unreachedSince.Load() != 0 {
 		c.unreachedSince.Store(0)
@@ -140,17 +128,12 @@ func (c *Client) reached() {
 	}
 }
 
-// gaveUp is err, the last failure of a request retried as long as it was
-// allowed, with how many attempts were made since start, and the limit
-// that ended them.
 func gaveUp(err *Error, attempts int, start time.Time, limit string) *Error {
 	err.Attempts, err.Tried, err.Limit = attempts, time.Since(start), limit
 	return err
 }
 
-// acquire waits until no pause holds and fewer than the bound of requests
-// are in flight, and takes a slot; the caller gives it back once the
-// answer is read. It fails only when ctx ends first.
+// acquire takes a slot once no pause holds; the caller gives it back.
 func (c *Client) acquire(ctx context.Context) error {
 	for {
 		for {
@@ -175,14 +158,12 @@ func (c *Client) acquire(ctx context.Context) error {
 		case time.Now().UnixNano() >= c.pausedUntil.Load():
 			return nil
 		}
-		// A pause began while this request waited for its slot: it holds
-		// this one too.
+		// A pause began while this request waited: it holds this one too.
 		<-c.slots
 	}
 }
 
-// pause holds back every request of the client for d, the Retry-After of
-// a 429 or a 503: the service asked for a pause, not this request alone.
+// pause: a Retry-After on a 429 or 503 pauses the client, not one request.
 func (c *Client) pause(ctx context.Context, status int, d time.Duration) {
 	until := time.Now().Add(d).UnixNano()
 	for {
@@ -199,9 +180,8 @@ func (c *Client) pause(ctx context.Context, status int, d time.Duration) {
 	}
 }
 
-// retryableStatus: every request is retried on 429 and 503, which the
-// service answers before doing anything; idempotent ones also on 500, 502
-// and 504, after which a POST may or may not have taken effect.
+// retryableStatus: 429 and 503 come before any work is done; after a 500,
+// 502 or 504 a POST may have taken effect, so only idempotent requests go again.
 func (c *Client) retryableStatus(r *request, status int) bool {
 	switch status {
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
@@ -212,8 +192,6 @@ func (c *Client) retryableStatus(r *request, status int) bool {
 	return false
 }
 
-// backoff is the wait before retry number attempt+1: the answer's
-// Retry-After when it gave one (capped), else exponential with jitter.
 func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
 	if retryAfter >= 0 {
 		return min(retryAfter, c.maxRetryAfter)
@@ -222,12 +200,10 @@ func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
 	if d <= 0 || d > c.maxBackoff {
 		d = c.maxBackoff
 	}
-	// Equal jitter: half fixed, half random.
 	return d/2 + rand.N(d/2+1)
 }
 
-// retryAfter reads a Retry-After header in seconds or HTTP-date form; it is
-// negative when absent or unreadable.
+// retryAfter is negative when the header is absent or unreadable.
 func retryAfter(h http.Header, now time.Time) time.Duration {
 	v := strings.TrimSpace(h.Get(headerRetryAfter))
 	if v == "" {
@@ -245,8 +221,7 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	return -1
 }
 
-// Sleep waits for d, or until ctx ends if that comes first: then it
-// returns ctx's error.
+// Sleep waits for d, or returns ctx's error if ctx ends first.
 func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
