@@ -11,11 +11,8 @@ import (
 	"time"
 )
 
-// Faults configures fault injection: a share Rate of the API's requests
-// (of Methods, when set) is answered with one of Statuses. When says when:
-// before the request is processed (FaultsBefore, the default), so that it
-// changes nothing, or after (FaultsAfter), so that it is carried out and
-// its answer lost, as behind a gateway that lost the service's answer.
+// Faults configures fault injection (README.md, "Faults"). An "after"
+// fault plays a gateway that lost the service's answer.
 type Faults struct {
 	Rate      float64  `json:"rate"`
 	Statuses  []int    `json:"statuses"`
@@ -23,8 +20,7 @@ type Faults struct {
 	Seed      uint64   `json:"seed"`
 	When      string   `json:"when,omitempty"`
 	Methods   []string `json:"methods,omitempty"`
-	// FromPage, when set, limits faults to the list requests for this page
-	// or a later one, so that a list fails part-way and nothing else does.
+	// FromPage lets a list fail part-way and nothing else.
 	FromPage int `json:"from_page,omitempty"`
 }
 
@@ -50,7 +46,6 @@ func (s *Server) SetFaults(f Faults) error {
 	return nil
 }
 
-// faultMethods are the methods the API serves, which Faults.Methods may name.
 var faultMethods = []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete}
 
 func checkFaults(f Faults) error {
@@ -87,10 +82,8 @@ func checkFaults(f Faults) error {
 	return nil
 }
 
-// injectFault applies latency, then draws whether the request gets a fault.
-// It returns the fault status, and whether it has answered already: a
-// "before" fault is answered at once, an "after" one by the caller once the
-// request is carried out.
+// injectFault tells whether it answered already: a "before" fault is
+// answered at once, an "after" one by the caller.
 func (s *Server) injectFault(w http.ResponseWriter, r *http.Request) (int, bool) {
 	s.mu.Lock()
 	f := s.faults
@@ -110,8 +103,7 @@ func (s *Server) injectFault(w http.ResponseWriter, r *http.Request) (int, bool)
 		select {
 		case <-t.C:
 		case <-r.Context().Done():
-			// The client gave up while it waited: do nothing, as a
-			// service that never got the whole request would.
+			// As a service that never got the whole request would.
 			t.Stop()
 			return 0, true
 		}
@@ -130,8 +122,6 @@ func writeFault(w http.ResponseWriter, status int) {
 	writeError(w, status, "injected fault: "+http.StatusText(status))
 }
 
-// discardWriter takes the answer of a request whose answer an "after"
-// fault loses.
 type discardWriter struct{ header http.Header }
 
 func (d *discardWriter) Header() http.Header { return d.header }

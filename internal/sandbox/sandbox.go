@@ -1,8 +1,5 @@
-// Package sandbox is a local stand-in for the data-integration service: the
-// published jobs API, this project's connector contract, and a side door
-// under /_sandbox/ for tests and demos. It keeps state, validates what it
-// receives and is safe for concurrent requests. README.md describes every
-// choice it makes.
+// Package sandbox is a local stand-in for the data-integration service.
+// README.md describes every choice it makes.
 package sandbox
 
 import (
@@ -28,8 +25,8 @@ const (
 	DefaultRunDuration = 2 * time.Second
 )
 
-// KeyBinding binds an API key to a workspace it may reach. A key bound to
-// several workspaces (one binding each) reaches each of them.
+// KeyBinding binds an API key to a workspace it may reach; a key may have
+// several.
 type KeyBinding struct {
 	APIKey      string
 	WorkspaceID string
@@ -37,26 +34,17 @@ type KeyBinding struct {
 
 // Config configures a Server.
 type Config struct {
-	// Keys are the accepted API keys; none means DefaultAPIKey on
-	// DefaultWorkspaceID.
+	// Keys: none means DefaultAPIKey on DefaultWorkspaceID.
 	Keys []KeyBinding
 	// Jobs is how many generated jobs each workspace starts with.
-	Jobs int
-	// RunDuration is how long an execution runs before it succeeds; zero
-	// means DefaultRunDuration.
+	Jobs        int
 	RunDuration time.Duration
-	// StatePath, if set, is where state is loaded from at start and saved
-	// after every change.
+	// StatePath, if set, is loaded at start and saved after every change.
 	StatePath string
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
-	// Log, if set, gets one line per request.
-	Log *log.Logger
-	// Variant settles the points the published API leaves open; the zero
-	// Variant is the sandbox's default behaviour.
-	Variant Variant
-	// RateLimit is how many requests a second each API key may send to the
-	// API, in bursts of as many; 0 means no limit (README.md, "Rate limit").
+	Now       func() time.Time
+	Log       *log.Logger
+	Variant   Variant
+	// RateLimit is requests a second per API key; 0 means no limit.
 	RateLimit int
 }
 
@@ -82,7 +70,7 @@ var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[
 func isUUID(s string) bool { return uuidRE.MatchString(s) }
 
 // New returns a Server for cfg, with the state of cfg.StatePath when that
-// file exists, or freshly generated jobs otherwise.
+// file exists.
 func New(cfg Config) (*Server, error) {
 	if len(cfg.Keys) == 0 {
 		cfg.Keys = []KeyBinding{{APIKey: DefaultAPIKey, WorkspaceID: DefaultWorkspaceID}}
@@ -144,8 +132,8 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// handlerFunc serves a request that passed authentication; ws is the
-// workspace of the path, nil for routes without one.
+// handlerFunc serves an authenticated request; ws is nil for routes
+// without one.
 type handlerFunc func(w http.ResponseWriter, r *http.Request, ws *workspace)
 
 func (s *Server) routes() {
@@ -176,9 +164,6 @@ func (s *Server) routes() {
 	})
 }
 
-// handle registers fn behind the steps every request goes through: counting,
-// the rate limit and fault injection (API routes only), authentication, and
-// the workspace of the path.
 func (s *Server) handle(pattern string, fn handlerFunc) {
 	route := strings.TrimSuffix(pattern, "{$}")
 	isAPI := strings.Contains(pattern, " /developers/")
@@ -200,7 +185,7 @@ func (s *Server) handle(pattern string, fn handlerFunc) {
 			}
 		}
 		if fault != 0 {
-			// An "after" fault: carry the request out, answer the fault.
+			// An "after" fault carries the request out and loses its answer.
 			defer writeFault(w, fault)
 			w = &discardWriter{header: http.Header{}}
 		}
@@ -255,8 +240,7 @@ func (r *statusRecorder) WriteHeader(code int) {
 	r.ResponseWriter.WriteHeader(code)
 }
 
-// Workspaces returns the IDs of the workspaces the keys are bound to, in
-// the order of the bindings, each once.
+// Workspaces returns the workspaces the keys are bound to, each once.
 func (s *Server) Workspaces() []string {
 	out := make([]string, 0, len(s.cfg.Keys))
 	for _, k := range s.cfg.Keys {
@@ -277,7 +261,6 @@ func writeError(w http.ResponseWriter, status int, detail string) {
 	writeJSON(w, status, map[string]string{"detail": detail})
 }
 
-// readBody decodes a JSON object body into a map of its raw values.
 func readBody(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, bool) {
 	var m map[string]json.RawMessage
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
@@ -288,7 +271,6 @@ func readBody(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessag
 	return m, true
 }
 
-// parseBool reads the boolean forms the sandbox accepts in a query.
 func parseBool(v string, extra ...string) (bool, bool) {
 	switch v {
 	case "true", "1":
@@ -304,7 +286,6 @@ func parseBool(v string, extra ...string) (bool, bool) {
 	return false, false
 }
 
-// positive reads a positive integer, or gives ok false.
 func positive(v string) (int, bool) {
 	n, err := strconv.Atoi(v)
 	return n, err == nil && n > 0

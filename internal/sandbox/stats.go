@@ -6,16 +6,12 @@ import (
 
 // Stats counts the requests served since start.
 type Stats struct {
-	Requests int64            `json:"requests"`
-	ByRoute  map[string]int64 `json:"by_route"`
-	// Faults counts the requests answered by fault injection.
-	Faults int64 `json:"faults"`
-	// RateLimited counts the requests refused by the rate limit.
-	RateLimited int64 `json:"rate_limited"`
-	// MaxInFlight is the most requests of the API it held at once.
-	MaxInFlight int64 `json:"max_in_flight"`
-	// UserAgents counts the requests by their User-Agent header, so that a
-	// test can tell who called.
+	Requests    int64            `json:"requests"`
+	ByRoute     map[string]int64 `json:"by_route"`
+	Faults      int64            `json:"faults"`
+	RateLimited int64            `json:"rate_limited"`
+	MaxInFlight int64            `json:"max_in_flight"`
+	// UserAgents lets a test tell who called.
 	UserAgents map[string]int64 `json:"user_agents"`
 }
 
@@ -29,7 +25,6 @@ func (s *Server) count(r *http.Request, route string) {
 	}
 }
 
-// hold counts a request of the API in (1) or out (-1).
 func (s *Server) hold(d int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
