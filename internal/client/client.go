@@ -68,7 +68,7 @@ type Client struct {
 	// pausedUntil and unreachedSince are Unix nanoseconds, 0 when unset.
 	pausedUntil    atomic.Int64
 	unreachedSince atomic.Int64
-	stoppedBy      atomic.Pointer[string]
+	stoppedBy      atomic.Pointer[string] // what ended the retries of reaching
 
 	minBackoff, maxBackoff, maxRetryAfter time.Duration
 

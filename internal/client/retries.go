@@ -27,6 +27,7 @@ func limitOf(ctx context.Context) string {
 	return name
 }
 
+// do retries r as README.md, "Rate limits and retries", says.
 func (c *Client) do(ctx context.Context, r request) error {
 	var payload []byte
 	if r.body != nil {
