@@ -15,12 +15,10 @@ type ConnectorSpec struct {
 	URL        string
 	Token      string
 	AgentEmail string
-	// Streams nil or empty means every stream.
-	Streams []string
+	Streams    []string
 }
 
-// ConnectorUpdate holds what changes; nil fields are not sent and do not
-// change.
+// ConnectorUpdate holds what changes; nil fields are not sent.
 type ConnectorUpdate struct {
 	Name       *string
 	URL        *string
@@ -102,8 +100,7 @@ func (c *Client) UpdateConnector(ctx context.Context, workspaceID, id string, u 
 	return &out, nil
 }
 
-// DeleteConnector deletes a connector; IsNotFound tells when it was gone
-// already.
+// DeleteConnector deletes a connector.
 func (c *Client) DeleteConnector(ctx context.Context, workspaceID, id string) error {
 	defer c.reads.wrote(workspaceID)
 	return c.do(ctx, request{
@@ -121,23 +118,19 @@ func (c *Client) ListConnectors(ctx context.Context, workspaceID string, f Conne
 	return *all, err
 }
 
-// EachConnectorPage gives v the pages of the workspace's connectors that f
-// selects, in order (see walk).
+// EachConnectorPage gives v the pages of the connectors that f selects.
 func (c *Client) EachConnectorPage(ctx context.Context, workspaceID string, f ConnectorFilter, v Visitor[Connector]) error {
 	return walk(ctx, c, connectorListing(workspaceID, f), v)
 }
 
-// connectorListing is the list of the workspace's connectors that f
-// selects.
 func connectorListing(workspaceID string, f ConnectorFilter) listing {
 	q := url.Values{}
 	setConnectorFilter(q, f)
 	return listing{op: "list connectors", path: fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)), query: q}
 }
 
-// ReadConnector reads a connector as GetConnector does, but may answer from
-// the workspace's list, shared by every read of the Client, when that costs
-// fewer requests (README.md, "Reads of connectors").
+// ReadConnector is GetConnector, answered from the workspace's shared list
+// when that costs fewer requests (README.md, "Reads of connectors").
 func (c *Client) ReadConnector(ctx context.Context, workspaceID, id string) (*Connector, error) {
 	if got, ok := c.reads.find(ctx, c, workspaceID, id); ok {
 		return got, nil
@@ -145,9 +138,7 @@ func (c *Client) ReadConnector(ctx context.Context, workspaceID, id string) (*Co
 	return c.GetConnector(ctx, workspaceID, id)
 }
 
-// WorkspaceConnectors returns the workspace's customer-service connectors
-// as the service's filter selects them, in the service's order, from the
-// list shared by every read of the Client. Callers keep the exact matches.
+// WorkspaceConnectors returns the customer-service connectors of the shared list.
 func (c *Client) WorkspaceConnectors(ctx context.Context, workspaceID string) ([]Connector, error) {
 	listed, err := c.reads.all(ctx, c, workspaceID)
 	if err != nil {
@@ -156,11 +147,8 @@ func (c *Client) WorkspaceConnectors(ctx context.Context, workspaceID string) ([
 	return c.complete(ctx, workspaceID, listed)
 }
 
-// ConnectorsNamed returns the workspace's customer-service connectors as
-// the service's filters select those named name, in the service's order:
-// from the list the reads share when the Client holds one or reads one (its
-// exact matches), else from a list of the name, one request for most names.
-// Callers keep the exact matches.
+// ConnectorsNamed returns the connectors the service selects for name, from
+// the shared list when there is one; callers keep the exact matches.
 func (c *Client) ConnectorsNamed(ctx context.Context, workspaceID, name string) ([]Connector, error) {
 	listed, held := c.reads.held(ctx, workspaceID)
 	if held {
@@ -179,9 +167,7 @@ func (c *Client) ConnectorsNamed(ctx context.Context, workspaceID, name string) 
 	return c.complete(ctx, workspaceID, listed)
 }
 
-// complete returns the connectors listed, each item the list gives only in
-// summary read by ID (side by side, within the Client's bound), and one
-// deleted meanwhile left out.
+// complete reads each summary by ID, and leaves out one deleted meanwhile.
 func (c *Client) complete(ctx context.Context, workspaceID string, listed []listedConnector) ([]Connector, error) {
 	got := make([]*Connector, len(listed))
 	errs := make([]error, len(listed))

@@ -7,29 +7,24 @@ import (
 	"net/url"
 )
 
-// JobFilter selects and orders jobs. Nil fields are not sent; every filter
-// is applied by the service.
+// JobFilter selects and orders jobs; nil fields are not sent.
 type JobFilter struct {
 	ConnectorName *string
 	DataSource    *string
 	Name          *string
 	SchemaName    *string
 	IsActive      *bool
-	// Ordering is passed through as it is; empty means the service's order.
-	Ordering string
+	Ordering      string
 }
 
-// EachJobPage gives v the pages of the workspace's jobs that f selects, in
-// order (see walk).
+// EachJobPage gives v the pages of the jobs that f selects.
 func (c *Client) EachJobPage(ctx context.Context, workspaceID string, f JobFilter, v Visitor[Job]) error {
 	q := url.Values{}
 	setJobFilter(q, f)
 	return walk(ctx, c, listing{op: "list jobs", path: fmt.Sprintf(pathJobs, url.PathEscape(workspaceID)), query: q}, v)
 }
 
-// CheckWorkspace asks for one job of the workspace (page_size=1): it
-// succeeds when the API key can reach the workspace, and is the service's
-// refusal (403, 404) when it cannot.
+// CheckWorkspace tells whether the API key reaches the workspace.
 func (c *Client) CheckWorkspace(ctx context.Context, workspaceID string) error {
 	return c.do(ctx, request{
 		op:     "check workspace",
@@ -40,8 +35,7 @@ func (c *Client) CheckWorkspace(ctx context.Context, workspaceID string) error {
 	})
 }
 
-// TriggerJob starts an execution of the job. force_full_refresh is sent only
-// when true: the service defaults it to false.
+// TriggerJob starts an execution of the job.
 func (c *Client) TriggerJob(ctx context.Context, workspaceID, jobID string, forceFullRefresh bool) error {
 	q := url.Values{}
 	if forceFullRefresh {

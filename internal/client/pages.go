@@ -12,27 +12,22 @@ import (
 	"sync"
 )
 
-// PageSize is how many items the client asks for in each list request.
+// PageSize is the page_size of every list request.
 const PageSize = 100
 
 // All is what a Visitor's Page returns to be given every item of a list.
 const All = -1
 
-// Visitor receives the pages of a list.
+// Visitor receives the pages of a list, in order, one call at a time.
 type Visitor[T any] struct {
-	// Page is called with each page's items, in page order, one call at a
-	// time. It returns how many more items it wants: All, a number (no page
-	// is asked that could not be needed for them), or 0 to stop.
+	// Page returns how many more items it wants: All, a number, or 0.
 	Page func(items []T) (more int)
-	// Reset, if set, is called when the list changed while it was read,
-	// before it is read again from the first page: what Page was given
-	// until then is to be forgotten.
+	// Reset forgets what Page was given: the list is read again.
 	Reset func()
 }
 
-// Collect returns a Visitor that keeps the items keep accepts (every item
-// when keep is nil), in order, and stops once it has limit of them (0: no
-// limit); and the slice it keeps them in.
+// Collect returns a Visitor that keeps the items keep accepts (all when
+// nil), up to limit (0: no limit), and the slice it keeps them in.
 func Collect[T any](keep func(T) bool, limit int) (Visitor[T], *[]T) {
 	var kept []T
 	return Visitor[T]{
@@ -55,47 +50,29 @@ func Collect[T any](keep func(T) bool, limit int) (Visitor[T], *[]T) {
 	}, &kept
 }
 
-// listing is one list endpoint with its filters.
 type listing struct {
 	op, path string
 	query    url.Values
 }
 
-// unreadable is the Error of a list whose pages were answered (HTTP 200) but
-// cannot be read as one list, for the reason err.
 func (l listing) unreadable(c *Client, err error) *Error {
 	return c.failure(&request{op: l.op, method: http.MethodGet, path: l.path}, http.StatusOK, "", err, true)
 }
 
-// ErrListChanged is a list that changed while it was read, twice in a
-// row: a read that gives up, rather than return items missing or doubled.
+// ErrListChanged is a list that changed twice in a row while it was read:
+// giving up beats returning items missing or doubled.
 var ErrListChanged = errors.New("the list changed while it was read")
 
-// maxPages bounds how many pages one reading of a list asks, so that a
-// service whose pages never end (each naming a next one, or never empty)
-// gives an error rather than a read that never ends.
+// maxPages turns a service whose pages never end into an error.
 const maxPages = 1 << 20
 
-// walk reads a list and gives v its pages in order. The end of the list is
-// taken from whatever the answers give: a null next_page ends it; else
-// total_pages; else count over the size of the first page; else the next
-// page number is asked until an empty page, or a 404 past the last. When
-// the first page tells how many pages there are, the rest are asked side
-// by side, at most the client's bound at once (which the client also
-// holds every request to), else one after another. The result is the same
-// either way: the same items in the same order, as many as count says when
-// the service gives one. When the list changes while it is read (count or
-// total_pages differs between pages, a page expected is missing, or the
-// items do not add up to count), it is read again from the start, once; a
-// second change is an error. A list that does not end (a next_page that
-// does not move forward, the same page again, more items than count) is an
-// error at once. README.md, "Pages" and "Open points", says why.
+// walk reads a list and gives v its pages in order. README.md, "Pages" and
+// "Open points", says where a list ends and what a list that changes does.
 func walk[T any](ctx context.Context, c *Client, l listing, v Visitor[T]) error {
 	return walkFrom(ctx, c, l, nil, v)
 }
 
-// walkFrom is walk with the first page already read, when first is not
-// nil; a list read again reads its first page anew.
+// walkFrom is walk with the first page already read, unless first is nil.
 func walkFrom[T any](ctx context.Context, c *Client, l listing, first *Page[T], v Visitor[T]) error {
 	for try := 0; ; try++ {
 		err := walkOnce(ctx, c, l, first, v)
@@ -112,25 +89,19 @@ func walkFrom[T any](ctx context.Context, c *Client, l listing, first *Page[T], 
 	}
 }
 
-// reading is one reading of a list: what its first page told, and what was
-// read so far.
 type reading[T any] struct {
 	c     *Client
 	l     listing
 	v     Visitor[T]
 	first *Page[T]
-	// pages is how many pages the first page says the list has; 0 when it
-	// does not say.
-	pages int
-	// read is how many items v was given; more what v wants still.
-	read int64
-	more int
-	// last is the previous page's items, to tell a page served again.
+	pages int // as the first page says; 0 when it does not
+	read  int64
+	more  int
+	// last tells a page served again.
 	last     []T
 	lastPage int
 }
 
-// walkOnce reads the list once; ErrListChanged when it changed meanwhile.
 func walkOnce[T any](ctx context.Context, c *Client, l listing, first *Page[T], v Visitor[T]) error {
 	if first == nil {
 		var err error
@@ -151,8 +122,7 @@ func walkOnce[T any](ctx context.Context, c *Client, l listing, first *Page[T], 
 	return oneByOne(ctx, r, next)
 }
 
-// take gives v page k, whose answer is p, and tells the page to read next:
-// 0 when the list ends there, or v wants no more.
+// take gives v page k and tells the page to read next, 0 for none.
 func (r *reading[T]) take(p *Page[T], k int) (int, error) {
 	if err := r.check(p, k); err != nil {
 		return 0, err
@@ -170,8 +140,6 @@ func (r *reading[T]) take(p *Page[T], k int) (int, error) {
 	return 0, r.ended()
 }
 
-// check refuses page k (answer p) when it is not of the list read, or when
-// the service served again the page before it.
 func (r *reading[T]) check(p *Page[T], k int) error {
 	switch {
 	case !sameSet(r.first, p):
@@ -184,13 +152,10 @@ func (r *reading[T]) check(p *Page[T], k int) error {
 	return nil
 }
 
-// after is the page to read after page k, whose answer is p: 0 when the
-// list ends there.
 func (r *reading[T]) after(p *Page[T], k int) (int, error) {
 	switch {
 	case p.NextPage.Ends():
 		if k < r.pages {
-			// The list ended before the page its first page promised.
 			return 0, ErrListChanged
 		}
 		return 0, nil
@@ -205,12 +170,9 @@ func (r *reading[T]) after(p *Page[T], k int) (int, error) {
 	case k >= maxPages:
 		return 0, r.l.unreadable(r.c, fmt.Errorf("the service's pages do not end after %d pages", maxPages))
 	}
-	// Nothing tells where the list ends: the next page will.
 	return k + 1, nil
 }
 
-// ended checks a list read to its end: as many items as the first page's
-// count, else the list changed meanwhile.
 func (r *reading[T]) ended() error {
 	if r.first.Count != nil && r.read != *r.first.Count {
 		return ErrListChanged
@@ -218,14 +180,12 @@ func (r *reading[T]) ended() error {
 	return nil
 }
 
-// beyondEnd tells whether err, page k's, is the 404 of a page past the
-// last of a list whose length nothing told: the end of the list. Else a
-// 404 means that the list has shrunk since its first page was read.
+// beyondEnd: a 404 past the last page ends a list whose length nothing
+// told; any other 404 means the list shrank.
 func (r *reading[T]) beyondEnd(err error, k int) bool {
 	return IsNotFound(err) && r.pages == 0 && r.first.Count == nil && k == r.lastPage+1 && !r.first.NextPage.Sent
 }
 
-// oneByOne reads the list from page next on, one page after another.
 func oneByOne[T any](ctx context.Context, r *reading[T], next int) error {
 	for next != 0 {
 		p, err := fetchPage[T](ctx, r.c, r.l, next)
@@ -242,28 +202,23 @@ func oneByOne[T any](ctx context.Context, r *reading[T], next int) error {
 	return nil
 }
 
-// fetched is the answer to one page asked side by side.
 type fetched[T any] struct {
 	page *Page[T]
 	err  error
 }
 
-// sideBySide reads pages 2 to r.pages, at most the client's bound in
-// flight and no more than twice that ahead of the page v awaits, asking no
-// page that v cannot need. It returns the page to read on from, one after
-// another, when the last page names a next one (0 when it does not).
+// sideBySide returns the page to read on from when the last one names one.
 func sideBySide[T any](ctx context.Context, r *reading[T]) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
 	n, per := r.pages, max(len(r.first.Results), 1)
-	// Pages are asked up to ahead past the one v waits for: more than the
-	// bound, so that a slow page does not keep the others from being
-	// asked, while the bound holds the requests in flight.
+	// Asking past the bound keeps a slow page from holding up the others;
+	// the bound still holds the requests in flight.
 	ahead := 2 * r.c.bound
 	answers := make(map[int]chan fetched[T], ahead)
-	asked := 1 // the last page asked
+	asked := 1
 	for page := 2; page <= n; page++ {
 		for asked < n && asked < page-1+ahead && (r.more < 0 || (asked-page+1)*per < r.more) {
 			asked++
@@ -283,18 +238,14 @@ func sideBySide[T any](ctx context.Context, r *reading[T]) (int, error) {
 		}
 		next, err := r.take(got.page, page)
 		if err != nil || next == 0 || page == n {
-			// At page n, a next page named is past what the first page
-			// told: read on one by one.
 			return next, err
 		}
 	}
 	return 0, nil
 }
 
-// pageCount is how many pages the first page's envelope says the list has:
-// total_pages, or count over the size of the first page (every page but
-// the last holds as many as the service serves, which may be fewer than
-// asked, whatever page_size says); 0 when it does not say.
+// pageCount divides count by the first page's size, not page_size: the
+// service may serve fewer than asked.
 func pageCount[T any](first *Page[T]) int {
 	if t := first.TotalPages; t != nil && *t > 0 {
 		return int(min(*t, maxPages))
@@ -309,16 +260,12 @@ func pageCount[T any](first *Page[T]) int {
 	return int(min((*first.Count+size-1)/size, maxPages))
 }
 
-// sameSet tells whether page p belongs to the same result set as the first
-// page: the count and total_pages that both give are equal.
 func sameSet[T any](first, p *Page[T]) bool {
 	same := func(a, b *int64) bool { return a == nil || b == nil || *a == *b }
 	return same(first.Count, p.Count) && same(first.TotalPages, p.TotalPages)
 }
 
-// changedIfGone: a page past the first that the service does not find
-// (404), where the first page told there would be one, means that the list
-// has shrunk since its first page was read.
+// changedIfGone: a 404 for a promised page means the list shrank.
 func changedIfGone(err error) error {
 	if IsNotFound(err) {
 		return fmt.Errorf("%w: %w", ErrListChanged, err)
@@ -326,9 +273,7 @@ func changedIfGone(err error) error {
 	return err
 }
 
-// forward is the page after page, as p names it; an error when it does not
-// move forward, or follows an empty page, rather than a walk that never
-// ends.
+// forward refuses a next_page that would make a walk that never ends.
 func forward[T any](c *Client, l listing, p *Page[T], page int) (int, error) {
 	next := *p.NextPage.Number
 	var err error
@@ -345,7 +290,6 @@ func forward[T any](c *Client, l listing, p *Page[T], page int) (int, error) {
 	return 0, l.unreadable(c, err)
 }
 
-// fetchPage asks for one page of PageSize items.
 func fetchPage[T any](ctx context.Context, c *Client, l listing, page int) (*Page[T], error) {
 	q := url.Values{}
 	for k, v := range l.query {
@@ -361,9 +305,8 @@ func fetchPage[T any](ctx context.Context, c *Client, l listing, page int) (*Pag
 	return p, err
 }
 
-// DecodePage reads one list answer, as the client does for every page: as
-// it streams in, at most 16 MiB of it, into room for a full page (the
-// decoder fills it without growing it).
+// DecodePage reads one list answer as the client does, into room for a
+// full page so that the decoder does not grow it.
 func DecodePage[T any](body io.Reader) (*Page[T], error) {
 	p := Page[T]{Results: make([]T, 0, PageSize)}
 	if err := decode(body, &p); err != nil {

@@ -6,33 +6,24 @@ import (
 	"sync"
 )
 
-// connectorReads answers the reads of connectors of one Client from lists
-// of their workspaces, when that costs fewer requests than a read by ID each
-// (README.md, "Reads of connectors").
+// connectorReads answers reads of connectors from their workspace's list
+// when that costs fewer requests (README.md, "Reads of connectors").
 type connectorReads struct {
 	mu sync.Mutex
 	ws map[string]*workspaceReads // by workspace ID in lower case
 }
 
-// workspaceReads is what the reads of one workspace share.
+// workspaceReads is what a workspace's reads share since its last write.
 type workspaceReads struct {
-	// gets counts the reads by ID sent since the last write, and pages is
-	// how many pages the list had when last read (0: not known): once the
-	// reads by ID reach the pages, the list is read whole.
+	// gets counts reads by ID; once they reach pages, the list is read whole.
 	gets, pages int
-	// probe is page 1 of the list, and list the whole list, each in flight
-	// or read since the last write; nil when none.
-	probe, list *listRead
-	// failed is set when a list failed since the last write: reads then ask
-	// by ID, as they would without lists.
-	failed bool
-	// reading counts the reads under way, by connector ID.
-	reading map[string]int
+	probe, list *listRead // page 1 alone, and the whole list
+	failed      bool
+	reading     map[string]int // reads under way, by connector ID
 }
 
-// listRead is one reading of a workspace's list, by a goroutine of its own,
-// so that the read that starts it may end without cutting it off for the
-// reads waiting on it.
+// listRead runs in a goroutine of its own, so that the read that starts it
+// may end without cutting it off for the reads waiting on it.
 type listRead struct {
 	w       *workspaceReads
 	done    chan struct{}
@@ -41,8 +32,8 @@ type listRead struct {
 	// Set before done is closed.
 	items []listedConnector
 	byID  map[string]int
-	first *Page[listedConnector] // page 1, for a probe
-	whole bool                   // items are the whole list
+	first *Page[listedConnector]
+	whole bool
 	pages int
 	err   error
 }
@@ -56,7 +47,7 @@ func (l *listRead) finished() bool {
 	}
 }
 
-// of returns the shared state of workspace ws; x.mu is held.
+// of is called with x.mu held.
 func (x *connectorReads) of(ws string) *workspaceReads {
 	ws = strings.ToLower(ws)
 	if x.ws == nil {
@@ -70,9 +61,8 @@ func (x *connectorReads) of(ws string) *workspaceReads {
 	return w
 }
 
-// wrote forgets what was listed of workspace ws, lists in flight included:
-// they still answer the reads that wait on them, which began before the
-// write ended, but no later one.
+// wrote forgets lists in flight too: they answer the reads already waiting,
+// which began before the write ended, and no later one.
 func (x *connectorReads) wrote(ws string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -80,8 +70,7 @@ func (x *connectorReads) wrote(ws string) {
 	w.gets, w.failed, w.probe, w.list = 0, false, nil, nil
 }
 
-// find answers the read of connector id from a list of workspace ws, when
-// it can; false when the read is to ask by ID.
+// find is false when the read is to ask by ID.
 func (x *connectorReads) find(ctx context.Context, c *Client, ws, id string) (*Connector, bool) {
 	id = strings.ToLower(id)
 	x.mu.Lock()
@@ -98,7 +87,7 @@ func (x *connectorReads) find(ctx context.Context, c *Client, ws, id string) (*C
 				it, ok := l.get(id)
 				return it, ok
 			}
-			continue // it failed, and is gone from w
+			continue
 		}
 		if p := w.probe; p != nil {
 			if !p.finished() {
@@ -111,10 +100,7 @@ func (x *connectorReads) find(ctx context.Context, c *Client, ws, id string) (*C
 				return it, true
 			}
 		}
-		// The first read of a workspace asks by ID, as does every read until
-		// the reads made and the reads under way that page 1 does not answer
-		// reach the pages of the list, or when the list does not tell its
-		// length, or failed.
+		// A read by ID never costs more than the pages it saves.
 		switch {
 		case !w.failed && w.pages == 0 && w.probe == nil && w.gets > 0:
 			x.start(ctx, c, ws, w, false)
@@ -127,8 +113,7 @@ func (x *connectorReads) find(ctx context.Context, c *Client, ws, id string) (*C
 	}
 }
 
-// unheld counts the connectors that reads under way ask for and that page
-// 1, when read, does not hold; x.mu is held.
+// unheld counts the reads under way that page 1 does not answer.
 func (w *workspaceReads) unheld() int {
 	n := 0
 	for id := range w.reading {
@@ -141,14 +126,12 @@ func (w *workspaceReads) unheld() int {
 	return n
 }
 
-// unread counts out a read of id that ended; x.mu is held.
 func (w *workspaceReads) unread(id string) {
 	if w.reading[id]--; w.reading[id] <= 0 {
 		delete(w.reading, id)
 	}
 }
 
-// all returns the whole list of workspace ws: the one held, or one read now.
 func (x *connectorReads) all(ctx context.Context, c *Client, ws string) ([]listedConnector, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -156,7 +139,7 @@ func (x *connectorReads) all(ctx context.Context, c *Client, ws string) ([]liste
 	for {
 		l := w.list
 		if p := w.probe; l == nil && p != nil && !p.finished() {
-			// Its page 1 may be the whole list, or start it.
+			// Page 1 may be the whole list.
 			if !x.await(ctx, p) {
 				return nil, ctx.Err()
 			}
@@ -172,8 +155,6 @@ func (x *connectorReads) all(ctx context.Context, c *Client, ws string) ([]liste
 	}
 }
 
-// held returns the whole list of workspace ws when one is held, or in
-// flight and read without error; false otherwise.
 func (x *connectorReads) held(ctx context.Context, ws string) ([]listedConnector, bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -184,8 +165,7 @@ func (x *connectorReads) held(ctx context.Context, ws string) ([]listedConnector
 	return l.items, true
 }
 
-// get returns the connector id of the list; false when the list does not
-// hold it, or holds a summary of it.
+// get does not answer from a summary.
 func (l *listRead) get(id string) (*Connector, bool) {
 	i, ok := l.byID[id]
 	if !ok || !l.items[i].full {
@@ -195,8 +175,7 @@ func (l *listRead) get(id string) (*Connector, bool) {
 	return &c, true
 }
 
-// await waits for l to end, or for ctx; x.mu is held, and released while
-// waiting. A list that no read waits for any more is cancelled.
+// await releases x.mu while it waits; a list no read awaits is cancelled.
 func (x *connectorReads) await(ctx context.Context, l *listRead) bool {
 	l.waiting++
 	x.mu.Unlock()
@@ -215,7 +194,6 @@ func (x *connectorReads) await(ctx context.Context, l *listRead) bool {
 	}
 }
 
-// forget drops l from w, when w still holds it.
 func (w *workspaceReads) forget(l *listRead) {
 	if w.list == l {
 		w.list = nil
@@ -225,8 +203,7 @@ func (w *workspaceReads) forget(l *listRead) {
 	}
 }
 
-// start begins reading the list of workspace ws: the whole of it, or its
-// page 1 (a probe), which tells how many pages it has; x.mu is held.
+// start reads the whole list, or page 1 alone to count the pages.
 func (x *connectorReads) start(ctx context.Context, c *Client, ws string, w *workspaceReads, whole bool) *listRead {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	l := &listRead{w: w, done: make(chan struct{}), cancel: cancel}
@@ -260,8 +237,6 @@ func (x *connectorReads) start(ctx context.Context, c *Client, ws string, w *wor
 	return l
 }
 
-// read reads the list: the whole of it, from page 1 (first, when it was read
-// already), or page 1 alone. It sets what l holds, but for done.
 func (l *listRead) read(ctx context.Context, c *Client, lst listing, first *Page[listedConnector], whole bool) {
 	var items []listedConnector
 	if whole {
@@ -284,8 +259,6 @@ func (l *listRead) read(ctx context.Context, c *Client, lst listing, first *Page
 	}
 }
 
-// probed tells, from page 1 of a list, how many pages the list has (0: not
-// told), and whether page 1 is the whole of it.
 func probed(p *Page[listedConnector]) (pages int, whole bool) {
 	pages = pageCount(p)
 	counted := p.Count == nil || *p.Count == int64(len(p.Results))
@@ -296,8 +269,6 @@ func probed(p *Page[listedConnector]) (pages int, whole bool) {
 	return pages, false
 }
 
-// sharedListing is the list that reads share: the workspace's
-// customer-service connectors, as the service's filter selects them.
 func sharedListing(ws string) listing {
 	kind := ConnectorKindCustomerService
 	return connectorListing(ws, ConnectorFilter{ConnectorName: &kind})

@@ -16,13 +16,8 @@ import (
 	"golang.org/x/net/http/httpproxy"
 )
 
-// product is the provider's token in the User-Agent.
-const product = "terraform-provider-dataintegration"
-
-// UserAgent is the User-Agent of every request: the engine's product
-// token first, as HashiCorp's providers send it (such as "Terraform/1.16.4
-// (+https://www.terraform.io)"), then the provider's, then what the user
-// appends; empty parts are left out.
+// UserAgent puts the engine's product token first, as HashiCorp's
+// providers do, then the provider's, then what the user appends.
 func UserAgent(engine, version, appended string) string {
 	parts := []string{product + "/" + orDefault(version, "dev")}
 	if engine = oneLine(engine); engine != "" {
@@ -34,8 +29,7 @@ func UserAgent(engine, version, appended string) string {
 	return strings.Join(parts, " ")
 }
 
-// oneLine is s without control characters and surrounding spaces: a header
-// cannot carry them.
+// oneLine drops what a header cannot carry.
 func oneLine(s string) string {
 	return strings.TrimSpace(strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
@@ -45,10 +39,8 @@ func oneLine(s string) string {
 	}, s))
 }
 
-// newTransport is the client's own transport: Go's default one (its dial
-// and idle timeouts, HTTP/2), with the proxy that the environment names as
-// it is when the client is made, the system's roots plus caPEM, and a
-// proxy's refusal of a CONNECT as a ConnectError.
+// newTransport reads the proxy when the client is made, and makes a
+// proxy's refusal of a CONNECT a ConnectError.
 func newTransport(caPEM string, bound int) (*http.Transport, func(*url.URL) (*url.URL, error), error) {
 	t := &http.Transport{}
 	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
@@ -58,8 +50,8 @@ func newTransport(caPEM string, bound int) (*http.Transport, func(*url.URL) (*ur
 	// ProxyFromEnvironment keeps the first reading for the process's life.
 	env := httpproxy.FromEnvironment()
 	envProxy := env.ProxyFunc()
-	// Whether each variable is a proxy's URL, read once: Go reads a value
-	// that is not as a proxy on a host named after the scheme.
+	// Go reads a value that is not a URL as a proxy on a host named after
+	// the scheme.
 	valid := map[string]bool{"http": proxyURL(env.HTTPProxy), "https": proxyURL(env.HTTPSProxy)}
 	proxyFor := func(u *url.URL) (*url.URL, error) {
 		p, err := envProxy(u)
@@ -94,15 +86,12 @@ func newTransport(caPEM string, bound int) (*http.Transport, func(*url.URL) (*ur
 		tc.RootCAs = pool
 		t.TLSClientConfig = tc
 	}
-	// Keep a connection alive for each request that may be in flight.
 	t.MaxIdleConnsPerHost = max(bound, 2)
 	return t, proxyFor, nil
 }
 
-// proxyURL tells whether v is a proxy's URL as Go reads a proxy variable:
-// http, https or socks5, with a host; without a scheme, http. Go's own
-// reading takes more, such as a value that does not parse as a URL, and
-// makes a host of its scheme.
+// proxyURL is stricter than Go, which makes a host of the scheme of a
+// value that does not parse as a URL.
 func proxyURL(v string) bool {
 	if !strings.Contains(v, "://") {
 		v = "http://" + v
@@ -111,10 +100,8 @@ func proxyURL(v string) bool {
 	return err == nil && u.Hostname() != "" && (u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "socks5" || u.Scheme == "socks5h")
 }
 
-// ProxyCredentials are the forms in which a proxy variable's value v holds
-// its password: as written, decoded, and with the user name; none when it
-// holds no password. It reads values that are not URLs too, such as a
-// password with a / left as it is.
+// ProxyCredentials are the forms of the password in proxy variable v (as
+// written, decoded, with the user name), to mask; it reads non-URLs too.
 func ProxyCredentials(v string) []string {
 	if _, rest, ok := strings.Cut(v, "://"); ok {
 		v = rest
@@ -135,16 +122,14 @@ func ProxyCredentials(v string) []string {
 	return out
 }
 
-// ErrProxyURL is a proxy variable that is not a proxy's URL. It does not
-// echo the value, which may hold the proxy's password.
+// ErrProxyURL does not echo the value, which may hold a password.
 var ErrProxyURL = errors.New("HTTPS_PROXY (or HTTP_PROXY) is not a proxy URL such as http://user:password@proxy.example.com:3128: " +
 	"in the user name and password, percent-encode @, :, / and % (as %40, %3A, %2F and %25)")
 
 // ErrNoCertificate is a CACertificate without a PEM certificate.
 var ErrNoCertificate = errors.New("the CA certificate holds no PEM certificate")
 
-// ConnectFailure is why no connection to the service could be made, where
-// a setting of the user's can fix it.
+// ConnectFailure is why no connection to the service could be made.
 type ConnectFailure string
 
 // The failures a ConnectError names.
@@ -154,41 +139,25 @@ const (
 	CertificateExpired      ConnectFailure = "certificate expired"
 	ProxyRefused            ConnectFailure = "proxy refused"
 	ProxyAuthRequired       ConnectFailure = "proxy authentication required"
-	// UnknownHost is a host name the resolver says does not exist: a typo
-	// in base_url, or a network whose names only its proxy resolves.
-	UnknownHost ConnectFailure = "unknown host"
-	// ServiceSpeaksHTTP is an https base URL whose service does not speak
-	// TLS, most often one that answers in plain http.
-	ServiceSpeaksHTTP ConnectFailure = "service speaks http"
-	// ServiceSpeaksTLS is an http base URL whose service speaks TLS.
-	ServiceSpeaksTLS ConnectFailure = "service speaks https"
-	// Unreachable is a service that no connection reaches: refused, reset
-	// before the request went out, no route, a resolver that cannot
-	// answer, a connection that times out. Unlike the others it may change,
-	// so it is retried, within one retry budget for the whole Client.
+	UnknownHost             ConnectFailure = "unknown host"
+	ServiceSpeaksHTTP       ConnectFailure = "service speaks http"
+	ServiceSpeaksTLS        ConnectFailure = "service speaks https"
+	// Unreachable, unlike the others, may change: it is retried.
 	Unreachable ConnectFailure = "unreachable"
 )
 
-// ConnectError is a connection to the service that failed at its TLS
-// handshake or at the proxy. It never holds the proxy's credentials.
+// ConnectError is a request that never reached the service. It never
+// holds the proxy's credentials.
 type ConnectError struct {
-	Failure ConnectFailure
-	// Host is the service's host, as base_url names it.
-	Host string
-	// Proxy is the proxy's host:port; empty when none was used.
-	Proxy string
-	// ProxyCredentials is whether the proxy's URL carried credentials.
+	Failure          ConnectFailure
+	Host             string
+	Proxy            string // host:port; empty when none was used
 	ProxyCredentials bool
-	// ProxyStatus is the proxy's answer to CONNECT when it refused the
-	// tunnel; 0 when it gave none.
-	ProxyStatus int
-	// Cert is the service's certificate, for a TLS failure.
-	Cert *x509.Certificate
-	// Err is the underlying error, in Go's words.
-	Err error
-	// StoppedBy is, for a failure to reach the service, what ended the
-	// Client's retries of it, such as "the retry budget (5m0s)": every
-	// later request makes one attempt. Empty while it still retries.
+	ProxyStatus      int // the proxy's answer to CONNECT; 0 for none
+	Cert             *x509.Certificate
+	Err              error
+	// StoppedBy is what ended the Client's retries of reaching the service,
+	// such as "the retry budget (5m0s)"; empty while it still retries.
 	StoppedBy string
 }
 
@@ -237,11 +206,9 @@ func (e *ConnectError) Error() string {
 
 func (e *ConnectError) Unwrap() error { return e.Err }
 
-// Permanent tells whether another attempt would fail the same way: all but
-// Unreachable and a proxy that timed out, the service out of reach, which
-// the Client's shared retry budget bounds. A proxy that nothing answers for
-// is most often a wrong HTTPS_PROXY, and one that refuses the tunnel (403,
-// or 502 and 503 for a host it cannot resolve) most often a wrong base_url.
+// Permanent tells whether another attempt would fail the same way. A proxy
+// that nothing answers for is most often a wrong HTTPS_PROXY, and one that
+// refuses the tunnel a wrong base_url; only one that timed out may change.
 func (e *ConnectError) Permanent() bool {
 	switch e.Failure {
 	case Unreachable:
@@ -252,7 +219,6 @@ func (e *ConnectError) Permanent() bool {
 	return true
 }
 
-// unreachableCause says in plain words why nothing reached hostport.
 func unreachableCause(hostport string, err error) string {
 	var dns *net.DNSError
 	errno, _ := unreachableErrno(err)
@@ -271,8 +237,8 @@ func unreachableCause(hostport string, err error) string {
 	return fmt.Sprintf("no connection could be made to %s (%v)", hostport, err)
 }
 
-// errnoOf is the system's word for err, such as "connection refused",
-// when it carries one; else err itself.
+// errnoOf gives the system's words when it has them, such as "connection
+// refused".
 func errnoOf(err error) error {
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
@@ -286,8 +252,6 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// unreachableErrno is err's system error when it is one of not reaching
-// the service: refused, reset, or no route to it.
 func unreachableErrno(err error) (syscall.Errno, bool) {
 	var errno syscall.Errno
 	if !errors.As(err, &errno) {
@@ -300,8 +264,7 @@ func unreachableErrno(err error) (syscall.Errno, bool) {
 	return 0, false
 }
 
-// unreached tells whether err, a transport error before any connection
-// to the service was made, is one of not reaching it (see Unreachable).
+// unreached is for an error before any connection was made.
 func unreached(err error) bool {
 	var (
 		dns *net.DNSError
@@ -312,7 +275,6 @@ func unreached(err error) bool {
 	}
 	switch {
 	case errors.As(err, &dns):
-		// A name that does not exist is UnknownHost, found before.
 		return !dns.IsNotFound
 	case errors.As(err, &op):
 		return op.Op == "dial"
@@ -320,8 +282,7 @@ func unreached(err error) bool {
 	return false
 }
 
-// speaksTLS tells whether an answer of status with body is a TLS port's
-// answer to a plain http request (Go's, nginx's and Apache's words).
+// speaksTLS knows the words of Go's, nginx's and Apache's TLS ports.
 func speaksTLS(status int, body string) bool {
 	if status != http.StatusBadRequest {
 		return false
@@ -368,8 +329,8 @@ func hostOnly(hostport string) string {
 
 func stampUTC(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-// connectError is err as a ConnectError when it is a failure of the TLS
-// handshake with the service or of the proxy; nil otherwise.
+// connectError is nil unless err is a failure of the TLS handshake, the
+// resolver or the proxy.
 func (c *Client) connectError(err error, target *url.URL) *ConnectError {
 	var ce *ConnectError
 	if errors.As(err, &ce) {
@@ -400,8 +361,7 @@ func (c *Client) connectError(err error, target *url.URL) *ConnectError {
 	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
 		out.Failure, out.Cert = CertificateExpired, invalid.Cert
 	case errors.As(err, &dns) && dns.IsNotFound:
-		// A resolver that could not answer (IsTemporary, IsTimeout) is
-		// Unreachable, retried.
+		// A resolver that could not answer is Unreachable, retried.
 		out.Failure, out.Err = UnknownHost, dns
 	case errors.Is(err, http.ErrSchemeMismatch):
 		out.Failure, out.Err = ServiceSpeaksHTTP, http.ErrSchemeMismatch

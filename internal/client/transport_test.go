@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	stdlog "log"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,24 +53,6 @@ func getConnector(t *testing.T, c *Client) error {
 		t.Fatal("want an error")
 	}
 	return err
-}
-
-// connectFailure is err's ConnectError; the test fails when there is none,
-// or when the request was retried or said to have reached the service.
-func connectFailure(t *testing.T, err error, want ConnectFailure) *ConnectError {
-	t.Helper()
-	var ce *ConnectError
-	var e *Error
-	if !errors.As(err, &ce) || !errors.As(err, &e) {
-		t.Fatalf("want a ConnectError, got %T: %v", err, err)
-	}
-	if ce.Failure != want {
-		t.Errorf("failure %q, want %q: %v", ce.Failure, want, err)
-	}
-	if e.Sent || e.MayHaveTakenEffect() {
-		t.Errorf("a request that never reached the service is said to have: %+v", e)
-	}
-	return ce
 }
 
 // TestTransport_caCertificate: a service under a private CA fails at the
@@ -310,3 +295,83 @@ func TestTransport_userAgent(t *testing.T) {
 		t.Errorf("%d requests, want 2", len(rec.reqs))
 	}
 }
+
+// TestTransport_schemeMismatch: https to a service that speaks plain http,
+// and http to one that speaks TLS, fail at the first attempt, saying which
+// it speaks.
+func TestTransport_schemeMismatch(t *testing.T) {
+	proxyEnv(t, "", "")
+	var reached atomic.Int32
+	h := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached.Add(1) })
+	plain := httptest.NewServer(h)
+	t.Cleanup(plain.Close)
+	tlsSrv := httptest.NewUnstartedServer(h)
+	tlsSrv.Config.ErrorLog = stdlog.New(io.Discard, "", 0)
+	tlsSrv.StartTLS()
+	t.Cleanup(tlsSrv.Close)
+	for _, c := range []struct {
+		base    string
+		want    ConnectFailure
+		phrases []string
+	}{
+		{"https://" + plain.Listener.Addr().String(), ServiceSpeaksHTTP, []string{"base_url says https://", "answers in plain http"}},
+		{"http://" + tlsSrv.Listener.Addr().String(), ServiceSpeaksTLS, []string{"base_url says http://", "speaks TLS", "HTTP 400"}},
+	} {
+		var log attemptLog
+		cl := budgetClient(t, c.base, time.Minute, &log)
+		start := time.Now()
+		err := getConnector(t, cl)
+		_ = connectFailure(t, err, c.want)
+		for _, p := range c.phrases {
+			if !strings.Contains(err.Error(), p) {
+				t.Errorf("%s: %q does not say %q", c.base, err, p)
+			}
+		}
+		if log.count() != 1 || time.Since(start) > 5*time.Second {
+			t.Errorf("%s: %d attempts over %v; want one", c.base, log.count(), time.Since(start))
+		}
+		if f := log.last(); f["failure"] != string(c.want) || f["error"] == nil {
+			t.Errorf("%s: log fields %v do not name the cause", c.base, f)
+		}
+	}
+	if reached.Load() != 0 {
+		t.Errorf("%d requests reached the handlers", reached.Load())
+	}
+}
+
+// TestTransport_unreachedCauses: which transport errors are failures to
+// reach the service, and how each is told.
+func TestTransport_unreachedCauses(t *testing.T) {
+	dial := func(err error) error { return &net.OpError{Op: "dial", Net: "tcp", Err: err} }
+	for _, c := range []struct {
+		err       error
+		unreached bool
+		says      string
+	}{
+		{dial(syscall.ECONNREFUSED), true, "nothing accepts connections at h:1 (connection refused)"},
+		{dial(syscall.EHOSTUNREACH), true, "no route to h:1 (no route to host)"},
+		{dial(syscall.ENETUNREACH), true, "no route to h:1 (network is unreachable)"},
+		{&net.OpError{Op: "read", Err: syscall.ECONNRESET}, true, "h:1 reset the connection"},
+		{&net.DNSError{Err: "server misbehaving", Name: "h", IsTemporary: true}, true, "resolver could not look up h (server misbehaving)"},
+		{dial(&timeoutError{}), true, "nothing answered a connection to h:1 in time"},
+		{errors.New("EOF"), false, ""},
+		{&net.OpError{Op: "read", Err: errors.New("broken")}, false, ""},
+	} {
+		if got := unreached(c.err); got != c.unreached {
+			t.Errorf("unreached(%v) = %v, want %v", c.err, got, c.unreached)
+		}
+		if c.says != "" {
+			if got := (&ConnectError{Failure: Unreachable, Host: "h:1", Err: c.err}).Error(); !strings.Contains(got, c.says) {
+				t.Errorf("%v: %q, want it to say %q", c.err, got, c.says)
+			}
+		}
+	}
+}
+
+type timeoutError struct{}
+
+func (*timeoutError) Error() string { return "i/o timeout" }
+
+func (*timeoutError) Timeout() bool { return true }
+
+func (*timeoutError) Temporary() bool { return true }

@@ -1,17 +1,15 @@
 package client
 
-// This file holds every wire name the client uses: paths, query parameters,
-// JSON keys and the connector kind value. The jobs API is published by the
-// service; the connector contract is this project's own (README.md, "The
-// connector's wire contract"), so that the real names can be dropped in
-// here.
+// This file holds every wire name the client uses, so that the service's
+// real connector names can replace this project's own in one place
+// (README.md, "The connector's wire contract").
 
 import (
 	"encoding/json"
 	"net/url"
 )
 
-// Paths, relative to the base URL. Each %s is a path-escaped UUID.
+// Paths, relative to the base URL.
 const (
 	pathJobs       = "developers/workspaces/%s/jobs/"
 	pathJobRun     = "developers/workspaces/%s/jobs/%s/run/"
@@ -20,7 +18,18 @@ const (
 	pathConnector  = "developers/workspaces/%s/connectors/%s/"
 )
 
-// Query parameters.
+const (
+	headerAuthorization = "Authorization"
+	headerAccept        = "Accept"
+	headerUserAgent     = "User-Agent"
+	headerContentType   = "Content-Type"
+	headerRetryAfter    = "Retry-After"
+	mediaJSON           = "application/json"
+)
+
+// product is the provider's token in the User-Agent.
+const product = "terraform-provider-dataintegration"
+
 const (
 	queryPage             = "page"
 	queryPageSize         = "page_size"
@@ -33,14 +42,11 @@ const (
 	queryForceFullRefresh = "force_full_refresh"
 )
 
-// ConnectorKindCustomerService is the connector_name of the customer-service
-// connector: the client sets it on create and the service returns it.
+// ConnectorKindCustomerService is the connector_name of the connector.
 const ConnectorKindCustomerService = "customer_service"
 
-// Job is a job of a workspace (README.md, "Jobs"). The API lists
-// its fields as strings without saying they are never null: a nil field is
-// one the service sent as null or left out. Fields beyond these are
-// ignored.
+// Job is a job of a workspace (README.md, "Jobs"). The API does not say its
+// strings are never null, hence the pointers.
 type Job struct {
 	ID            string  `json:"_id"`
 	CreatedAt     *string `json:"_created_at"`
@@ -52,9 +58,8 @@ type Job struct {
 	IsActive      bool    `json:"is_active"`
 }
 
-// Page is the envelope of a list answer (README.md, "Pages"). Every
-// field is optional on the wire; the pointers tell absent from zero, and
-// NextPage also tells absent from null.
+// Page is the envelope of a list answer (README.md, "Pages"); every field
+// is optional, so pointers tell absent from zero.
 type Page[T any] struct {
 	Count        *int64   `json:"count"`
 	NextPage     NextPage `json:"next_page,omitzero"`
@@ -65,24 +70,20 @@ type Page[T any] struct {
 	Results      []T      `json:"results"`
 }
 
-// NextPage is a page's next_page: a null one ends the list, while one left
-// out tells nothing, so the client looks for the end elsewhere.
+// NextPage tells null, which ends the list, from absent, which tells
+// nothing.
 type NextPage struct {
-	// Sent is whether the answer has the key at all.
-	Sent bool
-	// Number is the next page's number; nil when null.
-	Number *int64
+	Sent   bool
+	Number *int64 // nil when null
 }
 
 // Ends tells whether next_page was sent as null: there is no next page.
 func (n NextPage) Ends() bool { return n.Sent && n.Number == nil }
 
-// IsZero is true for a next_page left out, which is then left out again
-// when encoded.
+// IsZero leaves out of the JSON a next_page that was left out.
 func (n NextPage) IsZero() bool { return !n.Sent }
 
-// UnmarshalJSON is called for a null too, which it tells apart from a key
-// left out.
+// UnmarshalJSON is called for a null too, unlike for a key left out.
 func (n *NextPage) UnmarshalJSON(b []byte) error {
 	n.Sent, n.Number = true, nil
 	if string(b) == "null" {
@@ -94,8 +95,7 @@ func (n *NextPage) UnmarshalJSON(b []byte) error {
 // MarshalJSON writes the number, or null.
 func (n NextPage) MarshalJSON() ([]byte, error) { return json.Marshal(n.Number) }
 
-// Connector is a customer-service connector as the service returns it. The
-// token is write-only and never comes back.
+// Connector is a customer-service connector as the service returns it.
 type Connector struct {
 	ID            string                 `json:"_id"`
 	CreatedAt     string                 `json:"_created_at"`
@@ -106,9 +106,8 @@ type Connector struct {
 	Streams       []string               `json:"streams"`
 }
 
-// listedConnector is a connector as a list gives it, and whether the item
-// holds every key a read by ID returns: an item without one (or with it
-// null) is a summary, which a read does not answer from.
+// listedConnector is not full when it lacks a key a read by ID returns: a
+// read does not answer from such a summary.
 type listedConnector struct {
 	Connector
 	full bool
@@ -156,15 +155,20 @@ func deref(s *string) string {
 	return *s
 }
 
-// ConnectorConfiguration is the form of the connector (README.md,
-// "Connector"). Token is only ever sent.
+// ConnectorConfiguration is the form of the connector; Token is only ever
+// sent.
 type ConnectorConfiguration struct {
 	URL        string `json:"url,omitempty"`
 	Token      string `json:"token,omitempty"`
 	AgentEmail string `json:"agent_email,omitempty"`
 }
 
-// connectorCreateBody is the body of a create request.
+// errorBody is the part of an error answer read for its message
+// (README.md, "Open points").
+type errorBody struct {
+	Detail json.RawMessage `json:"detail"`
+}
+
 type connectorCreateBody struct {
 	Name          string                 `json:"name"`
 	ConnectorName string                 `json:"connector_name"`
@@ -172,8 +176,7 @@ type connectorCreateBody struct {
 	Streams       []string               `json:"streams,omitempty"`
 }
 
-// connectorPatchBody is the body of an update request: only the keys set are
-// sent, and only they change.
+// connectorPatchBody: only the keys sent change.
 type connectorPatchBody struct {
 	Name          *string                      `json:"name,omitempty"`
 	Configuration *connectorConfigurationPatch `json:"configuration,omitempty"`
@@ -186,7 +189,6 @@ type connectorConfigurationPatch struct {
 	AgentEmail *string `json:"agent_email,omitempty"`
 }
 
-// setJobFilter writes a job filter and ordering into a query.
 func setJobFilter(q url.Values, f JobFilter) {
 	setIf(q, queryConnectorName, f.ConnectorName)
 	setIf(q, queryDataSource, f.DataSource)
@@ -204,7 +206,6 @@ func setJobFilter(q url.Values, f JobFilter) {
 	}
 }
 
-// setConnectorFilter writes a connector filter into a query.
 func setConnectorFilter(q url.Values, f ConnectorFilter) {
 	setIf(q, queryName, f.Name)
 	setIf(q, queryConnectorName, f.ConnectorName)

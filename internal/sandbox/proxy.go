@@ -9,13 +9,9 @@ import (
 	"sync"
 )
 
-// Proxy is an HTTP proxy of the kind corporate networks run, for trying
-// the provider behind one: it tunnels CONNECT requests, asks for a user and
-// a password when it has them (407 otherwise), and records what it
-// tunnelled. It tunnels each CONNECT to its upstream address whatever the
-// host asked, so that the service can be named by a host name that only
-// the certificate knows; with no upstream, to the port asked on 127.0.0.1.
-// It never reaches beyond this machine.
+// Proxy is a CONNECT proxy of the kind corporate networks run. It tunnels
+// to its upstream whatever the host asked, so that the service can be named
+// by a host name only the certificate knows, and never leaves this machine.
 type Proxy struct {
 	user, password, upstreamAddr string
 
@@ -25,9 +21,8 @@ type Proxy struct {
 	refusedAuth int
 }
 
-// NewProxy returns a proxy that asks for user and password (nothing when
-// user is empty) and tunnels to upstream ("" for the port asked on
-// 127.0.0.1).
+// NewProxy asks for no credentials when user is empty, and tunnels to the
+// port asked on 127.0.0.1 when upstream is empty.
 func NewProxy(user, password, upstream string) *Proxy {
 	return &Proxy{user: user, password: password, upstreamAddr: upstream, upstream: map[string]bool{}}
 }
@@ -39,8 +34,7 @@ func (p *Proxy) Targets() []string {
 	return append([]string(nil), p.targets...)
 }
 
-// Tunnelled tells whether a connection the service accepted, seen from the
-// service as remoteAddr, came through the proxy.
+// Tunnelled tells whether the service's client at remoteAddr is the proxy.
 func (p *Proxy) Tunnelled(remoteAddr string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -106,7 +100,6 @@ func (p *Proxy) authorized(h string) bool {
 	return err == nil && strings.HasPrefix(h, "Basic ") && string(b) == p.user+":"+p.password
 }
 
-// pipe copies from src to dst, then closes dst and closer.
 func pipe(dst io.WriteCloser, src io.Reader, closer io.Closer) {
 	_, _ = io.Copy(dst, src)
 	_ = dst.Close()

@@ -7,8 +7,7 @@ import (
 	"time"
 )
 
-// RateLimit is the side door's view of the rate limit: requests a second
-// for each API key, 0 for none.
+// RateLimit is the side door's view of the rate limit.
 type RateLimit struct {
 	RequestsPerSecond int `json:"requests_per_second"`
 }
@@ -29,8 +28,8 @@ func checkRateLimit(r int) error {
 	return nil
 }
 
-// SetRateLimit sets the rate limit, in requests a second for each API key
-// (0: none). Every key starts again with a full bucket.
+// SetRateLimit sets the requests a second for each API key (0: none) and
+// fills every bucket.
 func (s *Server) SetRateLimit(r int) error {
 	if err := checkRateLimit(r); err != nil {
 		return err
@@ -49,9 +48,8 @@ func (s *Server) RateLimit() int {
 	return s.rateLimit
 }
 
-// limit takes a token from the bucket of key, and tells how long to wait
-// for the next one when there is none. Only known keys have buckets, so
-// that unknown ones cannot grow the map; they are refused later anyway.
+// limit gives buckets to known keys only, so that unknown ones, refused
+// later anyway, cannot grow the map.
 func (s *Server) limit(key string) (time.Duration, bool) {
 	if _, known := s.keys[key]; !known {
 		return 0, false
@@ -82,8 +80,7 @@ func (s *Server) limit(key string) (time.Duration, bool) {
 	return time.Duration((tokenUnit - b.nanoTokens + r - 1) / r), true
 }
 
-// writeRateLimited answers a request over the limit: 429, with the whole
-// seconds to wait, rounded up and at least 1, as Retry-After takes them.
+// writeRateLimited rounds up: Retry-After takes whole seconds.
 func writeRateLimited(w http.ResponseWriter, wait time.Duration) {
 	secs := max(int64((wait+time.Second-1)/time.Second), 1)
 	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))

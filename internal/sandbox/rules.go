@@ -1,12 +1,8 @@
 package sandbox
 
-// The sandbox's own rules for a connector, written from the contract
-// (internal/client/README.md, "The connector's wire contract" and
-// "Streams"), not taken from the provider: a rule that the provider gets
-// wrong is then not mirrored by the service its acceptance tests run
-// against. Where the provider is stricter than the contract, it refuses at
-// plan time what the sandbox would accept; where it is looser, the sandbox
-// answers 400. README.md, "Connector rules", sums them up.
+// These rules are written from the contract, not taken from the provider,
+// so that a rule the provider gets wrong is not mirrored by the service its
+// acceptance tests run against (README.md, "Connector rules").
 
 import (
 	"errors"
@@ -18,8 +14,7 @@ import (
 	"unicode/utf8"
 )
 
-// AllStreams are the streams of the customer-service connector, in the
-// order the service lists them (internal/client/README.md, "Streams").
+// AllStreams are the connector's streams, in the service's order.
 var AllStreams = []string{
 	"chats", "messages", "events", "contacts", "tickets",
 	"ticket_interactions", "ticket_tags", "ticket_groups", "ticket_forms",
@@ -27,7 +22,6 @@ var AllStreams = []string{
 	"organizations", "survey_submissions",
 }
 
-// maxNameRunes is the longest name the contract allows, in characters.
 const maxNameRunes = 255
 
 // checkName: "1 to 255 characters".
@@ -46,9 +40,8 @@ func checkKind(s string) error {
 	return nil
 }
 
-// checkURL: an absolute https URL of a host, without query or fragment,
-// of the form https://<account_host> that the service's form asks for: so
-// no path beyond "/" and no user information either.
+// checkURL: the service's form asks for https://<account_host>, so no path
+// beyond "/" and no user information either.
 func checkURL(s string) error {
 	u, err := url.Parse(s)
 	switch {
@@ -74,8 +67,7 @@ func checkToken(s string) error {
 	return nil
 }
 
-// checkEmail: "an e-mail address": an address as RFC 5322 writes it, bare,
-// without a display name, angle brackets or spaces around it.
+// checkEmail: a bare RFC 5322 address, without a display name.
 func checkEmail(s string) error {
 	a, err := mail.ParseAddress(s)
 	if err != nil || a.Name != "" || a.Address != s {
@@ -84,8 +76,6 @@ func checkEmail(s string) error {
 	return nil
 }
 
-// checkStreams: names of AllStreams, each at most once. An empty list
-// breaks neither rule.
 func checkStreams(names []string) error {
 	for i, n := range names {
 		if !slices.Contains(AllStreams, n) {

@@ -1,8 +1,5 @@
-// Package sandbox is a local stand-in for the data-integration service: the
-// published jobs API, this project's connector contract, and a side door
-// under /_sandbox/ for tests and demos. It keeps state, validates what it
-// receives and is safe for concurrent requests. README.md describes every
-// choice it makes.
+// Package sandbox is a local stand-in for the data-integration service.
+// README.md describes every choice it makes.
 package sandbox
 
 import (
@@ -28,8 +25,8 @@ const (
 	DefaultRunDuration = 2 * time.Second
 )
 
-// KeyBinding binds an API key to a workspace it may reach. A key bound to
-// several workspaces (one binding each) reaches each of them.
+// KeyBinding binds an API key to a workspace it may reach; a key may have
+// several.
 type KeyBinding struct {
 	APIKey      string
 	WorkspaceID string
@@ -37,65 +34,18 @@ type KeyBinding struct {
 
 // Config configures a Server.
 type Config struct {
-	// Keys are the accepted API keys; none means DefaultAPIKey on
-	// DefaultWorkspaceID.
+	// Keys: none means DefaultAPIKey on DefaultWorkspaceID.
 	Keys []KeyBinding
 	// Jobs is how many generated jobs each workspace starts with.
-	Jobs int
-	// RunDuration is how long an execution runs before it succeeds; zero
-	// means DefaultRunDuration.
+	Jobs        int
 	RunDuration time.Duration
-	// StatePath, if set, is where state is loaded from at start and saved
-	// after every change.
+	// StatePath, if set, is loaded at start and saved after every change.
 	StatePath string
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
-	// Log, if set, gets one line per request.
-	Log *log.Logger
-	// Variant settles the points the published API leaves open; the zero
-	// Variant is the sandbox's default behaviour.
-	Variant Variant
-	// RateLimit is how many requests a second each API key may send to the
-	// API, in bursts of as many; 0 means no limit (README.md, "Rate limit").
+	Now       func() time.Time
+	Log       *log.Logger
+	Variant   Variant
+	// RateLimit is requests a second per API key; 0 means no limit.
 	RateLimit int
-}
-
-// Faults configures fault injection: a share Rate of the API's requests
-// (of Methods, when set) is answered with one of Statuses. When says when:
-// before the request is processed (FaultsBefore, the default), so that it
-// changes nothing, or after (FaultsAfter), so that it is carried out and
-// its answer lost, as behind a gateway that lost the service's answer.
-type Faults struct {
-	Rate      float64  `json:"rate"`
-	Statuses  []int    `json:"statuses"`
-	LatencyMS int      `json:"latency_ms"`
-	Seed      uint64   `json:"seed"`
-	When      string   `json:"when,omitempty"`
-	Methods   []string `json:"methods,omitempty"`
-	// FromPage, when set, limits faults to the list requests for this page
-	// or a later one, so that a list fails part-way and nothing else does.
-	FromPage int `json:"from_page,omitempty"`
-}
-
-// The values of Faults.When; empty means FaultsBefore.
-const (
-	FaultsBefore = "before"
-	FaultsAfter  = "after"
-)
-
-// Stats counts the requests served since start.
-type Stats struct {
-	Requests int64            `json:"requests"`
-	ByRoute  map[string]int64 `json:"by_route"`
-	// Faults counts the requests answered by fault injection.
-	Faults int64 `json:"faults"`
-	// RateLimited counts the requests refused by the rate limit.
-	RateLimited int64 `json:"rate_limited"`
-	// MaxInFlight is the most requests of the API it held at once.
-	MaxInFlight int64 `json:"max_in_flight"`
-	// UserAgents counts the requests by their User-Agent header, so that a
-	// test can tell who called.
-	UserAgents map[string]int64 `json:"user_agents"`
 }
 
 // Server is the sandbox service, an http.Handler.
@@ -120,7 +70,7 @@ var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[
 func isUUID(s string) bool { return uuidRE.MatchString(s) }
 
 // New returns a Server for cfg, with the state of cfg.StatePath when that
-// file exists, or freshly generated jobs otherwise.
+// file exists.
 func New(cfg Config) (*Server, error) {
 	if len(cfg.Keys) == 0 {
 		cfg.Keys = []KeyBinding{{APIKey: DefaultAPIKey, WorkspaceID: DefaultWorkspaceID}}
@@ -182,8 +132,8 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// handlerFunc serves a request that passed authentication; ws is the
-// workspace of the path, nil for routes without one.
+// handlerFunc serves an authenticated request; ws is nil for routes
+// without one.
 type handlerFunc func(w http.ResponseWriter, r *http.Request, ws *workspace)
 
 func (s *Server) routes() {
@@ -214,9 +164,6 @@ func (s *Server) routes() {
 	})
 }
 
-// handle registers fn behind the steps every request goes through: counting,
-// the rate limit and fault injection (API routes only), authentication, and
-// the workspace of the path.
 func (s *Server) handle(pattern string, fn handlerFunc) {
 	route := strings.TrimSuffix(pattern, "{$}")
 	isAPI := strings.Contains(pattern, " /developers/")
@@ -238,7 +185,7 @@ func (s *Server) handle(pattern string, fn handlerFunc) {
 			}
 		}
 		if fault != 0 {
-			// An "after" fault: carry the request out, answer the fault.
+			// An "after" fault carries the request out and loses its answer.
 			defer writeFault(w, fault)
 			w = &discardWriter{header: http.Header{}}
 		}
@@ -293,146 +240,7 @@ func (r *statusRecorder) WriteHeader(code int) {
 	r.ResponseWriter.WriteHeader(code)
 }
 
-func (s *Server) count(r *http.Request, route string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stats.Requests++
-	s.stats.UserAgents[r.UserAgent()]++
-	if route != "" {
-		s.stats.ByRoute[route]++
-	}
-}
-
-// hold counts a request of the API in (1) or out (-1).
-func (s *Server) hold(d int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.inFlight += d
-	s.stats.MaxInFlight = max(s.stats.MaxInFlight, s.inFlight)
-}
-
-// Stats returns a copy of the request counts.
-func (s *Server) Stats() Stats {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := s.stats
-	out.ByRoute = make(map[string]int64, len(s.stats.ByRoute))
-	for k, v := range s.stats.ByRoute {
-		out.ByRoute[k] = v
-	}
-	out.UserAgents = make(map[string]int64, len(s.stats.UserAgents))
-	for k, v := range s.stats.UserAgents {
-		out.UserAgents[k] = v
-	}
-	return out
-}
-
-// SetFaults replaces the fault injection settings.
-func (s *Server) SetFaults(f Faults) error {
-	if err := checkFaults(f); err != nil {
-		return err
-	}
-	f.Methods = slices.Clone(f.Methods)
-	for i, m := range f.Methods {
-		f.Methods[i] = strings.ToUpper(m)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = f
-	s.rng = rand.New(rand.NewPCG(f.Seed, f.Seed^0x9e3779b97f4a7c15))
-	return nil
-}
-
-// faultMethods are the methods the API serves, which Faults.Methods may name.
-var faultMethods = []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete}
-
-func checkFaults(f Faults) error {
-	if f.Rate < 0 || f.Rate > 1 {
-		return fmt.Errorf("rate must be between 0 and 1, got %v", f.Rate)
-	}
-	if f.LatencyMS < 0 {
-		return fmt.Errorf("latency_ms must not be negative, got %d", f.LatencyMS)
-	}
-	if f.Rate > 0 && len(f.Statuses) == 0 {
-		return errors.New("statuses must name at least one status when rate is above 0")
-	}
-	if f.When != "" && f.When != FaultsBefore && f.When != FaultsAfter {
-		return fmt.Errorf(`when must be "before" or "after", got %q`, f.When)
-	}
-	for _, st := range f.Statuses {
-		if st < 400 || st > 599 {
-			return fmt.Errorf("status %d is not an error status: give statuses from 400 to 599", st)
-		}
-		// A 429 or a 503 tells the client that nothing was done, which an
-		// "after" fault would make a lie.
-		if f.When == FaultsAfter && st != http.StatusInternalServerError && st != http.StatusBadGateway && st != http.StatusGatewayTimeout {
-			return fmt.Errorf(`status %d cannot follow a request carried out: with "when": "after", only 500, 502 and 504`, st)
-		}
-	}
-	if f.FromPage < 0 {
-		return fmt.Errorf("from_page must not be negative, got %d", f.FromPage)
-	}
-	for _, m := range f.Methods {
-		if !slices.Contains(faultMethods, strings.ToUpper(m)) {
-			return fmt.Errorf("method %q is not one of %s", m, strings.Join(faultMethods, ", "))
-		}
-	}
-	return nil
-}
-
-// injectFault applies latency, then draws whether the request gets a fault.
-// It returns the fault status, and whether it has answered already: a
-// "before" fault is answered at once, an "after" one by the caller once the
-// request is carried out.
-func (s *Server) injectFault(w http.ResponseWriter, r *http.Request) (int, bool) {
-	s.mu.Lock()
-	f := s.faults
-	status := 0
-	applies := len(f.Methods) == 0 || slices.ContainsFunc(f.Methods, func(m string) bool { return strings.EqualFold(m, r.Method) })
-	if f.FromPage > 0 {
-		page, err := strconv.Atoi(r.URL.Query().Get("page"))
-		applies = applies && err == nil && page >= f.FromPage
-	}
-	if applies && f.Rate > 0 && s.rng.Float64() < f.Rate {
-		status = f.Statuses[s.rng.IntN(len(f.Statuses))]
-		s.stats.Faults++
-	}
-	s.mu.Unlock()
-	if f.LatencyMS > 0 {
-		t := time.NewTimer(time.Duration(f.LatencyMS) * time.Millisecond)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			// The client gave up while it waited: do nothing, as a
-			// service that never got the whole request would.
-			t.Stop()
-			return 0, true
-		}
-	}
-	if status == 0 || f.When == FaultsAfter {
-		return status, false
-	}
-	writeFault(w, status)
-	return status, true
-}
-
-func writeFault(w http.ResponseWriter, status int) {
-	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", "1")
-	}
-	writeError(w, status, "injected fault: "+http.StatusText(status))
-}
-
-// discardWriter takes the answer of a request whose answer an "after"
-// fault loses.
-type discardWriter struct{ header http.Header }
-
-func (d *discardWriter) Header() http.Header         { return d.header }
-func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
-func (d *discardWriter) WriteHeader(int)             {}
-
-// Workspaces returns the IDs of the workspaces the keys are bound to, in
-// the order of the bindings, each once.
+// Workspaces returns the workspaces the keys are bound to, each once.
 func (s *Server) Workspaces() []string {
 	out := make([]string, 0, len(s.cfg.Keys))
 	for _, k := range s.cfg.Keys {
@@ -453,7 +261,6 @@ func writeError(w http.ResponseWriter, status int, detail string) {
 	writeJSON(w, status, map[string]string{"detail": detail})
 }
 
-// readBody decodes a JSON object body into a map of its raw values.
 func readBody(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, bool) {
 	var m map[string]json.RawMessage
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
@@ -464,7 +271,6 @@ func readBody(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessag
 	return m, true
 }
 
-// parseBool reads the boolean forms the sandbox accepts in a query.
 func parseBool(v string, extra ...string) (bool, bool) {
 	switch v {
 	case "true", "1":
@@ -480,7 +286,6 @@ func parseBool(v string, extra ...string) (bool, bool) {
 	return false, false
 }
 
-// positive reads a positive integer, or gives ok false.
 func positive(v string) (int, bool) {
 	n, err := strconv.Atoi(v)
 	return n, err == nil && n > 0

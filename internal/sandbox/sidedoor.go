@@ -154,14 +154,6 @@ func (s *Server) Jobs(workspaceID string) []Job {
 	return out
 }
 
-func (s *Server) sideStats(w http.ResponseWriter, _ *http.Request, _ *workspace) {
-	writeJSON(w, http.StatusOK, s.Stats())
-}
-
-func (s *Server) sideFaults(w http.ResponseWriter, r *http.Request, _ *workspace) {
-	sidePut(w, r, `a faults object, {"rate": 0 to 1, "statuses": [429, 500, 502, 503, 504], "latency_ms": 0, "seed": 1, "when": "before" or "after", "methods": ["POST"]}`, s.SetFaults)
-}
-
 // sidePut decodes the body as a T, of no other fields, and gives it to set;
 // 400 with the decoder's reason and what the body must be (its shape) when
 // it cannot, or the reason set refuses it; else 200 with what was set.

@@ -8,34 +8,18 @@ import (
 	"strings"
 )
 
-// Variant is how the sandbox settles the points the published API leaves
-// open, so that it can play each service the API allows; the zero Variant
-// is the sandbox's default behaviour (README.md, "Variants").
+// Variant settles the points the published API leaves open, so that the
+// sandbox can play each service the API allows (README.md, "Variants").
 type Variant struct {
-	// Envelope lists the envelope fields a list page carries besides
-	// results; nil means all six (count, next_page, previous_page,
-	// page_size, total_pages, current_page). An empty non-nil list sends
-	// results alone. A field left out is absent from the JSON, not null.
+	// Envelope: nil means all of EnvelopeFields, and empty none.
 	Envelope []string `json:"envelope"`
-	// MaxPageSize is the largest page served: a larger page_size asked,
-	// and the default of 20, are cut to it. 0 means 100.
-	MaxPageSize int `json:"max_page_size,omitempty"`
-	// PastEnd is what a page past the last answers: PastEnd404 (the
-	// default: 404 {"detail": "Invalid page."}) or PastEndEmpty (200, a
-	// page with no results and next_page null).
-	PastEnd string `json:"past_end,omitempty"`
-	// Filters is how the untyped filters (connector_name, data_source,
-	// name, schema_name; name and connector_name on connectors) match:
-	// FiltersExact (the default: exact, case-sensitive), FiltersPartial
-	// (the value contains the filter, without regard to case) or
-	// FiltersIgnored (accepted, and matching everything).
-	Filters string `json:"filters,omitempty"`
-	// ExtraFields adds fields the API does not list to each page envelope,
-	// each job of a list and each connector, so that clients show they
-	// ignore them.
+	// MaxPageSize: 0 means 100.
+	MaxPageSize int    `json:"max_page_size,omitempty"`
+	PastEnd     string `json:"past_end,omitempty"`
+	Filters     string `json:"filters,omitempty"`
+	// ExtraFields shows whether clients ignore fields the API does not list.
 	ExtraFields bool `json:"extra_fields,omitempty"`
-	// NullFields names job string fields (of NullableFields) sent as JSON
-	// null in every job of a list, in place of their value.
+	// NullFields are of NullableFields.
 	NullFields []string `json:"null_fields,omitempty"`
 }
 
@@ -50,8 +34,7 @@ const (
 	FiltersIgnored = "ignored"
 )
 
-// EnvelopeFields are the envelope fields of a list page besides results, in
-// the API's order, which Variant.Envelope may name.
+// EnvelopeFields are a list page's fields besides results, in the API's order.
 var EnvelopeFields = []string{"count", "next_page", "previous_page", "page_size", "total_pages", "current_page"}
 
 // NullableFields are the job fields Variant.NullFields may name.
@@ -80,17 +63,15 @@ func checkVariant(v Variant) error {
 	return nil
 }
 
-// clone copies the lists, so that the caller's cannot change the server's.
-// A nil Envelope stays nil and an empty one empty: they differ.
+// clone keeps a nil Envelope nil and an empty one empty: they differ.
 func (v Variant) clone() Variant {
 	v.Envelope = slices.Clone(v.Envelope)
 	v.NullFields = slices.Clone(v.NullFields)
 	return v
 }
 
-// SetVariant replaces the variant; requests already being served finish
-// with the old one. Its keywords are read in any letter case, as the
-// command's flags are.
+// SetVariant replaces the variant; requests being served finish with the
+// old one.
 func (s *Server) SetVariant(v Variant) error {
 	v.PastEnd, v.Filters = strings.ToLower(v.PastEnd), strings.ToLower(v.Filters)
 	if err := checkVariant(v); err != nil {
@@ -125,8 +106,6 @@ func (v Variant) maxPageSize() int {
 	return v.MaxPageSize
 }
 
-// match tells whether a job's or connector's value passes the filter key of
-// the query, if the query has one.
 func (v Variant) match(q map[string][]string, key, value string) bool {
 	f, ok := q[key]
 	switch {
@@ -138,8 +117,6 @@ func (v Variant) match(q map[string][]string, key, value string) bool {
 	return f[0] == value
 }
 
-// extraFields are what ExtraFields adds to an object of the kind named: one
-// field of each JSON type, one of them nested, none of them the API's.
 func extraFields(kind string) object {
 	return object{
 		{"_links", map[string]any{"self": map[string]string{"href": "/" + kind}}},
@@ -150,8 +127,8 @@ func extraFields(kind string) object {
 	}
 }
 
-// object is a JSON object that keeps its members in order, so that a page
-// reads as the API lists its fields.
+// object keeps its members in order, so that a page reads as the API lists
+// its fields.
 type object []member
 
 type member struct {

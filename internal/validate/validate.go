@@ -1,6 +1,5 @@
-// Package validate holds the checks of user input that the provider makes
-// before any request: each is a plain function, written once, so that the
-// schema's validators and the fuzz tests share it.
+// Package validate holds the provider's checks of user input, as plain
+// functions that the schema's validators and the fuzz tests share.
 package validate
 
 import (
@@ -23,7 +22,7 @@ import (
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
-// UUID accepts a UUID in its canonical 8-4-4-4-12 hexadecimal form.
+// UUID accepts a UUID in its canonical hexadecimal form.
 func UUID(s string) error {
 	if !uuidRE.MatchString(s) {
 		return fmt.Errorf("%q is not a UUID: expected the form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx in hexadecimal digits", s)
@@ -31,10 +30,7 @@ func UUID(s string) error {
 	return nil
 }
 
-// BaseURL accepts an absolute https URL, or an http URL whose host is a
-// loopback address (any 127.x.x.x, ::1) or localhost. Its host is a host name
-// or an IP address, with a port from 1 to 65535 if any (see Host). It may
-// have a path; it may not carry user information, a query or a fragment.
+// BaseURL accepts an absolute https URL, or http on a loopback host.
 func BaseURL(s string) error {
 	u, err := url.Parse(s)
 	switch {
@@ -63,9 +59,7 @@ func BaseURL(s string) error {
 	}
 }
 
-// Host accepts the host part of a URL as url.Parse leaves it: a host name
-// (RFC 1123), an IPv4 address or a bracketed IPv6 address, optionally with
-// a port from 1 to 65535.
+// Host accepts the host part of a URL as url.Parse leaves it.
 func Host(hostport string) error {
 	host, port := hostport, ""
 	if i := strings.LastIndexByte(hostport, ':'); i >= 0 && !strings.HasSuffix(hostport, "]") {
@@ -92,11 +86,8 @@ func Host(hostport string) error {
 	return HostName(host)
 }
 
-// HostName accepts a host name as RFC 1123 defines it: labels of 1 to 63
-// ASCII letters, digits and hyphens, neither first nor last a hyphen,
-// separated by dots, at most 253 characters in all. The last label is not
-// all digits, so that a mistyped IPv4 address such as 256.1.1.1 is not
-// taken for a name.
+// HostName accepts an RFC 1123 host name whose last label is not all
+// digits, so that a mistyped IPv4 address is not taken for a name.
 func HostName(h string) error {
 	shown := printable(h)
 	if h == "" || len(h) > 253 {
@@ -136,7 +127,7 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Duration accepts a positive Go duration such as "30s" or "2m".
+// Duration accepts a positive Go duration.
 func Duration(s string) error {
 	d, err := time.ParseDuration(s)
 	if err != nil {
@@ -148,14 +139,13 @@ func Duration(s string) error {
 	return nil
 }
 
-// The values of if_running: what a trigger does when the job is already
-// running.
+// The values of if_running.
 const (
 	IfRunningFail = "fail"
 	IfRunningWait = "wait"
 )
 
-// IfRunning accepts "fail" or "wait", in lower case.
+// IfRunning accepts IfRunningFail or IfRunningWait.
 func IfRunning(s string) error {
 	if s != IfRunningFail && s != IfRunningWait {
 		return fmt.Errorf("%q is not %q or %q", printable(s), IfRunningFail, IfRunningWait)
@@ -163,9 +153,7 @@ func IfRunning(s string) error {
 	return nil
 }
 
-// AccountURL accepts the address of an account on the customer-service
-// platform: an absolute https URL of a host (a port is allowed), with no path
-// beyond "/", no query, no fragment and no user information.
+// AccountURL accepts https://<account_host>, as the service's form asks.
 func AccountURL(s string) error {
 	u, err := url.Parse(s)
 	switch {
@@ -188,16 +176,11 @@ func AccountURL(s string) error {
 	return nil
 }
 
-// isLDH tells whether r may be in a host name's label: an ASCII letter, a
-// digit or a hyphen.
 func isLDH(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-'
 }
 
-// Email accepts a bare e-mail address such as agent@example.com: no display
-// name, no angle brackets, no surrounding spaces; a local part (before the
-// @) of at most 64 bytes, as RFC 5321 limits it, and a domain that is a host
-// name with at least one dot; at most 254 bytes in all.
+// Email accepts a bare e-mail address within RFC 5321's limits.
 func Email(s string) error {
 	a, err := mail.ParseAddress(s)
 	at := strings.LastIndexByte(s, '@')
@@ -219,9 +202,8 @@ func Email(s string) error {
 	return nil
 }
 
-// Name accepts a name that is not blank and holds no control character (a
-// newline, a tab, a bell): the service derives the job's schema from it.
-// Its length is the schema's check.
+// Name refuses control characters: the service derives the job's schema
+// from the name.
 func Name(s string) error {
 	if err := NotBlank(s); err != nil {
 		return err
@@ -240,24 +222,18 @@ func NotBlank(s string) error {
 	return nil
 }
 
-// visible is a character that shows: not a space, a control character, a
-// format character (such as a zero-width space, U+200B), a variation
-// selector, another code point Unicode says to ignore when not supported
-// (such as the Hangul filler U+3164), or the braille blank.
+// visible also refuses what renders as nothing, such as U+200B or U+3164.
 func visible(r rune) bool {
 	return !unicode.IsSpace(r) && !unicode.IsControl(r) &&
 		!unicode.In(r, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) && r != '\u2800'
 }
 
-// lineBreaking is a control character or a line or paragraph separator.
 func lineBreaking(r rune) bool {
 	return unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp)
 }
 
-// APIKey accepts a key that can be sent as an HTTP header's value as it is:
-// not blank, no control character (a newline, as file() keeps at the end of
-// a file), no space at either end (a header's ends are trimmed). Its error
-// never shows the key.
+// APIKey accepts a key a header carries as is: file() keeps a trailing
+// newline, and a header's ends are trimmed. Its error never shows the key.
 func APIKey(s string) error {
 	switch {
 	case strings.TrimSpace(s) == "":
@@ -271,8 +247,7 @@ func APIKey(s string) error {
 	return nil
 }
 
-// Token accepts a secret that is not empty or blank. Its error never shows
-// the value.
+// Token accepts a secret that is not blank, and never shows it.
 func Token(s string) error {
 	if strings.TrimSpace(s) == "" {
 		return errors.New("the token is empty")
@@ -280,8 +255,8 @@ func Token(s string) error {
 	return nil
 }
 
-// WholeNumber accepts a whole number from lo to hi. Terraform numbers are
-// arbitrary-precision decimals: 1.5 or 1e30 reach the provider as they are.
+// WholeNumber accepts a whole number from lo to hi; Terraform's numbers
+// are arbitrary-precision decimals.
 func WholeNumber(f *big.Float, lo, hi int64) error {
 	switch {
 	case f == nil || f.IsInf():
@@ -294,9 +269,7 @@ func WholeNumber(f *big.Float, lo, hi int64) error {
 	return nil
 }
 
-// CustomerServiceStreams are the streams of the customer-service connector,
-// in the order the service lists them (internal/client/README.md,
-// "Streams"). A connector created without streams loads every one.
+// CustomerServiceStreams are the connector's streams, in the service's order.
 var CustomerServiceStreams = []string{
 	"chats", "messages", "events", "contacts", "tickets",
 	"ticket_interactions", "ticket_tags", "ticket_groups", "ticket_forms",
@@ -304,8 +277,7 @@ var CustomerServiceStreams = []string{
 	"organizations", "survey_submissions",
 }
 
-// Streams accepts a non-empty list of distinct names of the customer-service
-// connector's streams.
+// Streams accepts distinct names of CustomerServiceStreams.
 func Streams(names []string) error {
 	if len(names) == 0 {
 		return errors.New("at least one stream is needed: leave streams out for all of them")
@@ -321,8 +293,6 @@ func Streams(names []string) error {
 	return nil
 }
 
-// printable keeps an unknown value readable in a message: invalid UTF-8 and
-// very long values are cut.
 func printable(s string) string {
 	s = strings.ToValidUTF8(s, "\ufffd")
 	if utf8.RuneCountInString(s) > 64 {
@@ -331,10 +301,8 @@ func printable(s string) string {
 	return s
 }
 
-// NormalizePEM is s with each line trimmed of spaces and line ends in
-// either form, as a PEM reader needs them: a heredoc indents lines, and
-// $(cat file) keeps a Windows file's last carriage return. No line of a
-// PEM block means anything by its spaces.
+// NormalizePEM trims each line: a heredoc indents lines, and $(cat file)
+// keeps a Windows file's last carriage return.
 func NormalizePEM(s string) string {
 	lines := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' })
 	for i, l := range lines {
@@ -343,11 +311,8 @@ func NormalizePEM(s string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// CACertificate accepts one or more PEM certificates, such as a CA's or a
-// bundle of them, as NormalizePEM leaves them: at least one PEM block, and
-// every block a certificate that parses. Text between blocks (the comments
-// of a bundle) is allowed. A private key is refused, and no part of the
-// value is echoed.
+// CACertificate accepts PEM certificates as NormalizePEM leaves them, and
+// refuses a private key without echoing any of it.
 func CACertificate(s string) error {
 	rest := []byte(NormalizePEM(s))
 	n := 0

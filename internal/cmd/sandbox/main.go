@@ -1,7 +1,5 @@
-// Command sandbox runs the local stand-in for the data-integration service,
-// over http, or https with -tls-cert and -tls-key. It prints the provider's
-// environment variables, logs one line per request and stops cleanly on
-// SIGINT or SIGTERM.
+// Command sandbox runs the local stand-in for the data-integration service
+// (internal/sandbox/README.md, "Starting it").
 package main
 
 import (
@@ -43,23 +41,16 @@ func exitCode(err error) int {
 	return 1
 }
 
-// repeated is a flag that may be given more than once.
 type repeated []string
 
 func (r *repeated) String() string     { return fmt.Sprint(*r) }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
-// listen is where and how the sandbox serves: an address, and over https
-// when it has a certificate and its key (PEM files).
 type listen struct {
 	addr, certFile, keyFile string
-	// proxyAddr, if set, is where a CONNECT proxy to the sandbox listens,
-	// asking for proxyAuth ("user:password") when it is set.
-	proxyAddr, proxyAuth string
+	proxyAddr, proxyAuth    string
 }
 
-// options reads the flags, each of which falls back to an environment
-// variable, into the sandbox's configuration and where to listen.
 func options(args []string) (sandbox.Config, listen, error) {
 	// The usage names the command as it was run: sandbox (go run, make
 	// sandbox), dataintegration-sandbox (the release archives).
@@ -80,8 +71,6 @@ func options(args []string) (sandbox.Config, listen, error) {
 	}
 	runDuration := fs.Duration("run-duration", runDefault, "how long an execution runs before it succeeds (SANDBOX_RUN_DURATION)")
 
-	// The variant: how the sandbox settles what the published API leaves
-	// open, to play each service the API allows.
 	envelope := fs.String("envelope", env("SANDBOX_ENVELOPE", "all"), "the envelope fields a list page carries besides results, comma-separated, of "+
 		strings.Join(sandbox.EnvelopeFields, ", ")+"; \"all\" for every one, \"none\" for results alone (SANDBOX_ENVELOPE)")
 	maxDefault, err := strconv.Atoi(env("SANDBOX_MAX_PAGE_SIZE", "0"))
@@ -224,9 +213,8 @@ func run(args []string) error {
 	return nil
 }
 
-// reachable is the address to give the provider for a listener on addr: a
-// listener on every interface ("0.0.0.0", "[::]", or no host) is reached
-// at 127.0.0.1, a loopback address the provider takes over http.
+// reachable gives 127.0.0.1 for a listener on every interface: the
+// provider takes http on a loopback address.
 func reachable(addr net.Addr) string {
 	if a, ok := addr.(*net.TCPAddr); ok && a.IP.IsUnspecified() {
 		return net.JoinHostPort("127.0.0.1", strconv.Itoa(a.Port))
@@ -234,11 +222,8 @@ func reachable(addr net.Addr) string {
 	return addr.String()
 }
 
-// httpsBase is the base URL of a sandbox serving https on addr with the
-// certificate leaf: at the address's IP when the certificate names it,
-// else at localhost when it names that, else at the certificate's first
-// host name, which this machine must resolve unless a proxy of the
-// sandbox's (proxied) takes every request to it.
+// httpsBase names a host the certificate covers: the address's IP, else
+// localhost, else its first host name (README.md, "https and a proxy").
 func httpsBase(leaf *x509.Certificate, addr string, proxied bool) string {
 	host, port, _ := net.SplitHostPort(addr)
 	switch {
@@ -258,8 +243,7 @@ func httpsBase(leaf *x509.Certificate, addr string, proxied bool) string {
 	return "https://" + net.JoinHostPort(host, port)
 }
 
-// serveProxy starts the sandbox's CONNECT proxy at l.proxyAddr, tunnelling
-// to upstream, and returns its URL as HTTPS_PROXY takes it.
+// serveProxy returns the proxy's URL as HTTPS_PROXY takes it.
 func serveProxy(l listen, upstream string) (string, error) {
 	user, password, _ := strings.Cut(l.proxyAuth, ":")
 	ln, err := net.Listen("tcp", l.proxyAddr)
@@ -275,8 +259,7 @@ func serveProxy(l listen, upstream string) (string, error) {
 	return u.String(), nil
 }
 
-// envelopeList reads -envelope: "all" (or nothing) is nil, every field;
-// "none" is an empty list, results alone; else the fields named.
+// envelopeList: "all" is nil, every field; "none" is empty, results alone.
 func envelopeList(v string) ([]string, error) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "", "all":

@@ -1,0 +1,165 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+const (
+	maxErrorBytes   = 64 << 10
+	maxMessageRunes = 300
+)
+
+// Error is a failed request: the service's answer, or the reason none came.
+type Error struct {
+	Operation string
+	// Path includes the base URL's path.
+	Method, Path string
+	// StatusCode is 0 when no answer came.
+	StatusCode int
+	Message    string
+	Err        error
+	// Sent is whether a connection was made for the request.
+	Sent bool
+	// Attempts and Tried are set when the request gave up retrying.
+	Attempts int
+	Tried    time.Duration
+	// Limit is the time limit that ended the retries; empty when Capped.
+	Limit  string
+	Capped bool
+}
+
+// Retries says how long a request was retried, and what ended it.
+func (e *Error) Retries() string {
+	if e.Attempts < 1 || e.Attempts == 1 && e.Limit == "" && !e.Capped {
+		return ""
+	}
+	s := fmt.Sprintf(" (gave up after %d attempts over %s", e.Attempts, e.Tried.Round(100*time.Millisecond))
+	if e.Attempts == 1 {
+		s = fmt.Sprintf(" (gave up after 1 attempt over %s", e.Tried.Round(100*time.Millisecond))
+	}
+	switch {
+	case e.Limit != "":
+		s += ", at the end of " + e.Limit
+	case e.Capped:
+		s += fmt.Sprintf(", at max_retries (%d)", e.Attempts-1)
+	}
+	return s + ")"
+}
+
+// OutOfTime tells whether err's time limit ended, or would before a retry.
+func OutOfTime(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Limit != "" || errors.Is(err, context.DeadlineExceeded)
+}
+
+// LimitError is a request cut off by a limit of WithLimit.
+type LimitError struct{ Limit string }
+
+func (e *LimitError) Error() string { return e.Limit + " ran out" }
+
+func (e *LimitError) Unwrap() error { return context.DeadlineExceeded }
+
+func stopped(ctx context.Context) error {
+	err := ctx.Err()
+	if name := limitOf(ctx); errors.Is(err, context.DeadlineExceeded) && name != "" {
+		return &LimitError{Limit: name}
+	}
+	return err
+}
+
+// MayHaveTakenEffect tells whether the service may have carried out the
+// failed request: a lost answer, a 500, 502 or 504, or an unreadable success.
+func (e *Error) MayHaveTakenEffect() bool {
+	switch e.StatusCode {
+	case 0:
+		return e.Sent
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusGatewayTimeout:
+		return true
+	default:
+		return e.StatusCode >= 200 && e.StatusCode < 300
+	}
+}
+
+func (e *Error) Error() string {
+	var s string
+	switch {
+	case e.StatusCode != 0 && e.Message != "":
+		s = fmt.Sprintf("%s: HTTP %d: %s", e.Operation, e.StatusCode, e.Message)
+	case e.StatusCode != 0 && e.Err != nil:
+		s = fmt.Sprintf("%s: HTTP %d: %v", e.Operation, e.StatusCode, e.Err)
+	case e.StatusCode != 0:
+		s = fmt.Sprintf("%s: HTTP %d", e.Operation, e.StatusCode)
+	default:
+		s = fmt.Sprintf("%s: %v", e.Operation, e.Err)
+	}
+	return s + e.Retries()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// StatusCode returns the HTTP status of err, or 0.
+func StatusCode(err error) int {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.StatusCode
+	}
+	return 0
+}
+
+// IsNotFound tells whether err is the service answering 404.
+func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound }
+
+// MayHaveTakenEffect is Error.MayHaveTakenEffect of err.
+func MayHaveTakenEffect(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.MayHaveTakenEffect()
+}
+
+// failure is the one constructor of an Error.
+func (c *Client) failure(r *request, status int, msg string, err error, connected bool) *Error {
+	return &Error{
+		Operation: r.op, Method: r.method, Path: c.fullPath(r.path), StatusCode: status, Message: msg, Err: err,
+		Sent: status != 0 || connected,
+	}
+}
+
+// readMessage falls back to the text: the API publishes no shape of an
+// error body (README.md, "Open points"). The caller redacts, then cuts.
+func readMessage(body io.Reader) string {
+	b, _ := io.ReadAll(io.LimitReader(body, maxErrorBytes))
+	var e errorBody
+	if json.Unmarshal(b, &e) == nil && len(e.Detail) > 0 && string(e.Detail) != "null" {
+		var s string
+		if json.Unmarshal(e.Detail, &s) == nil {
+			return s
+		}
+		return string(e.Detail)
+	}
+	return string(b)
+}
+
+func (c *Client) redact(msg string, secrets []string) string {
+	for _, s := range append([]string{c.apiKey}, secrets...) {
+		if s != "" {
+			msg = strings.ReplaceAll(msg, s, "***")
+		}
+	}
+	return msg
+}
+
+func cut(s string) string {
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return r < 0x20 || r == 0x7f || r == ' ' || r == 0xfffd
+	}), " ")
+	if r := []rune(s); len(r) > maxMessageRunes {
+		return string(r[:maxMessageRunes]) + "…"
+	}
+	return s
+}
