@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -17,6 +18,18 @@ import (
 // What dataintegration_job_trigger and the dataintegration_run_job action
 // share: naming the job, triggering it once, waiting for its running
 // execution when asked to, and saying why a trigger failed.
+
+var (
+	pathJobID   = path.Root("job_id")
+	pathJobName = path.Root("job_name")
+)
+
+// Default timeouts of a trigger and of a cancel: room for the client's
+// retries, each bounded by the request timeout and Retry-After.
+const (
+	defaultTriggerTimeout = 5 * time.Minute
+	defaultCancelTimeout  = 5 * time.Minute
+)
 
 // The waits between two triggers of a job that is running, with
 // if_running = "wait": the first, then each twice the one before, up to the
@@ -206,4 +219,40 @@ func ended(ctx context.Context, limit triggerLimit) string {
 		return fmt.Sprintf("%s (%s) ended", limit.setting, limit.d)
 	}
 	return "Terraform was interrupted"
+}
+
+// shortDuration writes d as people do: "5m" and "1h", not "5m0s" and
+// "1h0m0s"; "1m30s" stays as it is.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// triggerAnswerLost tells whether a failed trigger may have started the job:
+// the request reached the service and its answer was lost (a 500, 502 or
+// 504, a connection that broke once it was sent, or limit, the operation's
+// time, ending while it was in flight). The API cannot tell whether the job
+// started (it has no execution status), so the trigger counts as done, with
+// a warning that ends with then, what the caller does about it: sending it
+// again, now or later, could run the job twice. A trigger runs its job at
+// most once.
+func triggerAnswerLost(ctx context.Context, diags *diag.Diagnostics, job string, err error, limit triggerLimit, then string) bool {
+	e, ok := errors.AsType[*client.Error](err)
+	if !ok || !e.MayHaveTakenEffect() {
+		return false
+	}
+	lost := answer(e)
+	if e.StatusCode == 0 && limitEnded(ctx) {
+		lost = fmt.Sprintf("No answer from the service to %s %s before %s (%s) ran out", e.Method, e.Path, limit.setting, shortDuration(limit.d))
+	}
+	diags.AddWarning("Job Triggered, Its Answer Lost", fmt.Sprintf(
+		"%s. The trigger of job %s reached the service, but its answer was lost, so whether the job started is unknown: "+
+			"the service's API cannot say. %s", lost, job, then))
+	return true
 }

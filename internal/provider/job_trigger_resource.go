@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -32,23 +31,11 @@ import (
 )
 
 var (
-	pathJobID   = path.Root("job_id")
-	pathJobName = path.Root("job_name")
-)
-
-var (
 	_ resource.ResourceWithConfigure        = (*jobTriggerResource)(nil)
 	_ resource.ResourceWithModifyPlan       = (*jobTriggerResource)(nil)
 	_ resource.ResourceWithConfigValidators = (*jobTriggerResource)(nil)
 	_ resource.ResourceWithImportState      = (*jobTriggerResource)(nil)
 	_ resource.ResourceWithUpgradeState     = (*jobTriggerResource)(nil)
-)
-
-// Default timeouts of a trigger and of a cancel: room for the client's
-// retries, each bounded by the request timeout and Retry-After.
-const (
-	defaultTriggerTimeout = 5 * time.Minute
-	defaultCancelTimeout  = 5 * time.Minute
 )
 
 // NewJobTriggerResource returns the dataintegration_job_trigger resource.
@@ -198,19 +185,6 @@ func triggerTimeouts(ctx context.Context) schema.Block {
 		}
 	}
 	return nb
-}
-
-// shortDuration writes d as people do: "5m" and "1h", not "5m0s" and
-// "1h0m0s"; "1m30s" stays as it is.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 // UpgradeState reads the states of schema version 0, written before 0.1.0
