@@ -198,13 +198,6 @@ func addTriggerError(ctx context.Context, c *client.Client, diags *diag.Diagnost
 	}
 }
 
-// addJobNotFound says, on the attribute at, that the service has no job of
-// the ID (a 404).
-func addJobNotFound(diags *diag.Diagnostics, at path.Path, ws, job string, err error) {
-	diags.AddAttributeError(at, "Job Not Found", fmt.Sprintf(
-		"No job has the ID %s in workspace %s (HTTP 404: %s). Check job_id, for example with the dataintegration_jobs data source.", job, ws, serviceMessage(err)))
-}
-
 // limitEnded tells whether the deadline of ctx, the trigger's limit, has
 // passed: known at once, where ctx.Err() follows by a moment, so that a
 // request cut off by the limit is never blamed on anything else.

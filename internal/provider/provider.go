@@ -33,6 +33,8 @@ const (
 	EnvBaseURL     = "DATAINTEGRATION_BASE_URL"
 	EnvAPIKey      = "DATAINTEGRATION_API_KEY"
 	EnvWorkspaceID = "DATAINTEGRATION_WORKSPACE_ID"
+	// EnvCACertificate holds the PEM itself, not a path.
+	EnvCACertificate = "DATAINTEGRATION_CA_CERTIFICATE"
 )
 
 var (
@@ -55,6 +57,9 @@ const retryBudgetText = "5 minutes"
 
 // allowedTimeout says which request timeouts the provider accepts.
 const allowedTimeout = "a positive duration such as \"30s\""
+
+// allowedCACertificate says which values ca_certificate accepts.
+const allowedCACertificate = "one or more PEM certificates (-----BEGIN CERTIFICATE-----), such as file(\"ca.pem\")"
 
 type dataIntegrationProvider struct {
 	version string
@@ -218,6 +223,22 @@ func apiKeySetting(v types.String, diags *diag.Diagnostics) string {
 		}
 	}
 	return s
+}
+
+// caCertificateSetting is ca_certificate, or else its environment variable,
+// normalized as validate.NormalizePEM does; empty when neither is set.
+func caCertificateSetting(v types.String, diags *diag.Diagnostics) string {
+	s, _ := setting(diags, v, "ca_certificate", EnvCACertificate)
+	if s == "" {
+		return ""
+	}
+	if v.IsNull() {
+		if err := validate.CACertificate(s); err != nil {
+			diags.AddAttributeError(path.Root("ca_certificate"), "Invalid Provider Setting",
+				fmt.Sprintf("%s: %s. Allowed: %s.", EnvCACertificate, err, allowedCACertificate))
+		}
+	}
+	return validate.NormalizePEM(s)
 }
 
 // workspaceSetting is workspace_id, or else its environment variable;
