@@ -10,8 +10,17 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
-// What the provider takes from the network it runs in: a private CA, the
-// proxy of the environment, and the engine it names in its User-Agent.
+// What the provider takes from the environment it runs in: the variables its
+// settings fall back to, the proxy, and the engine it names in its User-Agent.
+
+// Environment variables the provider falls back to.
+const (
+	EnvBaseURL     = "DATAINTEGRATION_BASE_URL"
+	EnvAPIKey      = "DATAINTEGRATION_API_KEY"
+	EnvWorkspaceID = "DATAINTEGRATION_WORKSPACE_ID"
+	// EnvCACertificate holds the PEM itself, not a path.
+	EnvCACertificate = "DATAINTEGRATION_CA_CERTIFICATE"
+)
 
 // EnvAppendUserAgent is appended to the User-Agent, as HashiCorp's
 // providers do.

@@ -28,15 +28,6 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
-// Environment variables the provider falls back to.
-const (
-	EnvBaseURL     = "DATAINTEGRATION_BASE_URL"
-	EnvAPIKey      = "DATAINTEGRATION_API_KEY"
-	EnvWorkspaceID = "DATAINTEGRATION_WORKSPACE_ID"
-	// EnvCACertificate holds the PEM itself, not a path.
-	EnvCACertificate = "DATAINTEGRATION_CA_CERTIFICATE"
-)
-
 var (
 	_ provider.Provider                  = (*dataIntegrationProvider)(nil)
 	_ provider.ProviderWithListResources = (*dataIntegrationProvider)(nil)
@@ -228,7 +219,7 @@ func apiKeySetting(v types.String, diags *diag.Diagnostics) string {
 // caCertificateSetting is ca_certificate, or else its environment variable,
 // normalized as validate.NormalizePEM does; empty when neither is set.
 func caCertificateSetting(v types.String, diags *diag.Diagnostics) string {
-	s, _ := setting(diags, v, "ca_certificate", EnvCACertificate)
+	s, _ := stringSetting(diags, v, "ca_certificate", EnvCACertificate)
 	if s == "" {
 		return ""
 	}
@@ -244,7 +235,7 @@ func caCertificateSetting(v types.String, diags *diag.Diagnostics) string {
 // workspaceSetting is workspace_id, or else its environment variable;
 // empty when neither is set.
 func workspaceSetting(v types.String, diags *diag.Diagnostics) string {
-	s, _ := setting(diags, v, "workspace_id", EnvWorkspaceID)
+	s, _ := stringSetting(diags, v, "workspace_id", EnvWorkspaceID)
 	if s != "" && v.IsNull() {
 		if err := validate.UUID(s); err != nil {
 			diags.AddAttributeError(path.Root("workspace_id"), "Invalid Provider Setting", fmt.Sprintf("%s: %s.", EnvWorkspaceID, err))
@@ -290,10 +281,10 @@ func requestTimeoutSetting(v types.String, diags *diag.Diagnostics) time.Duratio
 	return d
 }
 
-// requiredSetting is setting, with an error on the attribute when neither
+// requiredSetting is stringSetting, with an error on the attribute when neither
 // the attribute nor its environment variable gives a value.
 func requiredSetting(diags *diag.Diagnostics, v types.String, attr, env string) string {
-	s, known := setting(diags, v, attr, env)
+	s, known := stringSetting(diags, v, attr, env)
 	if known && s == "" {
 		diags.AddAttributeError(path.Root(attr), "Missing Provider Setting",
 			fmt.Sprintf("The provider needs %s: set it in the provider configuration or in the %s environment variable.", attr, env))
@@ -301,9 +292,9 @@ func requiredSetting(diags *diag.Diagnostics, v types.String, attr, env string) 
 	return s
 }
 
-// setting is a provider attribute's value, or else its environment
+// stringSetting is a provider attribute's value, or else its environment
 // variable's. An unknown value is an error on the attribute: known is false.
-func setting(diags *diag.Diagnostics, v types.String, attr, env string) (value string, known bool) {
+func stringSetting(diags *diag.Diagnostics, v types.String, attr, env string) (value string, known bool) {
 	if v.IsUnknown() {
 		diags.AddAttributeError(path.Root(attr), "Unknown Provider Setting",
 			fmt.Sprintf("%s must be known when Terraform plans: do not set it from a value computed during apply, or leave it out and use %s.", attr, env))
