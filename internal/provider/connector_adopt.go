@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -160,26 +159,6 @@ func (r *connectorResource) nameFree(ctx context.Context, diags *diag.Diagnostic
 			"Otherwise give this resource another name, or delete that connector.",
 		ws, name.name, c.ID, c.CreatedAt, ws, c.ID))
 	return false
-}
-
-// nameLocks makes the creates of one connector name in one workspace wait
-// for each other, within the provider's process (see nameFree).
-type nameLocks struct{ m sync.Map }
-
-// nameLock is one name in one workspace: held by one create at a time, with
-// the connectors this process created under it.
-type nameLock struct {
-	mu   sync.Mutex
-	name string
-	made []string
-}
-
-// lock waits for the name in workspace ws, and returns it held.
-func (l *nameLocks) lock(ws, name string) *nameLock {
-	v, _ := l.m.LoadOrStore(strings.ToLower(ws)+"/"+name, &nameLock{name: name})
-	n, _ := v.(*nameLock)
-	n.mu.Lock()
-	return n
 }
 
 // existedBefore names the connectors of the same name and configuration

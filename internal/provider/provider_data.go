@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -53,4 +55,40 @@ func (d *providerData) maskedContext(ctx context.Context) context.Context {
 		}
 	}
 	return ctx
+}
+
+// nameLocks makes the creates of one connector name in one workspace wait
+// for each other, within the provider's process (see nameFree).
+type nameLocks struct{ m sync.Map }
+
+// nameLock is one name in one workspace: held by one create at a time, with
+// the connectors this process created under it.
+type nameLock struct {
+	mu   sync.Mutex
+	name string
+	made []string
+}
+
+// lock waits for the name in workspace ws, and returns it held.
+func (l *nameLocks) lock(ws, name string) *nameLock {
+	v, _ := l.m.LoadOrStore(strings.ToLower(ws)+"/"+name, &nameLock{name: name})
+	n, _ := v.(*nameLock)
+	n.mu.Lock()
+	return n
+}
+
+// workspaceChecks holds, per workspace, what the service answered when
+// asked whether the API key reaches it.
+type workspaceChecks struct{ m sync.Map }
+
+type workspaceCheck struct {
+	mu    sync.Mutex
+	asked bool
+	err   error
+}
+
+func (w *workspaceChecks) of(ws string) *workspaceCheck {
+	v, _ := w.m.LoadOrStore(strings.ToLower(ws), &workspaceCheck{})
+	c, _ := v.(*workspaceCheck)
+	return c
 }

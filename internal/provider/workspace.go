@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -143,20 +142,4 @@ func (d *providerData) checkWorkspace(ctx context.Context, ws, from string, diag
 	default:
 		addRequestError(diags, "Unable to Check Workspace", ws, err)
 	}
-}
-
-// workspaceChecks holds, per workspace, what the service answered when
-// asked whether the API key reaches it.
-type workspaceChecks struct{ m sync.Map }
-
-type workspaceCheck struct {
-	mu    sync.Mutex
-	asked bool
-	err   error
-}
-
-func (w *workspaceChecks) of(ws string) *workspaceCheck {
-	v, _ := w.m.LoadOrStore(strings.ToLower(ws), &workspaceCheck{})
-	c, _ := v.(*workspaceCheck)
-	return c
 }
