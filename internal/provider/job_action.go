@@ -130,9 +130,9 @@ func (a *jobAction) resolve(ctx context.Context, t jobActionTarget, diags *diag.
 	return ws, jobIDByName(ctx, a.data.client, ws, t.JobName.ValueString(), diags), pathJobName
 }
 
-// progress sends a message to Terraform while an action runs; a call made
+// sendProgress sends a message to Terraform while an action runs; a call made
 // without Terraform (a unit test may leave SendProgress out) sends nothing.
-func progress(resp *action.InvokeResponse, format string, args ...any) {
+func sendProgress(resp *action.InvokeResponse, format string, args ...any) {
 	if resp.SendProgress != nil {
 		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf(format, args...)})
 	}

@@ -157,7 +157,7 @@ func addTriggerError(ctx context.Context, c *client.Client, diags *diag.Diagnost
 		diags.AddAttributeError(at, "Job Still Running", fmt.Sprintf(
 			"Job %s was still running when %s, after waiting %s for its execution to end (HTTP 409: %s). "+
 				"The job was not triggered by this run. Once its execution has ended, %s; or raise %s, or cancel the execution.",
-			job, ended(ctx, limit), still.waited.Round(time.Second), serviceMessage(err), r.again, limit.setting))
+			job, whatEnded(ctx, limit), still.waited.Round(time.Second), serviceMessage(err), r.again, limit.setting))
 	case status == http.StatusNotFound:
 		addJobNotFound(diags, at, ws, job, err)
 	case status == http.StatusConflict:
@@ -206,8 +206,8 @@ func limitEnded(ctx context.Context) bool {
 	return ok && !time.Now().Before(d)
 }
 
-// ended says what ended a wait: the limit, or an interruption.
-func ended(ctx context.Context, limit triggerLimit) string {
+// whatEnded says what ended a wait: the limit, or an interruption.
+func whatEnded(ctx context.Context, limit triggerLimit) string {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Sprintf("%s (%s) ended", limit.setting, limit.d)
 	}

@@ -93,11 +93,11 @@ func (a *runJobAction) Invoke(ctx context.Context, req action.InvokeRequest, res
 		return
 	}
 	run := jobRun{ws: ws, job: job, force: m.ForceFullRefresh.ValueBool(), wait: m.IfRunning.ValueString() == validate.IfRunningWait,
-		waiting: func(elapsed time.Duration) { progress(resp, "%s", runningMessage(job, elapsed)) }, again: againInvoke}
+		waiting: func(elapsed time.Duration) { sendProgress(resp, "%s", runningMessage(job, elapsed)) }, again: againInvoke}
 	seen, err := run.trigger(ctx, a.data.client)
 	switch {
 	case err == nil:
-		progress(resp, "job %s triggered", job)
+		sendProgress(resp, "job %s triggered", job)
 	case !triggerAnswerLost(ctx, &resp.Diagnostics, job, err, limit, runLostThen):
 		addTriggerError(ctx, a.data.client, &resp.Diagnostics, at, run, seen, limit, err)
 	}
