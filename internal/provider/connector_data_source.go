@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -94,7 +93,7 @@ func (d *connectorDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if !m.ID.IsNull() {
 		c = d.connectorByID(ctx, ws, m.ID.ValueString(), &resp.Diagnostics)
 	} else {
-		c = d.connectorByName(ctx, ws, m.Name.ValueString(), &resp.Diagnostics)
+		c = connectorByName(ctx, d.data.client, ws, m.Name.ValueString(), &resp.Diagnostics)
 	}
 	if c == nil {
 		return
@@ -121,28 +120,6 @@ func (d *connectorDataSource) connectorByID(ctx context.Context, ws, id string, 
 		addRequestError(diags, "Unable to Read Connector", ws, err)
 	case checkConnectorKind(c, diags):
 		return c
-	}
-	return nil
-}
-
-// connectorByName finds the one customer-service connector named exactly
-// name; nil, after an error, when no connector or several have the name.
-func (d *connectorDataSource) connectorByName(ctx context.Context, ws, name string, diags *diag.Diagnostics) *client.Connector {
-	listed, err := d.data.client.ConnectorsNamed(ctx, ws, name)
-	_, match := connectorFilter(&name)
-	found := slices.DeleteFunc(listed, func(c client.Connector) bool { return !match(c) })
-	switch {
-	case err != nil:
-		addRequestError(diags, "Unable to List Connectors", ws, err)
-	case len(found) == 0:
-		diags.AddAttributeError(path.Root("name"), "Connector Not Found",
-			fmt.Sprintf("No customer-service connector is named %q in workspace %s.", name, ws))
-	case len(found) > 1:
-		diags.AddAttributeError(path.Root("name"), "Several Connectors Match",
-			fmt.Sprintf("%d customer-service connectors are named %q in workspace %s (IDs %s): look the connector up by id instead.",
-				len(found), name, ws, connectorIDs(found)))
-	default:
-		return &found[0]
 	}
 	return nil
 }

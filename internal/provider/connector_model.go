@@ -1,13 +1,10 @@
 package provider
 
 import (
-	"context"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
@@ -51,47 +48,6 @@ func (m *connectorModel) fill(c *client.Connector) {
 	m.ConnectorName = types.StringValue(c.ConnectorName)
 	m.CreatedAt = types.StringValue(c.CreatedAt)
 	m.UpdatedAt = types.StringValue(c.UpdatedAt)
-}
-
-// connectorsByName lists the customer-service connectors named exactly
-// name, with the service's filters.
-func connectorsByName(ctx context.Context, c *client.Client, ws, name string) ([]client.Connector, error) {
-	f, match := connectorFilter(&name)
-	v, found := client.Collect(match, 0)
-	err := c.EachConnectorPage(ctx, ws, f, v)
-	return *found, err
-}
-
-// connectorFilter selects the customer-service connectors, named exactly
-// name when it is not nil: the service's filters, and match, which keeps
-// only what they were meant to select. The service's matching rules are not
-// published: only exact matches are kept.
-func connectorFilter(name *string) (f client.ConnectorFilter, match func(client.Connector) bool) {
-	kind := client.ConnectorKindCustomerService
-	return client.ConnectorFilter{Name: name, ConnectorName: &kind}, func(c client.Connector) bool {
-		return c.ConnectorName == kind && (name == nil || c.Name == *name)
-	}
-}
-
-// connectorIDs are the connectors' IDs, for a message.
-func connectorIDs(cs []client.Connector) string {
-	ids := make([]string, len(cs))
-	for i, c := range cs {
-		ids[i] = c.ID
-	}
-	return strings.Join(ids, ", ")
-}
-
-// checkConnectorKind reports a connector of another kind than the
-// customer-service one.
-func checkConnectorKind(c *client.Connector, diags *diag.Diagnostics) bool {
-	if c.ConnectorName == client.ConnectorKindCustomerService {
-		return true
-	}
-	diags.AddError("Not a Customer-Service Connector",
-		fmt.Sprintf("Connector %s is a %q connector, not a %q one: this provider manages customer-service connectors only.",
-			c.ID, c.ConnectorName, client.ConnectorKindCustomerService))
-	return false
 }
 
 // streamsValue is the service's streams as a list, in the prior value's
