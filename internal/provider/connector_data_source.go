@@ -54,8 +54,7 @@ func (d *connectorDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	}
 }
 
-// withConnectorAttributes adds to attrs the attributes that both connector
-// data sources read and never take: what the service returns.
+// withConnectorAttributes adds what both connector data sources read and never take.
 func withConnectorAttributes(attrs map[string]schema.Attribute) map[string]schema.Attribute {
 	for _, a := range []string{"url", "agent_email", "connector_name", "created_at", "updated_at"} {
 		attrs[a] = schema.StringAttribute{MarkdownDescription: connectorDescriptions[a], Computed: true}
@@ -108,8 +107,6 @@ func (d *connectorDataSource) Read(ctx context.Context, req datasource.ReadReque
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// connectorByID reads the customer-service connector with the ID; nil,
-// after an error, when there is none.
 func (d *connectorDataSource) connectorByID(ctx context.Context, ws, id string, diags *diag.Diagnostics) *client.Connector {
 	c, err := d.data.client.ReadConnector(ctx, ws, id)
 	switch {

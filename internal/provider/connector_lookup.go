@@ -12,8 +12,6 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
-// connectorsByName lists the customer-service connectors named exactly
-// name, with the service's filters.
 func connectorsByName(ctx context.Context, c *client.Client, ws, name string) ([]client.Connector, error) {
 	f, match := connectorFilter(&name)
 	v, found := client.Collect(match, 0)
@@ -21,8 +19,7 @@ func connectorsByName(ctx context.Context, c *client.Client, ws, name string) ([
 	return *found, err
 }
 
-// connectorByName finds the one customer-service connector named exactly
-// name; nil, after an error, when no connector or several have the name.
+// connectorByName is nil, after an error, unless exactly one connector has the name.
 func connectorByName(ctx context.Context, c *client.Client, ws, name string, diags *diag.Diagnostics) *client.Connector {
 	listed, err := c.ConnectorsNamed(ctx, ws, name)
 	_, match := connectorFilter(&name)
@@ -43,10 +40,8 @@ func connectorByName(ctx context.Context, c *client.Client, ws, name string, dia
 	return nil
 }
 
-// connectorFilter selects the customer-service connectors, named exactly
-// name when it is not nil: the service's filters, and match, which keeps
-// only what they were meant to select. The service's matching rules are not
-// published: only exact matches are kept.
+// connectorFilter is the service's filters for the customer-service connectors, named
+// name unless nil, and match, which keeps exact matches: the rules are not published.
 func connectorFilter(name *string) (f client.ConnectorFilter, match func(client.Connector) bool) {
 	kind := client.ConnectorKindCustomerService
 	return client.ConnectorFilter{Name: name, ConnectorName: &kind}, func(c client.Connector) bool {
@@ -54,7 +49,6 @@ func connectorFilter(name *string) (f client.ConnectorFilter, match func(client.
 	}
 }
 
-// connectorIDs are the connectors' IDs, for a message.
 func connectorIDs(cs []client.Connector) string {
 	ids := make([]string, len(cs))
 	for i, c := range cs {
@@ -63,8 +57,6 @@ func connectorIDs(cs []client.Connector) string {
 	return strings.Join(ids, ", ")
 }
 
-// checkConnectorKind reports a connector of another kind than the
-// customer-service one.
 func checkConnectorKind(c *client.Connector, diags *diag.Diagnostics) bool {
 	if c.ConnectorName == client.ConnectorKindCustomerService {
 		return true

@@ -11,7 +11,6 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
-// connectorDescriptions describe what the resource and its data source share.
 var connectorDescriptions = map[string]string{
 	"id":             "The connector's ID (a UUID), given by the service.",
 	"name":           "The connector's name, 1 to 255 characters, not blank, without control characters (such as a newline or a tab). The service names the connector's job after it.",
@@ -23,8 +22,7 @@ var connectorDescriptions = map[string]string{
 	"updated_at":     "When the connector was last changed, as the service gives it (ISO 8601 with milliseconds, UTC).",
 }
 
-// connectorModel is a connector as the resource and the data source both
-// show it: everything the service returns, and the workspace that holds it.
+// connectorModel is a connector as the resource and the data sources show it.
 type connectorModel struct {
 	ID            types.String `tfsdk:"id"`
 	WorkspaceID   types.String `tfsdk:"workspace_id"`
@@ -37,8 +35,7 @@ type connectorModel struct {
 	UpdatedAt     types.String `tfsdk:"updated_at"`
 }
 
-// fill sets what the service returns of the connector, all but the
-// workspace. The streams keep m's order when they are the same names.
+// fill keeps m's order of the streams when they are the same names.
 func (m *connectorModel) fill(c *client.Connector) {
 	m.ID = types.StringValue(c.ID)
 	m.Name = types.StringValue(c.Name)
@@ -50,9 +47,7 @@ func (m *connectorModel) fill(c *client.Connector) {
 	m.UpdatedAt = types.StringValue(c.UpdatedAt)
 }
 
-// streamsValue is the service's streams as a list, in the prior value's
-// order when both hold the same names: the order means nothing to the
-// service.
+// streamsValue keeps the prior order of the same names: it means nothing to the service.
 func streamsValue(got []string, prior types.List) types.List {
 	if !prior.IsNull() && !prior.IsUnknown() {
 		before := listStrings(prior)
@@ -78,8 +73,6 @@ func stringList(ss []string) types.List {
 	return types.ListValueMust(types.StringType, elems)
 }
 
-// listStrings is a known list of strings as a slice; nil when null or
-// unknown.
 func listStrings(l types.List) []string {
 	if l.IsNull() || l.IsUnknown() {
 		return nil

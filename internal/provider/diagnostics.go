@@ -15,9 +15,8 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
-// addRequestError adds the diagnostic of a failed request: who refused and
-// why, with the status code and the service's own message. summary is used
-// when the failure is not one every request shares (authentication, access).
+// addRequestError names who refused a request and why; summary serves when the
+// failure is not one every request shares (authentication, access).
 func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err error) {
 	var e *client.Error
 	if !errors.As(err, &e) {
@@ -48,8 +47,7 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 	}
 }
 
-// answer says what the service answered to a failed request, naming the
-// request: its status and message, or that no answer came.
+// answer names the failed request and what the service answered, if anything.
 func answer(e *client.Error) string {
 	switch {
 	case e.StatusCode == 0:
@@ -61,7 +59,6 @@ func answer(e *client.Error) string {
 	}
 }
 
-// serviceMessage is what the service said in a failed answer.
 func serviceMessage(err error) string {
 	var e *client.Error
 	if !errors.As(err, &e) || e.Message == "" {
@@ -70,10 +67,8 @@ func serviceMessage(err error) string {
 	return e.Message
 }
 
-// requireConfigured tells whether data, what a data source received from
-// Configure, is there, and adds an error when it is not: the framework
-// calls Read even on a provider whose ConfigureProvider never ran, and a
-// read without a client must fail, not crash the provider.
+// requireConfigured fails a read without a client: the framework calls Read even
+// when ConfigureProvider never ran.
 func requireConfigured(data *providerData, diags *diag.Diagnostics) bool {
 	if data != nil {
 		return true
@@ -84,7 +79,6 @@ func requireConfigured(data *providerData, diags *diag.Diagnostics) bool {
 	return false
 }
 
-// protoDiagnostics are diags as the protocol carries them.
 func protoDiagnostics(diags diag.Diagnostics) []*tfprotov6.Diagnostic {
 	out := make([]*tfprotov6.Diagnostic, 0, len(diags))
 	for _, d := range diags {
@@ -100,8 +94,8 @@ func protoDiagnostics(diags diag.Diagnostics) []*tfprotov6.Diagnostic {
 	return out
 }
 
-// protoPath is p as the protocol carries it; nil for a step it cannot
-// carry, which leaves the diagnostic on the whole block.
+// protoPath is nil for a step the protocol cannot carry: the diagnostic then
+// stands on the whole block.
 func protoPath(p path.Path) *tftypes.AttributePath {
 	if len(p.Steps()) == 0 {
 		return nil
@@ -122,10 +116,8 @@ func protoPath(p path.Path) *tftypes.AttributePath {
 	return out
 }
 
-// addConnectError adds the diagnostic of a request that could not reach the
-// service (its host, its TLS, its proxy, or a scheme it does not speak),
-// naming the cause and the setting that fixes it. It tells whether err was
-// one.
+// addConnectError names why no request reached the service and the setting that
+// fixes it; it tells whether e was such a failure.
 func addConnectError(diags *diag.Diagnostics, e *client.Error) bool {
 	var ce *client.ConnectError
 	if !errors.As(e, &ce) {
@@ -200,8 +192,6 @@ func addConnectError(diags *diag.Diagnostics, e *client.Error) bool {
 	return true
 }
 
-// addJobNotFound says, on the attribute at, that the service has no job of
-// the ID (a 404).
 func addJobNotFound(diags *diag.Diagnostics, at path.Path, ws, job string, err error) {
 	diags.AddAttributeError(at, "Job Not Found", fmt.Sprintf(
 		"No job has the ID %s in workspace %s (HTTP 404: %s). Check job_id, for example with the dataintegration_jobs data source.", job, ws, serviceMessage(err)))

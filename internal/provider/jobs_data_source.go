@@ -85,17 +85,15 @@ func (d *jobsDataSource) Configure(_ context.Context, req datasource.ConfigureRe
 	d.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
-// Read is the framework's read of the data source, plain: the jobs as
-// jobModels, the state set from the model. fastJobs answers the reads of
-// this data source itself and leaves this one the reads it declines; the
-// tests hold fastJobs to it, state for state.
+// Read is the plain read that fastJobs stands in for; the tests hold fastJobs to
+// it, state for state.
 func (d *jobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m jobsDataSourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	// Empty, not nil: no job is an empty list, not a null one.
+	// No job is an empty list, not a null one.
 	jobs := jobModels{jobs: []jobModel{}, ids: []types.String{}}
 	resp.Diagnostics.Append(readJobs(ctx, d.data, &m, &jobs)...)
 	if resp.Diagnostics.HasError() {
@@ -114,15 +112,12 @@ func (d *jobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 
 // jobSink receives the jobs of a read, page by page, in order.
 type jobSink interface {
-	// add takes a page; it always asks for every job (client.All).
 	add(page []client.Job) int
 	// reset forgets the jobs added: the list is read again.
 	reset()
 }
 
-// readJobs reads the jobs that m, a dataintegration_jobs configuration,
-// selects, in the service's order, into sink, and sets m's workspace to
-// the one read. jobsDataSource.Read and fastJobs both call it.
+// readJobs reads the jobs m selects into sink, for Read and fastJobs alike.
 func readJobs(ctx context.Context, data *providerData, m *jobsDataSourceModel, sink jobSink) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if !requireConfigured(data, &diags) {
@@ -148,8 +143,6 @@ func readJobs(ctx context.Context, data *providerData, m *jobsDataSourceModel, s
 	return diags
 }
 
-// jobModels is the jobSink of jobsDataSource.Read: each job as a jobModel,
-// and its ID.
 type jobModels struct {
 	jobs []jobModel
 	ids  []types.String

@@ -22,19 +22,15 @@ const (
 	EnvCACertificate = "DATAINTEGRATION_CA_CERTIFICATE"
 )
 
-// EnvAppendUserAgent is appended to the User-Agent, as HashiCorp's
-// providers do.
+// EnvAppendUserAgent is appended to the User-Agent, as HashiCorp's providers do.
 const EnvAppendUserAgent = "TF_APPEND_USER_AGENT"
 
-// engineName names the engine that runs the provider; a variable so that
-// the tests, which serve the provider from their own process, can name the
-// engine they drive.
+// engineName is a variable so that the tests, serving the provider themselves,
+// can name the engine they drive.
 var engineName = engineOfParent
 
-// engineOfParent names the engine from the executable that started the
-// provider, since the plugin protocol does not say which engine calls:
-// OpenTofu when it is named tofu, else Terraform, the name the protocol
-// gives its version field.
+// engineOfParent names the engine from its executable: the plugin protocol does
+// not say which engine calls.
 func engineOfParent() string {
 	if runtime.GOOS != "linux" {
 		return "Terraform"
@@ -46,7 +42,6 @@ func engineOfParent() string {
 	return engineOfExecutable(exe)
 }
 
-// engineOfExecutable names the engine of an executable's path.
 func engineOfExecutable(exe string) string {
 	name := strings.ToLower(exe[strings.LastIndexAny(exe, `/\`)+1:])
 	name = strings.TrimSuffix(name, ".exe")
@@ -56,13 +51,8 @@ func engineOfExecutable(exe string) string {
 	return "Terraform"
 }
 
-// engineProduct is the engine's product token in the User-Agent, as
-// HashiCorp's providers write it: "Terraform/1.16.4
-// (+https://www.terraform.io)". OpenTofu does not give providers its own
-// version but the Terraform version whose provider features it supports,
-// so its token has no version of its own: "OpenTofu (+https://opentofu.org;
-// compatible with Terraform 1.13.0)". Empty when the engine gave no
-// version.
+// engineProduct is the engine's product token in the User-Agent; OpenTofu gives
+// providers the Terraform version it matches, not its own.
 func engineProduct(name, version string) string {
 	switch {
 	case version == "":
@@ -74,8 +64,7 @@ func engineProduct(name, version string) string {
 	}
 }
 
-// proxySecrets are the credentials of the proxy variables, which the
-// provider's logs mask.
+// proxySecrets are the proxy variables' credentials, which the logs mask.
 func proxySecrets() []string {
 	var out []string
 	for _, name := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"} {

@@ -21,25 +21,17 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
-// fastJobs answers ReadDataSource for dataintegration_jobs itself, and
-// leaves every other call to the framework. After a data source's Read,
-// the framework copies the state, looks for attributes whose custom types
-// have a semantic equality (this data source has none, so it finds nothing
-// to do), compares the state it got with the one it made, then encodes it:
-// over 10,000 jobs, work the plan waits for after the last page arrives
-// (BENCHMARKS.md, "Where the time after the read went"). fastJobs encodes
-// the jobs as the pages arrive instead (packedJobs), and sends what the
-// framework would send, byte for byte: jobsDataSource.Read is the reference
-// the tests hold it to. A read it cannot answer the same way (the provider
-// not configured, a configuration not fully known) goes to the framework.
+// fastJobs answers ReadDataSource of dataintegration_jobs itself, encoding the jobs
+// as the pages arrive: over 10,000 jobs, the framework's copy, compare and encode
+// after the last page is work the plan waits for. It answers byte for byte as
+// jobsDataSource.Read, and leaves a read it cannot answer so to the framework.
 type fastJobs struct {
 	fullServer
 	p *dataIntegrationProvider
 
-	once   sync.Once
-	schema datasource.SchemaResponse
-	typ    tftypes.Type
-	// answered counts the reads answered here, for the tests.
+	once     sync.Once
+	schema   datasource.SchemaResponse
+	typ      tftypes.Type
 	answered atomic.Int64
 }
 
@@ -68,7 +60,6 @@ func (s *fastJobs) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSo
 	if !diags.HasError() {
 		diags.Append(readJobs(ctx, data, &m, sink)...)
 	}
-	// The state's attributes but the lists, as Read sets them.
 	attrs := map[string]tftypes.Value{}
 	if !diags.HasError() {
 		state := tfsdk.State{Schema: s.schema.Schema}
@@ -79,8 +70,7 @@ func (s *fastJobs) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSo
 	}
 	resp := &tfprotov6.ReadDataSourceResponse{Diagnostics: protoDiagnostics(diags)}
 	if diags.HasError() {
-		// The framework answers a read that failed with the configuration
-		// as the state: so does fastJobs, for the same answer either way.
+		// The framework answers a failed read with the configuration as the state.
 		if state, err := tfprotov6.NewDynamicValue(s.typ, config); err == nil {
 			resp.State = &state
 		}
@@ -96,29 +86,21 @@ func (s *fastJobs) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSo
 	return resp, nil
 }
 
-// packedJobs is a jobSink that encodes the jobs as the protocol carries
-// them (MessagePack, as tftypes encodes it: an object is a map of its
-// attributes in name order), each page as it arrives, so that the state is
-// ready moments after the last page. Each job goes through jobModel, as in
-// jobsDataSource.Read, so that both paths show the same attributes with the
-// same values.
+// packedJobs is a jobSink that encodes each page as MessagePack, as tftypes would,
+// through jobModel so that both paths show the same values.
 type packedJobs struct {
 	typ    tftypes.Object
 	fields []jobField // jobModelFields
-	// job is the job being encoded; values point at its fields, in the
-	// order of fields: each a *types.String or a *types.Bool.
-	job    jobModel
-	values []any
-	// jobs and ids hold the elements of the two lists, encoded.
+	// values point at job's fields, in the order of fields.
+	job             jobModel
+	values          []any
 	jobs, ids       bytes.Buffer
 	jobsEnc, idsEnc *msgpack.Encoder
 	n               int   // how many jobs
 	err             error // the first encoding error
 }
 
-// newPackedJobs prepares the encoding of a dataintegration_jobs state of
-// type typ: its jobs must have exactly jobModel's attributes, its ids must
-// be strings, and its other attributes strings or bools.
+// newPackedJobs refuses a type whose jobs are not exactly jobModel's attributes.
 func newPackedJobs(typ tftypes.Type) (*packedJobs, error) {
 	obj, ok := typ.(tftypes.Object)
 	if !ok {
@@ -178,7 +160,6 @@ func (p *packedJobs) add(page []client.Job) int {
 	return client.All
 }
 
-// string encodes v, a known string or null.
 func (p *packedJobs) string(enc *msgpack.Encoder, v types.String) {
 	switch {
 	case v.IsUnknown():
@@ -190,7 +171,6 @@ func (p *packedJobs) string(enc *msgpack.Encoder, v types.String) {
 	}
 }
 
-// bool encodes v, a known bool or null, among the jobs.
 func (p *packedJobs) bool(v types.Bool) {
 	switch {
 	case v.IsUnknown():
@@ -208,8 +188,7 @@ func (p *packedJobs) keep(err error) {
 	}
 }
 
-// state is the whole state: attrs and the jobs and ids added, in the
-// attributes' name order.
+// state is attrs with the jobs and ids added, in the attributes' name order.
 func (p *packedJobs) state(attrs map[string]tftypes.Value) ([]byte, error) {
 	if p.err != nil {
 		return nil, p.err
@@ -244,7 +223,6 @@ func (p *packedJobs) state(attrs map[string]tftypes.Value) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// encodePrimitive encodes a known string or bool, or null.
 func encodePrimitive(enc *msgpack.Encoder, v tftypes.Value) error {
 	switch {
 	case v.Type() == nil || !v.IsKnown():
