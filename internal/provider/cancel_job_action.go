@@ -53,7 +53,7 @@ func (a *cancelJobAction) Invoke(ctx context.Context, req action.InvokeRequest, 
 	err := a.data.client.CancelJob(ctx, ws, job)
 	switch status := client.StatusCode(err); {
 	case err == nil:
-		progress(resp, "the running execution of job %s cancelled", job)
+		sendProgress(resp, "the running execution of job %s cancelled", job)
 	case status == http.StatusConflict:
 		resp.Diagnostics.AddWarning("No Running Execution", fmt.Sprintf(
 			"Job %s had no running execution to cancel (HTTP 409: %s): nothing was changed.", job, serviceMessage(err)))

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -15,21 +14,14 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
-// adoptClockMargin widens the time a create was in flight, by this
-// machine's clock, when it is compared with the _created_at the service
-// stamps by its own. Clocks kept by NTP agree within a fraction of a
-// second; 2 s leaves room for a clock that drifted and for the service's
-// millisecond truncation. It stays well under the few seconds between an
-// apply and its retry (a CI job that reruns), so that a connector made by
-// an earlier attempt is not taken for this one's. A clock off by more than
-// that finds nothing to adopt, and is then told apart from a create that
-// did not happen (see lostCreate), never taken for one.
+// adoptClockMargin widens the time a create was in flight, by this machine's
+// clock, against the service's _created_at: NTP keeps clocks within a fraction of a
+// second. It stays under the seconds between an apply and its rerun, so a connector
+// of an earlier attempt is never adopted; a clock off by more finds nothing to adopt.
 const adoptClockMargin = 2 * time.Second
 
-// lostCreate sorts the connectors of the name and configuration a create
-// sent by when the service made them, against the time the request was in
-// flight (start to end, by this machine's clock, widened by
-// adoptClockMargin).
+// lostCreate sorts the connectors a lost create may have made by when the service
+// made them, against the time the request was in flight.
 type lostCreate struct {
 	during []client.Connector // made while the request was in flight
 	before []client.Connector // there before it was sent: never adopted
@@ -55,10 +47,7 @@ func sortLostCreate(found []client.Connector, sent client.ConnectorSpec, start, 
 	return l
 }
 
-// sameConnector tells whether the service's connector of the name sent
-// (connectorsByName) is the one a create sent: the same URL, agent e-mail
-// and streams (in any order; none sent means all of them). The token is
-// never returned.
+// sameConnector tells whether c has what a create sent; the token is never returned.
 func sameConnector(c client.Connector, sent client.ConnectorSpec) bool {
 	streams := sent.Streams
 	if len(streams) == 0 {
@@ -68,12 +57,8 @@ func sameConnector(c client.Connector, sent client.ConnectorSpec) bool {
 		len(c.Streams) == len(streams) && sameElements(c.Streams, streams)
 }
 
-// createOrAdopt is the connector a failed create made, or nil. A create
-// whose answer was lost (a 500, 502 or 504, or a connection that broke
-// once the request was sent) may have been carried out: the connector the
-// service made is then looked for, and recorded as the created one, so
-// that the next apply does not create a second. Every other failure, and
-// a create that did not happen, adds an error.
+// createOrAdopt settles a failed create: one whose answer was lost may have made
+// the connector, adopted so that the next apply does not create a second.
 func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagnostics, ws string, sent client.ConnectorSpec, start time.Time, err error) *client.Connector {
 	end := time.Now()
 	e, ok := errors.AsType[*client.Error](err)
@@ -82,9 +67,7 @@ func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagn
 		return nil
 	}
 	lost := answer(e)
-	// Retried like any read, and carried out even when Terraform was
-	// interrupted: it is what keeps a connector made from being left out
-	// of the state. Each attempt is bounded by the request timeout.
+	// Done even when Terraform is interrupted: a connector made must reach the state.
 	found, lerr := connectorsByName(context.WithoutCancel(ctx), r.data.client, ws, sent.Name)
 	if lerr != nil {
 		diags.AddError("Connector May Have Been Created", fmt.Sprintf(
@@ -118,17 +101,10 @@ func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagn
 	return nil
 }
 
-// nameFree tells whether workspace ws holds no customer-service connector
-// of the name, so that a create never makes a second connector of a name:
-// it fails instead, naming the one there and the import block that adopts
-// it. An apply killed while it created connectors (SIGKILL, two Ctrl-C)
-// leaves connectors the state lost, which the next apply would otherwise
-// create again; and two connectors of one name make two jobs of that name,
-// which job_name cannot tell apart. It costs one list request per create.
-// The creates of one name in one workspace wait for each other (name is
-// locked), so that two in the same apply cannot both find the name free,
-// and the second is told that the first made it; two applies at once are
-// settled after the create, by outlivesRivals.
+// nameFree tells whether workspace ws has no connector of the name. A killed apply
+// leaves connectors the state lost, and two connectors of one name make two jobs
+// job_name cannot tell apart: a create fails instead. The name lock keeps two
+// creates of one apply apart; outlivesRivals settles two applies.
 func (r *connectorResource) nameFree(ctx context.Context, diags *diag.Diagnostics, ws string, name *nameLock) bool {
 	found, err := connectorsByName(ctx, r.data.client, ws, name.name)
 	switch {
@@ -162,28 +138,6 @@ func (r *connectorResource) nameFree(ctx context.Context, diags *diag.Diagnostic
 	return false
 }
 
-// nameLocks makes the creates of one connector name in one workspace wait
-// for each other, within the provider's process (see nameFree).
-type nameLocks struct{ m sync.Map }
-
-// nameLock is one name in one workspace: held by one create at a time, with
-// the connectors this process created under it.
-type nameLock struct {
-	mu   sync.Mutex
-	name string
-	made []string
-}
-
-// lock waits for the name in workspace ws, and returns it held.
-func (l *nameLocks) lock(ws, name string) *nameLock {
-	v, _ := l.m.LoadOrStore(strings.ToLower(ws)+"/"+name, &nameLock{name: name})
-	n, _ := v.(*nameLock)
-	n.mu.Lock()
-	return n
-}
-
-// existedBefore names the connectors of the same name and configuration
-// that the workspace held before the create, which are never adopted.
 func existedBefore(ws string, before []client.Connector) string {
 	if len(before) == 0 {
 		return ""
@@ -193,8 +147,6 @@ func existedBefore(ws string, before []client.Connector) string {
 		"To manage one of them instead of creating a new one, import it:\n%s", len(before), adoptClockMargin, importList(ws, before))
 }
 
-// importList is one line per connector: its ID, when it was created, and
-// the command that imports it.
 func importList(ws string, cs []client.Connector) string {
 	lines := make([]string, len(cs))
 	for i, c := range cs {
@@ -207,19 +159,11 @@ func importCommand(ws, id string) string {
 	return fmt.Sprintf("terraform import <address> %s/%s", ws, id)
 }
 
-// outlivesRivals tells whether connector c, which this create has just
-// made, is the one of its name to keep. nameFree cannot keep apart two
-// applies (two CI pipelines) that check the name at the same moment and
-// both create it, and the service does not refuse a second connector of a
-// name: so once created, the connectors of the name are listed again. A
-// rival created before c, or at the same instant, wins: a tie loses on both
-// sides, so that two creates can never both stand; both then fail, and the
-// next apply creates one. The loser deletes c, and only c, and records
-// nothing. A service whose list lags behind its creates can still let both
-// stand.
+// outlivesRivals tells whether c, just created, is the one of its name to keep: two
+// applies may both find the name free. The older one wins and a tie loses on both
+// sides, so two never stand; the loser deletes c and records nothing.
 func (r *connectorResource) outlivesRivals(ctx context.Context, diags *diag.Diagnostics, ws string, c *client.Connector) bool {
-	// An interrupted Terraform stops the list, which a slow service could
-	// retry for long: c is then kept, with the warning below.
+	// An interruption keeps c, with the warning below, rather than wait on retries.
 	found, err := connectorsByName(ctx, r.data.client, ws, c.Name)
 	if err != nil {
 		why := fmt.Sprintf("listing the connectors of that name afterwards failed (%v)", err)
@@ -248,15 +192,13 @@ func (r *connectorResource) outlivesRivals(ctx context.Context, diags *diag.Diag
 	next := fmt.Sprintf("If connector %s is the one this resource stands for, import it (or let the apply that created it manage it); "+
 		"otherwise give this resource another name:\n%s", rival.ID, importList(ws, []client.Connector{rival}))
 	if !createdAfter(*c, rival) {
-		// A tie: the apply that made rival deletes it too, so it is not one
-		// to import.
+		// A tie: the other apply deletes rival too, so it is not one to import.
 		raced = fmt.Sprintf("Another apply created connector %s, named %q, in workspace %s at the same moment as this one created connector %s "+
 			"(both created at %s, or at a time that cannot be read). Two connectors of one name would make two jobs of that name, "+
 			"and neither can be told to be first, so each apply deletes the one it made.", rival.ID, c.Name, ws, c.ID, c.CreatedAt)
 		next = "Then apply again, which creates one."
 	}
-	// Carried out even when Terraform is interrupted: a loss found must not
-	// leave two connectors of one name.
+	// Done even when Terraform is interrupted: a lost race must not leave two of one name.
 	if err := r.data.client.DeleteConnector(context.WithoutCancel(ctx), ws, c.ID); err != nil && !client.IsNotFound(err) {
 		diags.AddError("Connector Name Taken", fmt.Sprintf(
 			"%s Deleting connector %s, which this apply created, failed too (%v), and it is not recorded in the state. "+
@@ -267,9 +209,7 @@ func (r *connectorResource) outlivesRivals(ctx context.Context, diags *diag.Diag
 	return false
 }
 
-// createdAfter tells whether the service created a after b, by their
-// _created_at; false when either cannot be read, so that a rival of an
-// unknown time is taken as older.
+// createdAfter is false when either time cannot be read: a rival of unknown time is older.
 func createdAfter(a, b client.Connector) bool {
 	at, errA := time.Parse(time.RFC3339Nano, a.CreatedAt)
 	bt, errB := time.Parse(time.RFC3339Nano, b.CreatedAt)

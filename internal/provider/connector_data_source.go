@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -55,8 +54,7 @@ func (d *connectorDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	}
 }
 
-// withConnectorAttributes adds to attrs the attributes that both connector
-// data sources read and never take: what the service returns.
+// withConnectorAttributes adds what both connector data sources read and never take.
 func withConnectorAttributes(attrs map[string]schema.Attribute) map[string]schema.Attribute {
 	for _, a := range []string{"url", "agent_email", "connector_name", "created_at", "updated_at"} {
 		attrs[a] = schema.StringAttribute{MarkdownDescription: connectorDescriptions[a], Computed: true}
@@ -94,7 +92,7 @@ func (d *connectorDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if !m.ID.IsNull() {
 		c = d.connectorByID(ctx, ws, m.ID.ValueString(), &resp.Diagnostics)
 	} else {
-		c = d.connectorByName(ctx, ws, m.Name.ValueString(), &resp.Diagnostics)
+		c = connectorByName(ctx, d.data.client, ws, m.Name.ValueString(), &resp.Diagnostics)
 	}
 	if c == nil {
 		return
@@ -109,8 +107,6 @@ func (d *connectorDataSource) Read(ctx context.Context, req datasource.ReadReque
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// connectorByID reads the customer-service connector with the ID; nil,
-// after an error, when there is none.
 func (d *connectorDataSource) connectorByID(ctx context.Context, ws, id string, diags *diag.Diagnostics) *client.Connector {
 	c, err := d.data.client.ReadConnector(ctx, ws, id)
 	switch {
@@ -121,28 +117,6 @@ func (d *connectorDataSource) connectorByID(ctx context.Context, ws, id string, 
 		addRequestError(diags, "Unable to Read Connector", ws, err)
 	case checkConnectorKind(c, diags):
 		return c
-	}
-	return nil
-}
-
-// connectorByName finds the one customer-service connector named exactly
-// name; nil, after an error, when no connector or several have the name.
-func (d *connectorDataSource) connectorByName(ctx context.Context, ws, name string, diags *diag.Diagnostics) *client.Connector {
-	listed, err := d.data.client.ConnectorsNamed(ctx, ws, name)
-	_, match := connectorFilter(&name)
-	found := slices.DeleteFunc(listed, func(c client.Connector) bool { return !match(c) })
-	switch {
-	case err != nil:
-		addRequestError(diags, "Unable to List Connectors", ws, err)
-	case len(found) == 0:
-		diags.AddAttributeError(path.Root("name"), "Connector Not Found",
-			fmt.Sprintf("No customer-service connector is named %q in workspace %s.", name, ws))
-	case len(found) > 1:
-		diags.AddAttributeError(path.Root("name"), "Several Connectors Match",
-			fmt.Sprintf("%d customer-service connectors are named %q in workspace %s (IDs %s): look the connector up by id instead.",
-				len(found), name, ws, connectorIDs(found)))
-	default:
-		return &found[0]
 	}
 	return nil
 }

@@ -20,8 +20,7 @@ var (
 )
 
 // NewConnectorListResource returns the dataintegration_customer_service_connector
-// list resource, which `terraform query` (Terraform 1.14+) lists connectors
-// with, to import them.
+// list resource, for `terraform query`.
 func NewConnectorListResource() list.ListResource { return &connectorListResource{} }
 
 type connectorListResource struct {
@@ -61,8 +60,7 @@ func (r *connectorListResource) Configure(_ context.Context, req resource.Config
 	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
-// List reads the workspace's connectors, and stops at the query's limit:
-// no page is asked that the limit cannot need.
+// List asks no page that the query's limit cannot need.
 func (r *connectorListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg connectorListModel
 	diags := req.Config.Get(ctx, &cfg)
@@ -77,8 +75,7 @@ func (r *connectorListResource) List(ctx context.Context, req list.ListRequest, 
 	}
 	f, match := connectorFilter(cfg.Name.ValueStringPointer())
 	stream.Results = func(push func(list.ListResult) bool) {
-		// Collected before any is pushed: a list that changes while it is
-		// read is read again, and what was pushed could not be taken back.
+		// Collected before any is pushed: a list read again could not take back what was pushed.
 		v, found := client.Collect(match, int(min(max(req.Limit, 0), math.MaxInt32)))
 		if err := r.data.client.EachConnectorPage(ctx, ws, f, v); err != nil {
 			var d diag.Diagnostics
@@ -94,9 +91,6 @@ func (r *connectorListResource) List(ctx context.Context, req list.ListRequest, 
 	}
 }
 
-// connectorListResult is one connector found: its identity, its name, and
-// the whole resource when the query asks for it, as an import would read
-// it, its token left out.
 func connectorListResult(ctx context.Context, req list.ListRequest, ws string, c *client.Connector) list.ListResult {
 	res := req.NewListResult(ctx)
 	res.DisplayName = c.Name

@@ -1,20 +1,16 @@
 package provider
 
 import (
-	"context"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
-// connectorDescriptions describe what the resource and its data source share.
 var connectorDescriptions = map[string]string{
 	"id":             "The connector's ID (a UUID), given by the service.",
 	"name":           "The connector's name, 1 to 255 characters, not blank, without control characters (such as a newline or a tab). The service names the connector's job after it.",
@@ -26,8 +22,7 @@ var connectorDescriptions = map[string]string{
 	"updated_at":     "When the connector was last changed, as the service gives it (ISO 8601 with milliseconds, UTC).",
 }
 
-// connectorModel is a connector as the resource and the data source both
-// show it: everything the service returns, and the workspace that holds it.
+// connectorModel is a connector as the resource and the data sources show it.
 type connectorModel struct {
 	ID            types.String `tfsdk:"id"`
 	WorkspaceID   types.String `tfsdk:"workspace_id"`
@@ -40,8 +35,7 @@ type connectorModel struct {
 	UpdatedAt     types.String `tfsdk:"updated_at"`
 }
 
-// fill sets what the service returns of the connector, all but the
-// workspace. The streams keep m's order when they are the same names.
+// fill keeps m's order of the streams when they are the same names.
 func (m *connectorModel) fill(c *client.Connector) {
 	m.ID = types.StringValue(c.ID)
 	m.Name = types.StringValue(c.Name)
@@ -53,50 +47,7 @@ func (m *connectorModel) fill(c *client.Connector) {
 	m.UpdatedAt = types.StringValue(c.UpdatedAt)
 }
 
-// connectorsByName lists the customer-service connectors named exactly
-// name, with the service's filters.
-func connectorsByName(ctx context.Context, c *client.Client, ws, name string) ([]client.Connector, error) {
-	f, match := connectorFilter(&name)
-	v, found := client.Collect(match, 0)
-	err := c.EachConnectorPage(ctx, ws, f, v)
-	return *found, err
-}
-
-// connectorFilter selects the customer-service connectors, named exactly
-// name when it is not nil: the service's filters, and match, which keeps
-// only what they were meant to select. The service's matching rules are not
-// published: only exact matches are kept.
-func connectorFilter(name *string) (f client.ConnectorFilter, match func(client.Connector) bool) {
-	kind := client.ConnectorKindCustomerService
-	return client.ConnectorFilter{Name: name, ConnectorName: &kind}, func(c client.Connector) bool {
-		return c.ConnectorName == kind && (name == nil || c.Name == *name)
-	}
-}
-
-// connectorIDs are the connectors' IDs, for a message.
-func connectorIDs(cs []client.Connector) string {
-	ids := make([]string, len(cs))
-	for i, c := range cs {
-		ids[i] = c.ID
-	}
-	return strings.Join(ids, ", ")
-}
-
-// checkConnectorKind reports a connector of another kind than the
-// customer-service one.
-func checkConnectorKind(c *client.Connector, diags *diag.Diagnostics) bool {
-	if c.ConnectorName == client.ConnectorKindCustomerService {
-		return true
-	}
-	diags.AddError("Not a Customer-Service Connector",
-		fmt.Sprintf("Connector %s is a %q connector, not a %q one: this provider manages customer-service connectors only.",
-			c.ID, c.ConnectorName, client.ConnectorKindCustomerService))
-	return false
-}
-
-// streamsValue is the service's streams as a list, in the prior value's
-// order when both hold the same names: the order means nothing to the
-// service.
+// streamsValue keeps the prior order of the same names: it means nothing to the service.
 func streamsValue(got []string, prior types.List) types.List {
 	if !prior.IsNull() && !prior.IsUnknown() {
 		before := listStrings(prior)
@@ -122,8 +73,6 @@ func stringList(ss []string) types.List {
 	return types.ListValueMust(types.StringType, elems)
 }
 
-// listStrings is a known list of strings as a slice; nil when null or
-// unknown.
 func listStrings(l types.List) []string {
 	if l.IsNull() || l.IsUnknown() {
 		return nil

@@ -37,8 +37,7 @@ var (
 	_ resource.ResourceWithIdentity         = (*connectorResource)(nil)
 )
 
-// NewConnectorResource returns the dataintegration_customer_service_connector
-// resource.
+// NewConnectorResource returns the dataintegration_customer_service_connector resource.
 func NewConnectorResource() resource.Resource { return &connectorResource{} }
 
 type connectorResource struct {
@@ -117,8 +116,6 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 	maps.Copy(resp.Schema.Attributes, connectorTokenAttributes())
 }
 
-// connectorTokenAttributes are the two ways to give the platform's token:
-// token, kept in the state, and token_wo with its version, never kept.
 func connectorTokenAttributes() map[string]schema.Attribute {
 	tokenRule := "At most one of `token` and `token_wo`, not empty; one is required to create a connector. " +
 		"Leaving both out of an existing (imported) connector leaves the service's token as it is."
@@ -144,6 +141,7 @@ func connectorTokenAttributes() map[string]schema.Attribute {
 			},
 		},
 		// A Number, not an Int64: see wholeNumberValidator.
+		// A Number, not an Int64: see wholeNumberValidator.
 		"token_wo_version": schema.NumberAttribute{
 			MarkdownDescription: "A whole number to change whenever `token_wo` holds a new token: a change sends `token_wo` to the service. Only with `token_wo`.",
 			Optional:            true,
@@ -163,17 +161,10 @@ func (r *connectorResource) ConfigValidators(context.Context) []resource.ConfigV
 	}
 }
 
-// ValidateConfig suggests token_wo where the engine has write-only
-// attributes: Terraform says so in the request's client capabilities.
-//
-// The warning is on the resource, not on token: under a diagnostic on an
-// attribute, the engine prints the attribute's line, and with it a token
-// written literally (secretLines moves any that would be). And it is said
-// once per command: an engine validates each resource in its validate walk,
-// and again before each plan of it, in the plan and again in the apply.
-// Only the validate walk, which every plan and apply starts with, runs
-// before the provider is configured, so the warning comes only then
-// (r.data is nil).
+// ValidateConfig suggests token_wo where the engine has write-only attributes. The
+// warning is on the resource: the engine would print a token attribute's line, and
+// with it a literal token. Only the validate walk runs before Configure (r.data is
+// nil), so it comes once per command.
 func (r *connectorResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	if !req.ClientCapabilities.WriteOnlyAttributesAllowed || r.data != nil {
 		return
@@ -181,7 +172,6 @@ func (r *connectorResource) ValidateConfig(ctx context.Context, req resource.Val
 	var token, wo types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("token"), &token)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("token_wo"), &wo)...)
-	// Nothing to advise beside the errors of a blank token, or of both.
 	if token.IsNull() || !wo.IsNull() || (!token.IsUnknown() && validate.Token(token.ValueString()) != nil) {
 		return
 	}
@@ -203,9 +193,8 @@ func (r *connectorResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	r.data.checkPlannedWorkspace(ctx, req, resp)
 }
 
-// planToken requires a token to create a connector. An existing one may do
-// without: once imported, the service holds a token, which stays as it is
-// until the configuration gives one.
+// planToken requires a token only to create: an imported connector keeps the
+// service's token until the configuration gives one.
 func planToken(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
 		return
@@ -220,10 +209,8 @@ func planToken(ctx context.Context, req resource.ModifyPlanRequest, resp *resour
 	}
 }
 
-// keepUpdatedAt plans the state's updated_at when nothing else changes. The
-// framework plans it unknown as soon as the configuration differs from the
-// state, before ModifyPlan finds the difference meaningless (a workspace in
-// another case, streams in another order).
+// keepUpdatedAt keeps updated_at known when the framework plans it unknown for a
+// difference ModifyPlan finds meaningless (a UUID's case, the streams' order).
 func keepUpdatedAt(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
 		return
@@ -239,11 +226,8 @@ func keepUpdatedAt(ctx context.Context, req resource.ModifyPlanRequest, resp *re
 	}
 }
 
-// planStreams keeps the state's streams when the configuration lists the
-// same names in another order: the order means nothing to the service, so
-// a reorder, in the configuration or in the service's answer, is no change.
-// (Terraform accepts a planned value equal to the prior state in place of
-// the configuration's.)
+// planStreams keeps the state's streams when only their order changed: it means
+// nothing to the service.
 func planStreams(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
 		return
@@ -259,8 +243,6 @@ func planStreams(ctx context.Context, req resource.ModifyPlanRequest, resp *reso
 	}
 }
 
-// knownStrings tells whether a list and each of its elements are known and
-// not null.
 func knownStrings(l types.List) bool {
 	if l.IsNull() || l.IsUnknown() {
 		return false
@@ -323,9 +305,7 @@ func (r *connectorResource) Read(ctx context.Context, req resource.ReadRequest, 
 			return
 		}
 		if state.Name.IsNull() {
-			// Only an import leaves a state without a name: say where the
-			// connector was looked for, rather than Terraform's "Cannot
-			// import non-existent remote object".
+			// Only an import leaves a state without a name: say where the connector was looked for.
 			resp.Diagnostics.AddError("Connector Not Found", fmt.Sprintf(
 				"Workspace %s holds no connector %s (HTTP 404). If the connector is in another workspace, give that workspace: "+
 					"workspace_id in the import block's identity, or an import ID of <workspace_id>/<connector_id>, "+
@@ -333,8 +313,7 @@ func (r *connectorResource) Read(ctx context.Context, req resource.ReadRequest, 
 					"Without one, the connector is looked for in the provider's workspace_id.", ws, id))
 			return
 		}
-		// The framework wants an identity even of a resource gone, which
-		// a state written without identities does not give it.
+		// The framework wants an identity even of a resource gone.
 		setConnectorIdentity(ctx, req.Identity, resp.Identity, state.connectorModel, &resp.Diagnostics)
 		resp.State.RemoveResource(ctx)
 		return
@@ -357,18 +336,15 @@ func (r *connectorResource) Update(ctx context.Context, req resource.UpdateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	// Every planned key is sent, not only those that differ from the state:
-	// a saved plan applied after a change made out of band must still leave
-	// the service as the plan says.
+	// Every planned key is sent, so a saved plan applied after a change out of band
+	// still leaves the service as planned.
 	u := client.ConnectorUpdate{
 		Name:       plan.Name.ValueStringPointer(),
 		URL:        plan.URL.ValueStringPointer(),
 		AgentEmail: plan.AgentEmail.ValueStringPointer(),
 		Streams:    listStrings(plan.Streams),
 	}
-	// The token is sent only when it changed: a new token, or a new
-	// token_wo_version for token_wo. None in the configuration leaves the
-	// service's token as it is.
+	// The token is sent only when it or token_wo_version changed.
 	if !plan.Token.Equal(state.Token) || !plan.TokenWOVersion.Equal(state.TokenWOVersion) {
 		token := r.token(ctx, plan, req.Config, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
@@ -416,13 +392,9 @@ func (r *connectorResource) Delete(ctx context.Context, req resource.DeleteReque
 	}
 }
 
-// confirmGone tells whether the 404 a connector's read or delete got means
-// that the connector is gone. A wrong base_url path or workspace answers
-// 404 too, and taking it at its word would drop every connector from the
-// state, and create them all again on the next apply. So the 404 counts
-// only when the workspace's connector list answers, without the connector:
-// one more request, only when a connector is missing. Otherwise it adds an
-// error and nothing leaves the state.
+// confirmGone tells whether a 404 means the connector is gone. A wrong base_url or
+// workspace answers 404 too, and believing it would drop every connector from the
+// state: the 404 counts only when the workspace's list answers without the connector.
 func (r *connectorResource) confirmGone(ctx context.Context, diags *diag.Diagnostics, summary string, state connectorResourceModel) bool {
 	ws, id := state.WorkspaceID.ValueString(), state.ID.ValueString()
 	f := client.ConnectorFilter{Name: state.Name.ValueStringPointer()} // a name keeps the list short; none after an import
@@ -448,9 +420,7 @@ func (r *connectorResource) confirmGone(ctx context.Context, diags *diag.Diagnos
 	return true
 }
 
-// ImportState takes "<workspace_id>/<connector_id>", or "<connector_id>"
-// when the provider has a workspace_id; or, from an import block's
-// identity, id and workspace_id, the provider's when left out.
+// ImportState takes "<workspace_id>/<connector_id>", "<connector_id>", or an identity.
 func (r *connectorResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	var ws, id, noWorkspace, instead string
 	if req.ID == "" && req.Identity != nil {
@@ -500,8 +470,6 @@ func (r *connectorResource) ImportState(ctx context.Context, req resource.Import
 	setConnectorIdentity(ctx, nil, resp.Identity, connectorModel{ID: types.StringValue(id), WorkspaceID: types.StringValue(ws)}, &resp.Diagnostics)
 }
 
-// connectorIdentityModel is the connector's resource identity: what names
-// it in the service, for an import block's identity and `terraform query`.
 type connectorIdentityModel struct {
 	ID          types.String `tfsdk:"id"`
 	WorkspaceID types.String `tfsdk:"workspace_id"`
@@ -522,10 +490,8 @@ func (r *connectorResource) IdentitySchema(_ context.Context, _ resource.Identit
 	}
 }
 
-// setConnectorIdentity records the identity of connector m, its ID and
-// workspace as the state holds them, in out (nil where the resource's
-// operation has none). A prior identity that names the same connector, in
-// any letter case, is kept as it is, as the state keeps its IDs.
+// setConnectorIdentity keeps a prior identity of the same connector in any letter
+// case, as the state keeps its IDs.
 func setConnectorIdentity(ctx context.Context, prior, out *tfsdk.ResourceIdentity, m connectorModel, diags *diag.Diagnostics) {
 	if out == nil {
 		return
@@ -541,8 +507,6 @@ func setConnectorIdentity(ctx context.Context, prior, out *tfsdk.ResourceIdentit
 	diags.Append(out.Set(ctx, want)...)
 }
 
-// token is the token to send: token, or else token_wo, which only the
-// configuration holds.
 func (r *connectorResource) token(ctx context.Context, plan connectorResourceModel, config tfsdk.Config, diags *diag.Diagnostics) string {
 	if !plan.Token.IsNull() {
 		return plan.Token.ValueString()
@@ -552,8 +516,7 @@ func (r *connectorResource) token(ctx context.Context, plan connectorResourceMod
 	return wo.ValueString()
 }
 
-// fill sets what the service returns; the token attributes are the
-// configuration's, and token_wo is never kept.
+// fill leaves the token attributes as configured: the service never returns a token.
 func (m *connectorResourceModel) fill(c *client.Connector) {
 	m.connectorModel.fill(c)
 	m.TokenWO = types.StringNull()

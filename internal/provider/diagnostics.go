@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -11,11 +12,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
-// addRequestError adds the diagnostic of a failed request: who refused and
-// why, with the status code and the service's own message. summary is used
-// when the failure is not one every request shares (authentication, access).
+// addRequestError names who refused a request and why; summary serves when the
+// failure is not one every request shares (authentication, access).
 func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err error) {
 	var e *client.Error
 	if !errors.As(err, &e) {
@@ -46,8 +47,7 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 	}
 }
 
-// answer says what the service answered to a failed request, naming the
-// request: its status and message, or that no answer came.
+// answer names the failed request and what the service answered, if anything.
 func answer(e *client.Error) string {
 	switch {
 	case e.StatusCode == 0:
@@ -59,7 +59,6 @@ func answer(e *client.Error) string {
 	}
 }
 
-// serviceMessage is what the service said in a failed answer.
 func serviceMessage(err error) string {
 	var e *client.Error
 	if !errors.As(err, &e) || e.Message == "" {
@@ -68,10 +67,8 @@ func serviceMessage(err error) string {
 	return e.Message
 }
 
-// requireConfigured tells whether data, what a data source received from
-// Configure, is there, and adds an error when it is not: the framework
-// calls Read even on a provider whose ConfigureProvider never ran, and a
-// read without a client must fail, not crash the provider.
+// requireConfigured fails a read without a client: the framework calls Read even
+// when ConfigureProvider never ran.
 func requireConfigured(data *providerData, diags *diag.Diagnostics) bool {
 	if data != nil {
 		return true
@@ -82,7 +79,6 @@ func requireConfigured(data *providerData, diags *diag.Diagnostics) bool {
 	return false
 }
 
-// protoDiagnostics are diags as the protocol carries them.
 func protoDiagnostics(diags diag.Diagnostics) []*tfprotov6.Diagnostic {
 	out := make([]*tfprotov6.Diagnostic, 0, len(diags))
 	for _, d := range diags {
@@ -98,8 +94,8 @@ func protoDiagnostics(diags diag.Diagnostics) []*tfprotov6.Diagnostic {
 	return out
 }
 
-// protoPath is p as the protocol carries it; nil for a step it cannot
-// carry, which leaves the diagnostic on the whole block.
+// protoPath is nil for a step the protocol cannot carry: the diagnostic then
+// stands on the whole block.
 func protoPath(p path.Path) *tftypes.AttributePath {
 	if len(p.Steps()) == 0 {
 		return nil
@@ -118,4 +114,85 @@ func protoPath(p path.Path) *tftypes.AttributePath {
 		}
 	}
 	return out
+}
+
+// addConnectError names why no request reached the service and the setting that
+// fixes it; it tells whether e was such a failure.
+func addConnectError(diags *diag.Diagnostics, e *client.Error) bool {
+	var ce *client.ConnectError
+	if !errors.As(e, &ce) {
+		return false
+	}
+	cause := fmt.Sprintf("No request reached the service (%s %s): %s", e.Method, e.Path, ce)
+	switch ce.Failure {
+	case client.UntrustedCertificate:
+		diags.AddError("Untrusted Service Certificate", fmt.Sprintf(
+			"%s. "+
+				"If the service uses a certificate from your organisation's own CA, or a proxy re-signs HTTPS, trust that CA: "+
+				"set ca_certificate in the provider configuration to its PEM, such as ca_certificate = file(\"ca.pem\"), or %s to the PEM itself. "+
+				"On Linux, SSL_CERT_FILE naming a file of the system's roots and that CA works too.", cause, EnvCACertificate))
+	case client.CertificateNameMismatch:
+		diags.AddError("Service Certificate Name Mismatch", fmt.Sprintf(
+			"%s. Set base_url to a host name the certificate names, "+
+				"or have the service's certificate reissued for the host base_url names. ca_certificate cannot fix this.", cause))
+	case client.CertificateExpired:
+		diags.AddError("Service Certificate Not Valid Now", fmt.Sprintf(
+			"%s. Its operators must renew it; if it has not expired, set this machine's clock right. "+
+				"ca_certificate cannot fix this.", cause))
+	case client.UnknownHost:
+		diags.AddError("Unknown Service Host", fmt.Sprintf(
+			"%s. Check the host in base_url (or %s). "+
+				"If your network reaches the service only through a proxy, set HTTPS_PROXY to it; a host that NO_PROXY names is reached without the proxy.", cause, EnvBaseURL))
+	case client.ProxyAuthRequired:
+		fix := "Give the proxy's user name and password in HTTPS_PROXY, as http://user:password@proxy.example.com:3128 (percent-encode special characters)"
+		if ce.ProxyCredentials {
+			fix = "Check the user name and password in HTTPS_PROXY (percent-encode special characters, such as %40 for @)"
+		}
+		diags.AddError("Proxy Authentication Required", fmt.Sprintf(
+			"%s. %s, or name the service's host in NO_PROXY if it needs no proxy. The credentials are never shown.", cause, fix))
+	case client.ProxyRefused:
+		if ce.ProxyStatus == 0 {
+			diags.AddError("Proxy Unreachable", fmt.Sprintf(
+				"%s%s. HTTPS_PROXY (or https_proxy) names the proxy the service is reached through: "+
+					"check that it names a running proxy, with http:// unless the proxy itself speaks TLS, or name the service's host in NO_PROXY to connect without one.", cause, e.Retries()))
+			break
+		}
+		diags.AddError("Proxy Refused the Tunnel", fmt.Sprintf(
+			"%s. The proxy runs, but could not reach the service's host or does not allow it: "+
+				"check the host and port in base_url (or %s), and ask the proxy's operators to allow them if they are right; "+
+				"a host that NO_PROXY names is reached without the proxy.", cause, EnvBaseURL))
+	case client.Unreachable:
+		stopped := ""
+		switch {
+		case strings.HasPrefix(ce.StoppedBy, "max_retries"):
+			stopped = fmt.Sprintf(" The provider stopped retrying when a request reached %s failing to reach the service: ", ce.StoppedBy)
+		case ce.StoppedBy != "":
+			stopped = fmt.Sprintf(" The provider stopped retrying once it had spent %s failing to reach the service: ", ce.StoppedBy)
+		}
+		if stopped != "" {
+			stopped += "every later request of this run makes one attempt and fails at once while the service stays out of reach."
+		}
+		diags.AddError("Service Unreachable", fmt.Sprintf(
+			"%s%s. Check the host and port in base_url (or %s), that the service runs and listens there, "+
+				"and that no firewall, VPN or proxy setting (HTTPS_PROXY, NO_PROXY) keeps this machine from it.%s", cause, e.Retries(), EnvBaseURL, stopped))
+	case client.ServiceSpeaksHTTP:
+		fix := fmt.Sprintf("Set base_url (or %s) to the service's https:// address, on the port where it speaks TLS: "+
+			"the provider takes http:// only on a loopback host (127.x.x.x, ::1, localhost), so a service that speaks plain http alone needs TLS in front of it.", EnvBaseURL)
+		if validate.BaseURL("http://"+ce.Host) == nil {
+			fix = fmt.Sprintf("If the service speaks plain http, set base_url (or %s) to http://%s, which the provider takes on a loopback host; "+
+				"else to the port where it speaks TLS.", EnvBaseURL, ce.Host)
+		}
+		diags.AddError("Service Speaks HTTP, Not HTTPS", fmt.Sprintf("%s. %s No retry can fix this.", cause, fix))
+	case client.ServiceSpeaksTLS:
+		diags.AddError("Service Speaks HTTPS, Not HTTP", fmt.Sprintf(
+			"%s. Set base_url to https://%s (or %s), with ca_certificate if its certificate is of a private CA. No retry can fix this.", cause, ce.Host, EnvBaseURL))
+	default:
+		return false
+	}
+	return true
+}
+
+func addJobNotFound(diags *diag.Diagnostics, at path.Path, ws, job string, err error) {
+	diags.AddAttributeError(at, "Job Not Found", fmt.Sprintf(
+		"No job has the ID %s in workspace %s (HTTP 404: %s). Check job_id, for example with the dataintegration_jobs data source.", job, ws, serviceMessage(err)))
 }

@@ -27,7 +27,6 @@ type jobDataSource struct {
 	data *providerData
 }
 
-// jobDataSourceModel is a job, with the workspace it was read from.
 type jobDataSourceModel struct {
 	WorkspaceID types.String `tfsdk:"workspace_id"`
 	jobModel
@@ -97,15 +96,13 @@ func (d *jobDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	id := m.ID
 	m = jobDataSourceModel{WorkspaceID: types.StringValue(ws), jobModel: newJobModel(*j)}
 	if !id.IsNull() {
-		// The same UUID in the configuration's letter case, so that what
-		// uses it sees what was written.
+		// The configuration's letter case, so that what uses it sees what was written.
 		m.ID = id
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// jobByID finds the job with the ID, in the passes over the job list that
-// the lookups by ID share; nil, after an error, when there is none.
+// jobByID shares the passes over the job list of the other lookups by ID.
 func (d *jobDataSource) jobByID(ctx context.Context, ws, id string, diags *diag.Diagnostics) *client.Job {
 	j, err := d.data.jobs.find(ctx, d.data.client, ws, id)
 	switch {

@@ -9,37 +9,29 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
-// jobIndex lets the dataintegration_job lookups by ID of one provider
-// instance (one plan, one apply) share their passes over a workspace's job
-// list, which the API offers only page by page: 50 lookups over 10 pages
-// cost 10 requests, not 50 walks. A pass reads pages only while a lookup
-// waits for an ID not yet seen, so a lone lookup stops at the page that
-// holds its job (with the pages already asked beside it), and a later one
-// reads on from there.
+// jobIndex lets the lookups by ID of one provider instance share their passes over
+// a workspace's job list, which the API offers only page by page: 50 lookups over
+// 10 pages cost 10 requests. A pass reads on only while a lookup waits for an ID
+// not yet seen.
 type jobIndex struct {
 	mu     sync.Mutex
 	passes map[string]*jobPass // by workspace
 }
 
-// jobPass is one walk over a workspace's job list, read by a goroutine of
-// its own so that no lookup's end cuts it off for the others.
+// jobPass is one walk, read by a goroutine of its own so that no lookup's end cuts
+// it off for the others.
 type jobPass struct {
 	started time.Time
 	byID    map[string]client.Job
-	// wanted counts the lookups waiting, by ID; an ID no lookup waits for
-	// is not in it.
-	wanted map[string]int
-	ended  bool  // the walk is over: every page read, or err
-	err    error // why the walk failed
-	// progress is closed, and replaced, whenever a page is read or the
-	// walk ends, to wake the lookups that wait; resume wakes the walk when
-	// it waits for a lookup to want more.
+	wanted  map[string]int
+	ended   bool  // the walk is over: every page read, or err
+	err     error // why the walk failed
+	// progress wakes the lookups when a page is read; resume wakes the walk.
 	progress, resume chan struct{}
 }
 
-// find returns the job with the ID, or nil when the workspace has none. A
-// pass that began before this lookup and ended without the job is not
-// trusted: the job may have been created since, so a new pass is made.
+// find makes a new pass when the last one began before this lookup and missed the
+// job: it may have been created since.
 func (x *jobIndex) find(ctx context.Context, c *client.Client, ws, id string) (*client.Job, error) {
 	id = strings.ToLower(id)
 	asked := time.Now()
@@ -78,7 +70,7 @@ func (x *jobIndex) find(ctx context.Context, c *client.Client, ws, id string) (*
 	}
 }
 
-// start begins a new pass over the workspace's jobs; x.mu is held.
+// start begins a new pass; x.mu is held, as by each method of jobPass.
 func (x *jobIndex) start(ctx context.Context, c *client.Client, ws string) *jobPass {
 	if x.passes == nil {
 		x.passes = map[string]*jobPass{}
@@ -88,8 +80,7 @@ func (x *jobIndex) start(ctx context.Context, c *client.Client, ws string) *jobP
 		progress: make(chan struct{}), resume: make(chan struct{}),
 	}
 	x.passes[ws] = p
-	// The walk's requests are not cut off when the lookup that started it
-	// ends: other lookups may be waiting on them.
+	// Other lookups may wait on the walk that this one started.
 	ctx = context.WithoutCancel(ctx)
 	go func() {
 		err := c.EachJobPage(ctx, ws, client.JobFilter{}, client.Visitor[client.Job]{Page: func(jobs []client.Job) int {
@@ -99,7 +90,6 @@ func (x *jobIndex) start(ctx context.Context, c *client.Client, ws string) *jobP
 				p.byID[strings.ToLower(j.ID)] = j
 			}
 			p.wake(&p.progress)
-			// Read on only while a lookup waits for an ID not seen yet.
 			for !p.waitsForUnseen() {
 				resume := p.resume
 				x.mu.Unlock()
@@ -112,8 +102,7 @@ func (x *jobIndex) start(ctx context.Context, c *client.Client, ws string) *jobP
 		defer x.mu.Unlock()
 		p.ended, p.err = true, err
 		if err != nil && x.passes[ws] == p {
-			// Every lookup of this pass gets the error; later ones make a
-			// new pass.
+			// Every lookup of this pass gets the error; later ones make a new pass.
 			delete(x.passes, ws)
 		}
 		p.wake(&p.progress)
@@ -121,15 +110,12 @@ func (x *jobIndex) start(ctx context.Context, c *client.Client, ws string) *jobP
 	return p
 }
 
-// unwant counts out a lookup of id that waits no more; x.mu is held.
 func (p *jobPass) unwant(id string) {
 	if p.wanted[id]--; p.wanted[id] <= 0 {
 		delete(p.wanted, id)
 	}
 }
 
-// waitsForUnseen tells whether a lookup waits for an ID the pass has not
-// seen; x.mu is held.
 func (p *jobPass) waitsForUnseen() bool {
 	for id := range p.wanted {
 		if _, seen := p.byID[id]; !seen {
@@ -139,7 +125,6 @@ func (p *jobPass) waitsForUnseen() bool {
 	return false
 }
 
-// wake closes and replaces ch, waking whoever waits on it; x.mu is held.
 func (p *jobPass) wake(ch *chan struct{}) {
 	close(*ch)
 	*ch = make(chan struct{})

@@ -11,8 +11,7 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
-// findJob reads the workspace's jobs until the one with the ID appears (the
-// API has no single-job endpoint); nil when none has it.
+// findJob reads the job list until the ID appears: the API has no single-job endpoint.
 func findJob(ctx context.Context, c *client.Client, ws, id string) (*client.Job, error) {
 	v, found := client.Collect(func(j client.Job) bool { return sameID(j.ID, id) }, 1)
 	if err := c.EachJobPage(ctx, ws, client.JobFilter{}, v); err != nil || len(*found) == 0 {
@@ -21,16 +20,13 @@ func findJob(ctx context.Context, c *client.Client, ws, id string) (*client.Job,
 	return &(*found)[0], nil
 }
 
-// jobsByName lists the jobs named exactly name, with the service's name
-// filter, every page.
 func jobsByName(ctx context.Context, c *client.Client, ws, name string) ([]client.Job, error) {
 	v, listed := client.Collect[client.Job](nil, 0)
 	err := c.EachJobPage(ctx, ws, client.JobFilter{Name: &name}, v)
 	return jobsNamed(*listed, name), err
 }
 
-// jobByName finds the one job named exactly name; nil, after an error on
-// the attribute at, when no job or several jobs have the name.
+// jobByName is nil, after an error on at, unless exactly one job has the name.
 func jobByName(ctx context.Context, c *client.Client, ws, name string, at path.Path, diags *diag.Diagnostics) *client.Job {
 	found, err := jobsByName(ctx, c, ws, name)
 	switch {
@@ -44,9 +40,8 @@ func jobByName(ctx context.Context, c *client.Client, ws, name string, at path.P
 	return nil
 }
 
-// jobsNamed keeps the jobs named exactly name: the service's matching rules
-// are not published, and a filter that also matched "name (copy)" or "NAME"
-// must not make the lookup ambiguous.
+// jobsNamed keeps exact matches: the service's matching rules are not published,
+// and "name (copy)" must not make a lookup ambiguous.
 func jobsNamed(jobs []client.Job, name string) []client.Job {
 	var out []client.Job
 	for _, j := range jobs {
@@ -57,8 +52,6 @@ func jobsNamed(jobs []client.Job, name string) []client.Job {
 	return out
 }
 
-// addNameMatchError says, on the attribute at, that no job or several jobs
-// have the name.
 func addNameMatchError(diags *diag.Diagnostics, at path.Path, name, ws string, found []client.Job) {
 	if len(found) == 0 {
 		diags.AddAttributeError(at, "Job Not Found",

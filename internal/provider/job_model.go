@@ -14,11 +14,8 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
-// jobModel is a job as both job data sources show it, the one description
-// of a job's attributes: with jobAttributeDescriptions, it makes the
-// schema's job attributes (jobAttributes), dataintegration_job's state,
-// and the jobs of dataintegration_jobs' state, whether the framework
-// encodes them (jobsDataSource.Read) or packedJobs does.
+// jobModel is the one description of a job's attributes: both job data sources
+// and packedJobs show a job through it.
 type jobModel struct {
 	ID            types.String `tfsdk:"id"`
 	Name          types.String `tfsdk:"name"`
@@ -30,8 +27,7 @@ type jobModel struct {
 	UpdatedAt     types.String `tfsdk:"updated_at"`
 }
 
-// newJobModel is the service's job j as a jobModel: a field the service
-// sent as null (or left out) is null.
+// newJobModel keeps a field the service sent as null (or left out) null.
 func newJobModel(j client.Job) jobModel {
 	return jobModel{
 		ID:            types.StringValue(j.ID),
@@ -45,8 +41,6 @@ func newJobModel(j client.Job) jobModel {
 	}
 }
 
-// jobAttributeDescriptions describe jobModel's attributes, by name, for
-// both data sources.
 var jobAttributeDescriptions = map[string]string{
 	"id":             "The job's ID (a UUID).",
 	"name":           "The job's name.",
@@ -58,18 +52,14 @@ var jobAttributeDescriptions = map[string]string{
 	"updated_at":     "When the job was last changed, as the service gives it (ISO 8601 with milliseconds, UTC).",
 }
 
-// jobField is one attribute of jobModel.
 type jobField struct {
 	name  string       // the attribute's name: the field's tfsdk tag
 	index int          // the field's index in jobModel
 	typ   tftypes.Type // tftypes.String for a types.String, tftypes.Bool for a types.Bool
 }
 
-// jobModelFields are jobModel's attributes in name order, the order in
-// which the protocol carries an object's attributes, read once from its
-// tfsdk tags. A field of another type than types.String or types.Bool
-// panics: no job attribute, nor packedJobs, knows what to make of it, and
-// the first schema asked for, in any test, says so.
+// jobModelFields are jobModel's attributes in name order, the protocol's. A field
+// of another type than types.String or types.Bool panics at the first schema.
 var jobModelFields = sync.OnceValue(func() []jobField {
 	t := reflect.TypeFor[jobModel]()
 	fields := make([]jobField, 0, t.NumField())
@@ -90,7 +80,6 @@ var jobModelFields = sync.OnceValue(func() []jobField {
 	return fields
 })
 
-// jobAttributes are jobModel's attributes as computed attributes.
 func jobAttributes() map[string]schema.Attribute {
 	fields := jobModelFields()
 	attrs := make(map[string]schema.Attribute, len(fields))

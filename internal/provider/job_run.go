@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -14,24 +15,30 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
-// What dataintegration_job_trigger and the dataintegration_run_job action
-// share: naming the job, triggering it once, waiting for its running
-// execution when asked to, and saying why a trigger failed.
+// A run of a job, shared by the trigger resource and the two actions: naming the
+// job, triggering it once, waiting while it runs, and saying why a trigger failed.
 
-// The waits between two triggers of a job that is running, with
-// if_running = "wait": the first, then each twice the one before, up to the
-// last. The API has no execution status, so each wait ends with a read of
-// the job and a trigger.
+var (
+	pathJobID   = path.Root("job_id")
+	pathJobName = path.Root("job_name")
+)
+
+// Room for the client's retries, each bounded by the request timeout and Retry-After.
+const (
+	defaultTriggerTimeout = 5 * time.Minute
+	defaultCancelTimeout  = 5 * time.Minute
+)
+
+// The waits of if_running = "wait", doubling up to the last. With no execution
+// status in the API, each wait ends with a read of the job and a new trigger.
 const (
 	firstRunningWait = 2 * time.Second
 	maxRunningWait   = 30 * time.Second
 )
 
-// allowedIfRunning says which values if_running accepts.
 const allowedIfRunning = `"fail" or "wait"`
 
-// ifRunningDescription describes if_running; bound names what ends the
-// wait, such as "`timeout`".
+// ifRunningDescription describes if_running; bound names what ends the wait.
 func ifRunningDescription(bound string) string {
 	return "What to do when the job is already running: `\"fail\"` (the default) fails at once, naming the job; " +
 		"`\"wait\"` waits for its execution to end, reading the job and triggering it again, at first after " +
@@ -40,10 +47,8 @@ func ifRunningDescription(bound string) string {
 		"The service's refusal of a running job changes nothing, so triggering again is safe: the job still runs once."
 }
 
-// jobIDByName is the ID of the one job named exactly name; "" after an
-// error on job_name when no job or several jobs have it. It is looked up
-// when the job is triggered: the name is known at plan time even when the
-// job does not exist yet.
+// jobIDByName resolves name when the job is triggered, not at plan: the job may
+// not exist yet. It is "" after an error on job_name.
 func jobIDByName(ctx context.Context, c *client.Client, ws, name string, diags *diag.Diagnostics) string {
 	if j := jobByName(ctx, c, ws, name, pathJobName, diags); j != nil {
 		return j.ID
@@ -55,32 +60,24 @@ func jobIDByName(ctx context.Context, c *client.Client, ws, name string, diags *
 type jobRun struct {
 	ws, job string
 	force   bool
-	// wait is if_running = "wait".
-	wait bool
-	// waiting, when set, is told each time the run waits for the job's
-	// execution to end, with how long it has waited so far.
+	wait    bool
+	// waiting, if set, is told how long the run has waited so far.
 	waiting func(elapsed time.Duration)
-	// again says how to run the job once more after a refusal, as in
-	// "apply again"; applying again does not rerun an action.
-	again string
+	again   string
 }
 
-// How to run the job once more: the trigger resource, whose create failed,
-// by applying again; the run action by invoking it, since an apply of the
-// same configuration runs it again only where its action_trigger taints
-// the resource on failure.
+// An apply reruns an action only where its action_trigger taints the resource on
+// failure, so the action says to invoke it again.
 const (
 	againApply  = "apply again"
 	againInvoke = "invoke the action again with `terraform apply -invoke=action.dataintegration_run_job.<name>` and the apply's variables; " +
 		"applying the same configuration again runs it only where the action_trigger that ran it sets `on_failure = taint` (Terraform 1.16 and later)"
 )
 
-// stillRunningError is a run that waited for the job's execution to end
-// until its context ended: the job was not triggered.
+// stillRunningError is a run whose context ended while it waited: the job was not triggered.
 type stillRunningError struct {
 	waited time.Duration
-	// err is the last refusal: a 409.
-	err error
+	err    error
 }
 
 func (e *stillRunningError) Error() string {
@@ -89,11 +86,9 @@ func (e *stillRunningError) Error() string {
 
 func (e *stillRunningError) Unwrap() error { return e.err }
 
-// trigger asks the service to run the job, with the client's retry rules:
-// a trigger is retried only when the service cannot have acted on it. With
-// wait, a 409 for a job that is still active (so running) is followed by a
-// wait and a new trigger, until the service accepts one or ctx ends. It
-// returns the job as last read on a 409, if it was read.
+// trigger retries a trigger only when the service cannot have acted on it. With
+// wait, a 409 for a job still active (so running) is waited out and triggered
+// again. It returns the job as last read on a 409, if it was read.
 func (r jobRun) trigger(ctx context.Context, c *client.Client) (*client.Job, error) {
 	start, pause := time.Now(), firstRunningWait
 	for {
@@ -101,8 +96,7 @@ func (r jobRun) trigger(ctx context.Context, c *client.Client) (*client.Job, err
 		if !r.wait || client.StatusCode(err) != http.StatusConflict {
 			return nil, err
 		}
-		// The 409 changed nothing on the service: a job that is still
-		// there and active is running, and may be triggered again.
+		// A 409 changed nothing: a job still there and active is running.
 		j, ferr := findJob(ctx, c, r.ws, r.job)
 		switch {
 		case ferr != nil && ctx.Err() != nil:
@@ -120,22 +114,18 @@ func (r jobRun) trigger(ctx context.Context, c *client.Client) (*client.Job, err
 	}
 }
 
-// runningMessage is what a run says while it waits.
 func runningMessage(job string, elapsed time.Duration) string {
 	return fmt.Sprintf("job %s is running; waiting (%s elapsed)", job, elapsed.Round(time.Second))
 }
 
-// triggerLimit is what bounds a trigger: its length, and the setting that
-// sets it (timeouts.create, or an action's timeout).
+// triggerLimit bounds a trigger, and names the setting that sets it.
 type triggerLimit struct {
 	d       time.Duration
 	setting string
 }
 
-// addTriggerError explains, on the attribute at, why a trigger failed. On a
-// 409 it says whether the job is inactive or running, from seen, the job
-// read while waiting, or else from reading it once: the service's reason is
-// not part of its published API.
+// addTriggerError says on at why a trigger failed. The service does not publish
+// why it answers 409, so the job (seen while waiting, else read once) tells.
 func addTriggerError(ctx context.Context, c *client.Client, diags *diag.Diagnostics, at path.Path, r jobRun, seen *client.Job, limit triggerLimit, err error) {
 	job, ws := r.job, r.ws
 	var still *stillRunningError
@@ -144,13 +134,13 @@ func addTriggerError(ctx context.Context, c *client.Client, diags *diag.Diagnost
 		diags.AddAttributeError(at, "Job Still Running", fmt.Sprintf(
 			"Job %s was still running when %s, after waiting %s for its execution to end (HTTP 409: %s). "+
 				"The job was not triggered by this run. Once its execution has ended, %s; or raise %s, or cancel the execution.",
-			job, ended(ctx, limit), still.waited.Round(time.Second), serviceMessage(err), r.again, limit.setting))
+			job, whatEnded(ctx, limit), still.waited.Round(time.Second), serviceMessage(err), r.again, limit.setting))
 	case status == http.StatusNotFound:
 		addJobNotFound(diags, at, ws, job, err)
 	case status == http.StatusConflict:
 		j := seen
 		if j == nil {
-			// Best effort: when the job cannot be read, the generic reason stays.
+			// Best effort: unread, the job leaves the generic reason.
 			j, _ = findJob(ctx, c, ws, job)
 		}
 		switch {
@@ -167,15 +157,13 @@ func addTriggerError(ctx context.Context, c *client.Client, diags *diag.Diagnost
 				"The service refused to run job %s (HTTP 409: %s). A job that is inactive or already running cannot be triggered.", job, serviceMessage(err)))
 		}
 	case limitEnded(ctx) || client.OutOfTime(err):
-		// A trigger in flight when the timeout ended is triggerAnswerLost's;
-		// one whose retries would outlast it ends a moment before.
+		// A trigger in flight when the timeout ended is triggerAnswerLost's.
 		diags.AddError("Timeout Triggering Job", fmt.Sprintf(
 			"The trigger of job %s did not complete within %s (%s): %v. "+
 				"The job did not start: the service refused each attempt without doing anything, or none reached it. "+
 				"To run it, %s; or raise %s.", job, limit.setting, limit.d, err, r.again, limit.setting))
 	case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:
-		// Answered before the service did anything, retried as long as
-		// allowed.
+		// Refused before the service did anything, and retried as long as allowed.
 		var e *client.Error
 		errors.As(err, &e)
 		diags.AddError("Unable to Trigger Job", fmt.Sprintf(
@@ -185,25 +173,46 @@ func addTriggerError(ctx context.Context, c *client.Client, diags *diag.Diagnost
 	}
 }
 
-// addJobNotFound says, on the attribute at, that the service has no job of
-// the ID (a 404).
-func addJobNotFound(diags *diag.Diagnostics, at path.Path, ws, job string, err error) {
-	diags.AddAttributeError(at, "Job Not Found", fmt.Sprintf(
-		"No job has the ID %s in workspace %s (HTTP 404: %s). Check job_id, for example with the dataintegration_jobs data source.", job, ws, serviceMessage(err)))
-}
-
-// limitEnded tells whether the deadline of ctx, the trigger's limit, has
-// passed: known at once, where ctx.Err() follows by a moment, so that a
-// request cut off by the limit is never blamed on anything else.
+// limitEnded tells whether the limit of ctx has passed: known at once, where
+// ctx.Err() follows a moment later, so no request it cut off is blamed on another cause.
 func limitEnded(ctx context.Context) bool {
 	d, ok := ctx.Deadline()
 	return ok && !time.Now().Before(d)
 }
 
-// ended says what ended a wait: the limit, or an interruption.
-func ended(ctx context.Context, limit triggerLimit) string {
+func whatEnded(ctx context.Context, limit triggerLimit) string {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Sprintf("%s (%s) ended", limit.setting, limit.d)
 	}
 	return "Terraform was interrupted"
+}
+
+// shortDuration writes "5m", not "5m0s".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// triggerAnswerLost tells whether a failed trigger reached the service and lost
+// its answer. The API cannot say whether the job started, so the trigger counts
+// as done with a warning ending in then: sending it again could run the job twice.
+func triggerAnswerLost(ctx context.Context, diags *diag.Diagnostics, job string, err error, limit triggerLimit, then string) bool {
+	e, ok := errors.AsType[*client.Error](err)
+	if !ok || !e.MayHaveTakenEffect() {
+		return false
+	}
+	lost := answer(e)
+	if e.StatusCode == 0 && limitEnded(ctx) {
+		lost = fmt.Sprintf("No answer from the service to %s %s before %s (%s) ran out", e.Method, e.Path, limit.setting, shortDuration(limit.d))
+	}
+	diags.AddWarning("Job Triggered, Its Answer Lost", fmt.Sprintf(
+		"%s. The trigger of job %s reached the service, but its answer was lost, so whether the job started is unknown: "+
+			"the service's API cannot say. %s", lost, job, then))
+	return true
 }

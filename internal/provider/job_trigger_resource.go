@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -32,23 +31,11 @@ import (
 )
 
 var (
-	pathJobID   = path.Root("job_id")
-	pathJobName = path.Root("job_name")
-)
-
-var (
 	_ resource.ResourceWithConfigure        = (*jobTriggerResource)(nil)
 	_ resource.ResourceWithModifyPlan       = (*jobTriggerResource)(nil)
 	_ resource.ResourceWithConfigValidators = (*jobTriggerResource)(nil)
 	_ resource.ResourceWithImportState      = (*jobTriggerResource)(nil)
 	_ resource.ResourceWithUpgradeState     = (*jobTriggerResource)(nil)
-)
-
-// Default timeouts of a trigger and of a cancel: room for the client's
-// retries, each bounded by the request timeout and Retry-After.
-const (
-	defaultTriggerTimeout = 5 * time.Minute
-	defaultCancelTimeout  = 5 * time.Minute
 )
 
 // NewJobTriggerResource returns the dataintegration_job_trigger resource.
@@ -77,7 +64,6 @@ func (r *jobTriggerResource) Metadata(_ context.Context, req resource.MetadataRe
 
 func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		// Version 1 has if_running; UpgradeState reads version 0, without it.
 		Version: 1,
 		MarkdownDescription: "Triggers one execution of a job when it is created. A trigger is an event: " +
 			"refreshing it makes no request, and applying an unchanged configuration triggers nothing. " +
@@ -142,7 +128,6 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 	maps.Copy(resp.Schema.Attributes, triggerJobAttributes())
 }
 
-// triggerJobAttributes are the two ways to name the job to trigger.
 func triggerJobAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"job_id": schema.StringAttribute{
@@ -169,12 +154,8 @@ func triggerJobAttributes() map[string]schema.Attribute {
 	}
 }
 
-// triggerTimeouts is the timeouts block, described for the docs. Its
-// durations are checked by the provider alone: the block's own check accepts
-// "0s" and "-1m", which would end the trigger before any request is sent,
-// and for what it refuses it adds a second error that names no attribute and
-// offers "-1.5h" as a valid example. Both use time.ParseDuration, so what
-// passes the plan is read the same at apply.
+// triggerTimeouts checks the durations itself: the block's own check accepts "0s"
+// and "-1m", and adds a second error that names no attribute.
 func triggerTimeouts(ctx context.Context) schema.Block {
 	b := timeouts.Block(ctx, timeouts.Opts{
 		Create: true,
@@ -200,32 +181,9 @@ func triggerTimeouts(ctx context.Context) schema.Block {
 	return nb
 }
 
-// shortDuration writes d as people do: "5m" and "1h", not "5m0s" and
-// "1h0m0s"; "1m30s" stays as it is.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
-// UpgradeState reads the states of schema version 0, written before 0.1.0
-// by builds without if_running, so that they plan nothing. The framework
-// applies an attribute's Default to the plan, never to the state: such a
-// state holds if_running as null, and each trigger in it would plan
-// `+ if_running = "fail"`, an update that changes nothing yet fails every
-// pipeline that gates on an empty plan. A default applied on read would not
-// do: Read makes no request and changes nothing, and `plan -refresh=false`
-// does not read at all. The state is given the value those triggers behave
-// as: without if_running, a running job fails the trigger. Likewise the
-// null triggers that the earliest of these states hold for a trigger
-// without triggers become the empty map, so that `triggers = {}` plans
-// nothing. Every other attribute is kept; one the state lacks (job_name, in
-// the states that predate it) is null.
+// UpgradeState gives the version 0 states, from builds without if_running, the
+// values they behave as: the framework applies Default to the plan, never to the
+// state, and each old trigger would plan an update that fails empty-plan gates.
 func (r *jobTriggerResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
 	return map[int64]resource.StateUpgrader{
 		0: {StateUpgrader: func(_ context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
@@ -269,11 +227,8 @@ func (r *jobTriggerResource) ModifyPlan(ctx context.Context, req resource.Modify
 	r.planJob(ctx, req, resp)
 }
 
-// planJob decides whether the trigger's job changed, which replaces the
-// trigger. The job stays the same, and the plan keeps the state's job_id,
-// when job_id differs from the state's only in letter case, when job_name is
-// the same, and when the configuration moves between job_id and job_name of
-// the same job.
+// planJob keeps the state's job_id, and replaces nothing, when the job named is
+// the same: another case of its ID, the same job_name, or a move between the two.
 func (r *jobTriggerResource) planJob(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var config, state jobTriggerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
@@ -290,7 +245,6 @@ func (r *jobTriggerResource) planJob(ctx context.Context, req resource.ModifyPla
 	case !state.JobName.IsNull():
 		same, changed = config.JobName.Equal(state.JobName), pathJobName
 	default:
-		// From job_id to job_name: the same job only if the name resolves to it.
 		changed = pathJobName
 		same = r.nameResolvesTo(ctx, state.WorkspaceID.ValueString(), config.JobName.ValueString(), state.JobID.ValueString(), &resp.Diagnostics)
 	}
@@ -301,9 +255,7 @@ func (r *jobTriggerResource) planJob(ctx context.Context, req resource.ModifyPla
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, pathJobID, state.JobID)...)
 }
 
-// nameResolvesTo tells whether name is the name of exactly one job, the one
-// with the ID id. It asks the service; without a configured provider, the
-// answer is no.
+// nameResolvesTo tells whether name is that of exactly one job, with the ID id.
 func (r *jobTriggerResource) nameResolvesTo(ctx context.Context, ws, name, id string, diags *diag.Diagnostics) bool {
 	if r.data == nil {
 		return false
@@ -316,8 +268,7 @@ func (r *jobTriggerResource) nameResolvesTo(ctx context.Context, ws, name, id st
 	return len(found) == 1 && sameID(found[0].ID, id)
 }
 
-// ImportState refuses, saying why: a trigger is an event Terraform caused,
-// and the service holds nothing that could become one.
+// ImportState refuses: a trigger is an event, of which the service keeps no record.
 func (r *jobTriggerResource) ImportState(_ context.Context, _ resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resp.Diagnostics.AddError("Trigger Cannot Be Imported",
 		"A dataintegration_job_trigger stands for an event, one run of a job that Terraform asked for: "+
@@ -362,18 +313,13 @@ func (r *jobTriggerResource) Create(ctx context.Context, req resource.CreateRequ
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// triggerLostInState is what a trigger resource does when the answer to
-// its trigger was lost.
 const triggerLostInState = "The trigger is recorded in the state all the same, so that no later apply sends it again " +
 	"and the job never runs twice for one trigger. If the job did not run (look at its executions in the service), " +
 	"run it again by changing the trigger's triggers."
 
-// Read makes no request: a trigger is an event, and the state says when it
-// happened.
+// Read makes no request: a trigger is an event.
 func (r *jobTriggerResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
 
-// Update changes only cancel_on_destroy, if_running or the timeouts:
-// nothing to send.
 func (r *jobTriggerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan jobTriggerModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -415,11 +361,8 @@ func (r *jobTriggerResource) Delete(ctx context.Context, req resource.DeleteRequ
 	}
 }
 
-// triggersPlanModifier replaces the trigger when its triggers change, where
-// an empty map and no map are the same: going from one to the other runs
-// nothing. A trigger created without triggers holds an empty map, so that
-// writing `triggers = {}` later plans no difference at all (Terraform lets a
-// provider plan the prior value for a configured one, not for a null one).
+// triggersPlanModifier takes an empty map and no map for the same: a trigger made
+// without triggers holds an empty map, so `triggers = {}` later plans nothing.
 type triggersPlanModifier struct{}
 
 var _ planmodifier.Map = triggersPlanModifier{}
@@ -458,15 +401,12 @@ func (triggersPlanModifier) PlanModifyMap(_ context.Context, req planmodifier.Ma
 	}
 }
 
-// isEmptyMap is true for a null map and a known map with no elements.
 func isEmptyMap(v types.Map) bool {
 	return v.IsNull() || (!v.IsUnknown() && len(v.Elements()) == 0)
 }
 
-// sameDurationPlanModifier plans the state's duration when the configured
-// one means the same, such as "300s" for "5m": an update that changes
-// nothing would be noise. Terraform accepts a planned value equal to the
-// prior state for a configured attribute, even one that is not computed.
+// sameDurationPlanModifier keeps the state's duration for one that means the same,
+// such as "300s" for "5m": an update that changes nothing would be noise.
 type sameDurationPlanModifier struct{}
 
 var _ planmodifier.String = sameDurationPlanModifier{}

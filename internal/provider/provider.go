@@ -1,6 +1,12 @@
-// Package provider is the Terraform-facing side of the provider: its
-// schema, configuration, resources and data sources. It talks to the
-// service only through internal/client.
+// Package provider is the Terraform side of the provider; it reaches the service
+// only through internal/client. Where things are:
+//   - provider.go: the schema and the reading of every setting; network.go: the
+//     environment variables and the engine; provider_data.go: what Configure hands on.
+//   - one file per resource, data source and action; job_actions.go: what the two
+//     actions share; job_run.go: a run of a job (trigger, wait, lost answers).
+//   - job_lookup.go, connector_lookup.go: the lookups; job_index.go: the shared walks.
+//   - diagnostics.go: the diagnostics; validators.go: the attribute checks.
+//   - server.go: the protocol server; server_jobs.go: its fast path for the jobs.
 package provider
 
 import (
@@ -28,33 +34,24 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
-// Environment variables the provider falls back to.
-const (
-	EnvBaseURL     = "DATAINTEGRATION_BASE_URL"
-	EnvAPIKey      = "DATAINTEGRATION_API_KEY"
-	EnvWorkspaceID = "DATAINTEGRATION_WORKSPACE_ID"
-)
-
 var (
 	_ provider.Provider                  = (*dataIntegrationProvider)(nil)
 	_ provider.ProviderWithListResources = (*dataIntegrationProvider)(nil)
 	_ provider.ProviderWithActions       = (*dataIntegrationProvider)(nil)
 )
 
-// allowedAPIKey says which API keys the provider accepts.
 const allowedAPIKey = "a key that a header can carry as it is: no control character, no space at either end"
 
-// maxRetriesRule says how many retries the provider accepts.
 var (
 	maxRetriesRule            = wholeNumberValidator{lo: 0, hi: 100}
 	maxConcurrentRequestsRule = wholeNumberValidator{lo: 1, hi: 64}
 )
 
-// retryBudgetText is client.DefaultRetryBudget in words.
 const retryBudgetText = "5 minutes"
 
-// allowedTimeout says which request timeouts the provider accepts.
 const allowedTimeout = "a positive duration such as \"30s\""
+
+const allowedCACertificate = "one or more PEM certificates (-----BEGIN CERTIFICATE-----), such as file(\"ca.pem\")"
 
 type dataIntegrationProvider struct {
 	version string
@@ -193,11 +190,9 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 	resp.ActionData = data
 }
 
-// Each setting below is read by a function of its own, which puts the
-// setting's errors on its attribute. A value from the environment skips the
-// schema's validators, so it is checked here.
+// A value from the environment skips the schema's validators: each setting's
+// reader checks it, with its errors on the attribute.
 
-// baseURLSetting is base_url, or else its environment variable; required.
 func baseURLSetting(v types.String, diags *diag.Diagnostics) string {
 	s := requiredSetting(diags, v, "base_url", EnvBaseURL)
 	if s != "" && v.IsNull() {
@@ -208,7 +203,6 @@ func baseURLSetting(v types.String, diags *diag.Diagnostics) string {
 	return s
 }
 
-// apiKeySetting is api_key, or else its environment variable; required.
 func apiKeySetting(v types.String, diags *diag.Diagnostics) string {
 	s := requiredSetting(diags, v, "api_key", EnvAPIKey)
 	if s != "" && v.IsNull() {
@@ -220,10 +214,22 @@ func apiKeySetting(v types.String, diags *diag.Diagnostics) string {
 	return s
 }
 
-// workspaceSetting is workspace_id, or else its environment variable;
-// empty when neither is set.
+func caCertificateSetting(v types.String, diags *diag.Diagnostics) string {
+	s, _ := stringSetting(diags, v, "ca_certificate", EnvCACertificate)
+	if s == "" {
+		return ""
+	}
+	if v.IsNull() {
+		if err := validate.CACertificate(s); err != nil {
+			diags.AddAttributeError(path.Root("ca_certificate"), "Invalid Provider Setting",
+				fmt.Sprintf("%s: %s. Allowed: %s.", EnvCACertificate, err, allowedCACertificate))
+		}
+	}
+	return validate.NormalizePEM(s)
+}
+
 func workspaceSetting(v types.String, diags *diag.Diagnostics) string {
-	s, _ := setting(diags, v, "workspace_id", EnvWorkspaceID)
+	s, _ := stringSetting(diags, v, "workspace_id", EnvWorkspaceID)
 	if s != "" && v.IsNull() {
 		if err := validate.UUID(s); err != nil {
 			diags.AddAttributeError(path.Root("workspace_id"), "Invalid Provider Setting", fmt.Sprintf("%s: %s.", EnvWorkspaceID, err))
@@ -232,8 +238,6 @@ func workspaceSetting(v types.String, diags *diag.Diagnostics) string {
 	return s
 }
 
-// wholeNumberSetting is the whole number of attribute attr, which rule
-// allows, or else def.
 func wholeNumberSetting(v types.Number, attr string, rule wholeNumberValidator, def int, diags *diag.Diagnostics) int {
 	at := path.Root(attr)
 	switch {
@@ -250,8 +254,6 @@ func wholeNumberSetting(v types.Number, attr string, rule wholeNumberValidator, 
 	return int(wholeNumber(v))
 }
 
-// requestTimeoutSetting is request_timeout; zero, the client's default,
-// when it is not set.
 func requestTimeoutSetting(v types.String, diags *diag.Diagnostics) time.Duration {
 	at := path.Root("request_timeout")
 	switch {
@@ -269,10 +271,8 @@ func requestTimeoutSetting(v types.String, diags *diag.Diagnostics) time.Duratio
 	return d
 }
 
-// requiredSetting is setting, with an error on the attribute when neither
-// the attribute nor its environment variable gives a value.
 func requiredSetting(diags *diag.Diagnostics, v types.String, attr, env string) string {
-	s, known := setting(diags, v, attr, env)
+	s, known := stringSetting(diags, v, attr, env)
 	if known && s == "" {
 		diags.AddAttributeError(path.Root(attr), "Missing Provider Setting",
 			fmt.Sprintf("The provider needs %s: set it in the provider configuration or in the %s environment variable.", attr, env))
@@ -280,9 +280,9 @@ func requiredSetting(diags *diag.Diagnostics, v types.String, attr, env string) 
 	return s
 }
 
-// setting is a provider attribute's value, or else its environment
-// variable's. An unknown value is an error on the attribute: known is false.
-func setting(diags *diag.Diagnostics, v types.String, attr, env string) (value string, known bool) {
+// stringSetting is the attribute, else its environment variable; known is false,
+// after an error, when the attribute is unknown.
+func stringSetting(diags *diag.Diagnostics, v types.String, attr, env string) (value string, known bool) {
 	if v.IsUnknown() {
 		diags.AddAttributeError(path.Root(attr), "Unknown Provider Setting",
 			fmt.Sprintf("%s must be known when Terraform plans: do not set it from a value computed during apply, or leave it out and use %s.", attr, env))
@@ -294,8 +294,6 @@ func setting(diags *diag.Diagnostics, v types.String, attr, env string) (value s
 	return os.Getenv(env), true
 }
 
-// addUnknownSetting is the error of a setting without an environment
-// variable that is not known when Terraform plans.
 func addUnknownSetting(diags *diag.Diagnostics, at path.Path) {
 	diags.AddAttributeError(at, "Unknown Provider Setting",
 		fmt.Sprintf("%s must be known when Terraform plans: do not set it from a value computed during apply.", at))
@@ -308,8 +306,7 @@ func (p *dataIntegrationProvider) Resources(_ context.Context) []func() resource
 	}
 }
 
-// Actions are ignored by engines without them (Terraform before 1.14,
-// OpenTofu), which load the provider all the same.
+// Engines without actions ignore them and load the provider all the same.
 func (p *dataIntegrationProvider) Actions(_ context.Context) []func() action.Action {
 	return []func() action.Action{
 		NewRunJobAction,

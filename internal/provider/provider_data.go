@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -12,22 +14,15 @@ import (
 
 // providerData is what resources and data sources receive from Configure.
 type providerData struct {
-	client *client.Client
-	// workspaceID is the default workspace; empty when none was given.
+	client      *client.Client
 	workspaceID string
-	// secrets are masked in every log line the provider writes.
-	secrets []string
-	// jobs shares the walks over job lists between the lookups by ID.
-	jobs jobIndex
-	// names keeps two creates of one connector name apart (nameFree).
-	names nameLocks
-	// reachable remembers the workspaces the API key was found to reach
-	// (checkWorkspace).
-	reachable workspaceChecks
+	secrets     []string
+	jobs        jobIndex
+	names       nameLocks
+	reachable   workspaceChecks
 }
 
-// configuredData turns the ProviderData a resource or data source receives
-// into the provider's data; nil when the provider is not configured yet.
+// configuredData is nil when the provider is not configured yet.
 func configuredData(raw any, diags *diag.Diagnostics) *providerData {
 	if raw == nil {
 		return nil
@@ -41,9 +36,8 @@ func configuredData(raw any, diags *diag.Diagnostics) *providerData {
 	return d
 }
 
-// maskedContext masks the provider's secrets in whatever is logged with the
-// returned context. The client's log calls go through it, so every request
-// logged is masked.
+// maskedContext masks the secrets in all that is logged with ctx, the client's
+// requests included.
 func (d *providerData) maskedContext(ctx context.Context) context.Context {
 	ctx = tflog.MaskFieldValuesWithFieldKeys(ctx, "api_key", "token", "Authorization")
 	for _, s := range d.secrets {
@@ -53,4 +47,36 @@ func (d *providerData) maskedContext(ctx context.Context) context.Context {
 		}
 	}
 	return ctx
+}
+
+// nameLocks keeps apart two creates of one connector name in one workspace.
+type nameLocks struct{ m sync.Map }
+
+// nameLock records the connectors this process created under the name.
+type nameLock struct {
+	mu   sync.Mutex
+	name string
+	made []string
+}
+
+func (l *nameLocks) lock(ws, name string) *nameLock {
+	v, _ := l.m.LoadOrStore(strings.ToLower(ws)+"/"+name, &nameLock{name: name})
+	n, _ := v.(*nameLock)
+	n.mu.Lock()
+	return n
+}
+
+// workspaceChecks holds, per workspace, whether the API key reaches it.
+type workspaceChecks struct{ m sync.Map }
+
+type workspaceCheck struct {
+	mu    sync.Mutex
+	asked bool
+	err   error
+}
+
+func (w *workspaceChecks) of(ws string) *workspaceCheck {
+	v, _ := w.m.LoadOrStore(strings.ToLower(ws), &workspaceCheck{})
+	c, _ := v.(*workspaceCheck)
+	return c
 }

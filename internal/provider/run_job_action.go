@@ -19,8 +19,6 @@ var (
 	_ action.ActionWithModifyPlan       = (*runJobAction)(nil)
 )
 
-// defaultRunJobTimeout bounds a run: the trigger's retries, and the wait for
-// a running execution with if_running = "wait".
 const defaultRunJobTimeout = 10 * time.Minute
 
 // NewRunJobAction returns the dataintegration_run_job action.
@@ -68,8 +66,6 @@ func (a *runJobAction) Schema(_ context.Context, _ action.SchemaRequest, resp *a
 	}
 }
 
-// runLostThen is what the action does when the answer to its trigger was
-// lost.
 const runLostThen = "The action does not fail, so that nothing sends the trigger again: " +
 	"the job never runs twice for one invocation. If the job did not run (look at its executions in the service), invoke the action again."
 
@@ -93,11 +89,11 @@ func (a *runJobAction) Invoke(ctx context.Context, req action.InvokeRequest, res
 		return
 	}
 	run := jobRun{ws: ws, job: job, force: m.ForceFullRefresh.ValueBool(), wait: m.IfRunning.ValueString() == validate.IfRunningWait,
-		waiting: func(elapsed time.Duration) { progress(resp, "%s", runningMessage(job, elapsed)) }, again: againInvoke}
+		waiting: func(elapsed time.Duration) { sendProgress(resp, "%s", runningMessage(job, elapsed)) }, again: againInvoke}
 	seen, err := run.trigger(ctx, a.data.client)
 	switch {
 	case err == nil:
-		progress(resp, "job %s triggered", job)
+		sendProgress(resp, "job %s triggered", job)
 	case !triggerAnswerLost(ctx, &resp.Diagnostics, job, err, limit, runLostThen):
 		addTriggerError(ctx, a.data.client, &resp.Diagnostics, at, run, seen, limit, err)
 	}

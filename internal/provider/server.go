@@ -11,9 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// NewServer is the provider served over protocol 6, as main.go serves it
-// and as the tests load it: the framework's server, with fastJobs, behind
-// secretLines.
+// NewServer is the provider served over protocol 6, as main.go and the tests
+// serve it: the framework's server, with fastJobs, behind secretLines.
 func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
 		p := &dataIntegrationProvider{version: version}
@@ -23,40 +22,30 @@ func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 		}
 		full, ok := inner.(fullServer)
 		if !ok {
-			// Never served without secretLines: a framework whose server
-			// lacks the list resources' or actions' RPCs is refused.
+			// A framework that lacks an RPC would serve without secretLines: refused.
 			return nil, fmt.Errorf("the framework's server %T does not answer every RPC the provider needs", inner)
 		}
 		return &secretLines{fullServer: &fastJobs{fullServer: full, p: p}}, nil
 	}
 }
 
-// fullServer is every RPC the provider answers: those of a provider server,
-// and the list resources' and actions', which terraform-plugin-go still
-// asks for by separate interfaces.
+// fullServer is every RPC the provider answers; terraform-plugin-go still asks for
+// the list resources' and actions' by separate interfaces.
 type fullServer interface {
 	tfprotov6.ProviderServer
 	tfprotov6.ListResourceServer
 	tfprotov6.ActionServer
 }
 
-// secretLines keeps an engine from printing a secret written literally in a
-// configuration. Under a diagnostic that points at an attribute, Terraform
-// and OpenTofu print the configuration line of that attribute: for api_key,
-// token or token_wo, `token = "tok-…"`, on every plan, into CI logs that
-// many people read. So no diagnostic of the provider points at a sensitive
-// or write-only attribute: each is moved to the block that holds it (the
-// engine then prints the block's first line, `resource "…" "…" {`) and its
-// detail names the attribute. Working on the answers of the RPCs, it also
-// covers the diagnostics the provider's code never sees: the framework's
-// (a write-only value on an engine without write-only attributes) and the
-// validators' (two conflicting attributes).
+// secretLines moves every diagnostic on a sensitive or write-only attribute to its
+// block, naming the attribute in its detail: an engine prints the configuration
+// line of the attribute a diagnostic points at, and with it a literal secret, into
+// CI logs. Working on the RPCs' answers, it covers the framework's diagnostics too.
 type secretLines struct {
 	fullServer
 
 	once sync.Once
-	// secret holds, for the provider ("") and each resource type, the names
-	// of its sensitive and write-only attributes, from the schemas.
+	// secret holds the secret attribute names of the provider ("") and of each resource type.
 	secret map[string]map[string]bool
 }
 
@@ -102,8 +91,6 @@ func (s *secretLines) ApplyResourceChange(ctx context.Context, req *tfprotov6.Ap
 	return resp, err
 }
 
-// hide moves each diagnostic that points at a secret attribute of the
-// provider ("") or of resource type typeName to the block that holds it.
 func (s *secretLines) hide(ctx context.Context, typeName string, diags []*tfprotov6.Diagnostic) {
 	s.once.Do(func() { s.secret = secretAttributes(ctx, s.fullServer) })
 	for _, d := range diags {
@@ -121,8 +108,6 @@ func (s *secretLines) hide(ctx context.Context, typeName string, diags []*tfprot
 	}
 }
 
-// secretAttributes are the names of the sensitive and write-only top-level
-// attributes of the provider ("") and of each resource type.
 func secretAttributes(ctx context.Context, srv tfprotov6.ProviderServer) map[string]map[string]bool {
 	out := map[string]map[string]bool{}
 	resp, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})

@@ -12,9 +12,7 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
-// stringCheckValidator runs one of package validate's checks on a known
-// string value and reports on the attribute what is wrong and what is
-// allowed.
+// stringCheckValidator runs one of package validate's checks on a known string.
 type stringCheckValidator struct {
 	allowed string
 	check   func(string) error
@@ -34,16 +32,12 @@ func nameValidator() stringCheckValidator {
 	return stringCheck("a name that is not blank, without control characters", validate.Name)
 }
 
-// notBlank refuses an empty or blank string (spaces or invisible
-// characters only), with validate.NotBlank; allowed says what is allowed
-// instead.
 func notBlank(allowed string) stringCheckValidator {
 	return stringCheck(allowed, validate.NotBlank)
 }
 
-// jobNameValidator refuses a blank job name, which no lookup could find.
-// Spaces at either end are kept: a job made outside this provider may have
-// them, and a lookup keeps only the jobs named exactly so (jobsNamed).
+// jobNameValidator keeps spaces at either end: a job made outside the provider may
+// have them, and lookups match the exact name.
 func jobNameValidator() stringCheckValidator {
 	return notBlank("a job's exact name, with a character that shows")
 }
@@ -66,17 +60,12 @@ func (v stringCheckValidator) ValidateString(_ context.Context, req validator.St
 	}
 }
 
-// wholeNumberValidator checks a Number attribute with validate.WholeNumber.
-// The whole-number attributes are Number, not Int64, in the schema: the
-// framework turns a non-integer into an Int64 before any validator runs, and
-// fails with an error that blames the provider. Both are a number to
-// Terraform, so states and configurations are the same.
+// wholeNumberValidator checks a Number: as an Int64, the framework would fail on a
+// non-integer before any validator runs, with an error that blames the provider.
 type wholeNumberValidator struct{ lo, hi int64 }
 
 var _ validator.Number = wholeNumberValidator{}
 
-// allowed says which numbers pass; no bounds are named when there are none
-// beyond an int64's.
 func (v wholeNumberValidator) allowed() string {
 	if v.lo == math.MinInt64 && v.hi == math.MaxInt64 {
 		return "a whole number"
@@ -102,20 +91,15 @@ func (v wholeNumberValidator) ValidateNumber(_ context.Context, req validator.Nu
 	}
 }
 
-// wholeNumber is a Number's value as an int64, once wholeNumberValidator
-// has passed it.
 func wholeNumber(n types.Number) int64 {
 	i, _ := n.ValueBigFloat().Int64()
 	return i
 }
 
-// streamsValidator checks a list of stream names with validate.Streams and
-// names the allowed streams when it fails.
 type streamsValidator struct{}
 
 var _ validator.List = streamsValidator{}
 
-// allowedStreams says which stream names a list may hold.
 var allowedStreams = "the names " + strings.Join(validate.CustomerServiceStreams, ", ") + ", each at most once"
 
 func (streamsValidator) Description(context.Context) string {

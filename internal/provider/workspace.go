@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -18,8 +17,6 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
-// workspaceAttribute is a data source's workspace_id, described as "The
-// workspace (a UUID) " followed by what.
 func workspaceAttribute(what string) schema.StringAttribute {
 	return schema.StringAttribute{
 		MarkdownDescription: "The workspace (a UUID) " + what + ". Defaults to the provider's `workspace_id`; one of the two is required.",
@@ -29,8 +26,7 @@ func workspaceAttribute(what string) schema.StringAttribute {
 	}
 }
 
-// workspace is the workspace a resource or data source uses: its own
-// workspace_id, else the provider's. Neither is an error on workspace_id.
+// workspace is the resource's own workspace_id, else the provider's.
 func (d *providerData) workspace(v types.String, diags *diag.Diagnostics) string {
 	if !v.IsNull() && !v.IsUnknown() && v.ValueString() != "" {
 		return v.ValueString()
@@ -42,14 +38,9 @@ func (d *providerData) workspace(v types.String, diags *diag.Diagnostics) string
 	return d.workspaceID
 }
 
-// planWorkspace plans a resource's workspace_id: the configured one, else
-// the provider's, known at plan time. A different workspace than the state's
-// replaces the resource, and so does one known only at apply, as
-// RequiresReplace plans it: Terraform refuses an apply whose update turned
-// into a replacement. The same workspace in another letter case (a UUID's
-// case means nothing to the service) keeps the state's value, so that no
-// plan shows a difference of case alone. Unconfigured provider data (d nil)
-// leaves it unknown.
+// planWorkspace replaces the resource for another workspace, or one known only at
+// apply (Terraform refuses an update that turned into a replacement), and keeps
+// the state's value for the same UUID in another letter case.
 func (d *providerData) planWorkspace(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || d == nil {
 		return
@@ -78,15 +69,10 @@ func (d *providerData) planWorkspace(ctx context.Context, req resource.ModifyPla
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("workspace_id"), planned)...)
 }
 
-// sameID tells whether two UUIDs are the same, in any letter case.
 func sameID(a, b string) bool { return strings.EqualFold(a, b) }
 
-// checkPlannedWorkspace refuses a plan that would move a connector to a
-// workspace the API key cannot reach, or create one there, before the apply
-// destroys anything: a replacement deletes the old connector (and its job)
-// first, and the create that follows would fail. Only a workspace other
-// than the state's, or than the provider's for a create, is checked, so a
-// plan that keeps every connector where it is makes no request.
+// checkPlannedWorkspace refuses at plan a move or a create into a workspace the API
+// key cannot reach: a replacement deletes the old connector before the create fails.
 func (d *providerData) checkPlannedWorkspace(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if d == nil || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
 		return
@@ -110,9 +96,8 @@ func (d *providerData) checkPlannedWorkspace(ctx context.Context, req resource.M
 	d.checkWorkspace(ctx, planned.ValueString(), from, &resp.Diagnostics)
 }
 
-// checkWorkspace adds an error on workspace_id when the API key cannot
-// reach workspace ws, which the setting from names. Each workspace is asked about once per provider
-// process: the plans of its connectors wait for that one answer.
+// checkWorkspace asks about each workspace once per process: the plans of its
+// connectors wait for that one answer.
 func (d *providerData) checkWorkspace(ctx context.Context, ws, from string, diags *diag.Diagnostics) {
 	check := d.reachable.of(ws)
 	check.mu.Lock()
@@ -121,8 +106,7 @@ func (d *providerData) checkWorkspace(ctx context.Context, ws, from string, diag
 		err := d.client.CheckWorkspace(ctx, ws)
 		switch status := client.StatusCode(err); {
 		case err == nil, status == http.StatusUnauthorized, status == http.StatusForbidden, status == http.StatusNotFound:
-			// An answer of the service about the key and the workspace; any
-			// other failure is asked again by the next plan that needs it.
+			// Any other failure is asked again by the next plan.
 			check.asked, check.err = true, err
 		default:
 			addRequestError(diags, "Unable to Check Workspace", ws, err)
@@ -143,20 +127,4 @@ func (d *providerData) checkWorkspace(ctx context.Context, ws, from string, diag
 	default:
 		addRequestError(diags, "Unable to Check Workspace", ws, err)
 	}
-}
-
-// workspaceChecks holds, per workspace, what the service answered when
-// asked whether the API key reaches it.
-type workspaceChecks struct{ m sync.Map }
-
-type workspaceCheck struct {
-	mu    sync.Mutex
-	asked bool
-	err   error
-}
-
-func (w *workspaceChecks) of(ws string) *workspaceCheck {
-	v, _ := w.m.LoadOrStore(strings.ToLower(ws), &workspaceCheck{})
-	c, _ := v.(*workspaceCheck)
-	return c
 }

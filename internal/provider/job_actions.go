@@ -16,23 +16,18 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// jobAction is what the actions on a job share: the provider's data, the
-// attributes that name the job, and their checks before any request.
-// Actions need Terraform 1.14 or later; older engines and OpenTofu ignore
-// them and load the provider all the same.
+// jobAction is what the two actions on a job share. Engines before Terraform 1.14
+// ignore actions and load the provider all the same.
 type jobAction struct {
 	data *providerData
 }
 
-// jobActionTarget is the job an action acts on, as configured.
 type jobActionTarget struct {
 	JobID       types.String `tfsdk:"job_id"`
 	JobName     types.String `tfsdk:"job_name"`
 	WorkspaceID types.String `tfsdk:"workspace_id"`
 }
 
-// jobActionAttributes are the attributes that name an action's job, with
-// others; verb says what the action does to it, as in "to run".
 func jobActionAttributes(verb string, others map[string]schema.Attribute) map[string]schema.Attribute {
 	attrs := map[string]schema.Attribute{
 		"job_id": schema.StringAttribute{
@@ -66,10 +61,8 @@ func (a *jobAction) ConfigValidators(context.Context) []action.ConfigValidator {
 	}
 }
 
-// ModifyPlan checks, while planning and before any request, the values
-// known by then, and that the action has a workspace: its own or the
-// provider's. Terraform validates an action's configuration before input
-// variables have values: a value from a variable is checked here.
+// ModifyPlan checks the values known at plan: Terraform validates an action's
+// configuration before input variables have values.
 func (a *jobAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
 	checkValues(ctx, a, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
@@ -83,15 +76,9 @@ func (a *jobAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest
 	a.data.workspace(ws, &resp.Diagnostics)
 }
 
-// checkValues runs, when action a is planned and again when it is invoked,
-// the checks Terraform asked for when it validated the configuration: the
-// attributes' validators (only string attributes have any) and a's
-// configuration validators. A value from an input variable was unknown when
-// Terraform validated, and one known only during the apply, such as one
-// taken from a resource the same apply makes, is unknown until the action
-// is invoked; validators let unknown values pass. Terraform validates a
-// resource's configuration again once its values are known, but not an
-// action's: without this, such a value would reach a request unchecked.
+// checkValues runs the attribute and configuration validators again with the values
+// known: Terraform validates a resource again once its values are known, but not
+// an action, so a value from a variable or the apply would reach a request unchecked.
 func checkValues(ctx context.Context, a interface {
 	ConfigValidators(context.Context) []action.ConfigValidator
 }, config tfsdk.Config, diags *diag.Diagnostics) {
@@ -117,8 +104,8 @@ func checkValues(ctx context.Context, a interface {
 	}
 }
 
-// resolve is the workspace and the ID of the job the action acts on, and
-// the attribute that named it; the job is "" after an error.
+// resolve returns the workspace, the job's ID ("" after an error) and the
+// attribute that named it.
 func (a *jobAction) resolve(ctx context.Context, t jobActionTarget, diags *diag.Diagnostics) (ws, job string, at path.Path) {
 	ws = a.data.workspace(t.WorkspaceID, diags)
 	if diags.HasError() {
@@ -130,9 +117,8 @@ func (a *jobAction) resolve(ctx context.Context, t jobActionTarget, diags *diag.
 	return ws, jobIDByName(ctx, a.data.client, ws, t.JobName.ValueString(), diags), pathJobName
 }
 
-// progress sends a message to Terraform while an action runs; a call made
-// without Terraform (a unit test may leave SendProgress out) sends nothing.
-func progress(resp *action.InvokeResponse, format string, args ...any) {
+// sendProgress does nothing without SendProgress, as in a unit test.
+func sendProgress(resp *action.InvokeResponse, format string, args ...any) {
 	if resp.SendProgress != nil {
 		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf(format, args...)})
 	}
