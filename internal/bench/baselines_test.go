@@ -1,12 +1,13 @@
 package bench
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 )
 
 // baselinesFile names the baselines `make bench` builds the provider at.
@@ -21,31 +22,15 @@ type baseline struct {
 // and what it is, or a name given twice, fails tb.
 func readBaselines(tb testing.TB) map[string]baseline {
 	tb.Helper()
-	f, err := os.Open(baselinesFile)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
 	out := map[string]baseline{}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		fields := strings.Fields(sc.Text())
-		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
-			continue
+	for _, l := range acctest.ReadLines(tb, baselinesFile) {
+		if len(l.Fields) < 3 {
+			tb.Fatalf("%s:%d: want <name> <git revision> <what it is>, got %q", baselinesFile, l.N, strings.Join(l.Fields, " "))
 		}
-		if len(fields) < 3 {
-			tb.Fatalf("%s:%d: want <name> <git revision> <what it is>, got %q", baselinesFile, n, sc.Text())
+		if _, ok := out[l.Fields[0]]; ok {
+			tb.Fatalf("%s:%d: %s is named twice", baselinesFile, l.N, l.Fields[0])
 		}
-		if _, ok := out[fields[0]]; ok {
-			tb.Fatalf("%s:%d: %s is named twice", baselinesFile, n, fields[0])
-		}
-		out[fields[0]] = baseline{name: fields[0], rev: fields[1], what: strings.Join(fields[2:], " ")}
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	if len(out) == 0 {
-		tb.Fatalf("%s names no baseline", baselinesFile)
+		out[l.Fields[0]] = baseline{name: l.Fields[0], rev: l.Fields[1], what: strings.Join(l.Fields[2:], " ")}
 	}
 	return out
 }

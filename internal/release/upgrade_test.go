@@ -1,7 +1,6 @@
 package release
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -158,30 +157,14 @@ type baseline struct {
 
 func readBaselines(t *testing.T) []baseline {
 	t.Helper()
-	f, err := os.Open(upgradeBaselines)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []baseline
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
-			continue
-		}
-		for _, c := range fields[1:] {
+	for _, l := range acctest.ReadLines(t, upgradeBaselines) {
+		for _, c := range l.Fields[1:] {
 			if !slices.ContainsFunc(upgradeCases, func(u upgradeCase) bool { return u.name == c }) {
-				t.Fatalf("%s: %s predates %q, which is no case of the upgrade test", upgradeBaselines, fields[0], c)
+				t.Fatalf("%s: %s predates %q, which is no case of the upgrade test", upgradeBaselines, l.Fields[0], c)
 			}
 		}
-		out = append(out, baseline{rev: fields[0], predates: fields[1:]})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(out) == 0 {
-		t.Fatalf("%s lists no baseline", upgradeBaselines)
+		out = append(out, baseline{rev: l.Fields[0], predates: l.Fields[1:]})
 	}
 	return out
 }
