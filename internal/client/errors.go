@@ -33,6 +33,10 @@ type Error struct {
 	// Limit is the time limit that ended the retries; empty when Capped.
 	Limit  string
 	Capped bool
+	// KeyRefused is set on a request that was not sent because the service
+	// refused the API key (401) earlier in this Client's life; StatusCode and
+	// Message are that first refusal's.
+	KeyRefused bool
 }
 
 // Retries says how long a request was retried, and what ended it.
