@@ -3,7 +3,9 @@ package release
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -152,6 +154,7 @@ output "connector_streams" {
 // baseline is a line of the baselines file.
 type baseline struct {
 	rev      string
+	release  string   // the version it released, if any
 	predates []string // cases it cannot write
 }
 
@@ -159,14 +162,71 @@ func readBaselines(t *testing.T) []baseline {
 	t.Helper()
 	var out []baseline
 	for _, l := range acctest.ReadLines(t, upgradeBaselines) {
-		for _, c := range l.Fields[1:] {
+		b := baseline{rev: l.Fields[0], predates: l.Fields[1:]}
+		if len(b.predates) > 0 && b.predates[0] == "release" {
+			if len(b.predates) < 2 {
+				t.Fatalf("%s:%d: `release` names no version", upgradeBaselines, l.N)
+			}
+			b.release, b.predates = b.predates[1], b.predates[2:]
+		}
+		for _, c := range b.predates {
 			if !slices.ContainsFunc(upgradeCases, func(u upgradeCase) bool { return u.name == c }) {
-				t.Fatalf("%s: %s predates %q, which is no case of the upgrade test", upgradeBaselines, l.Fields[0], c)
+				t.Fatalf("%s:%d: %s predates %q, which is no case of the upgrade test", upgradeBaselines, l.N, b.rev, c)
 			}
 		}
-		out = append(out, baseline{rev: l.Fields[0], predates: l.Fields[1:]})
+		out = append(out, b)
 	}
 	return out
+}
+
+// releasedVersions are the versions of CHANGELOG.md's dated headings.
+func releasedVersions(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("../../CHANGELOG.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range regexp.MustCompile(`(?m)^## \[([0-9][^\]]*)\] - [0-9]`).FindAllStringSubmatch(string(b), -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// TestBaselines_everyReleaseListed: each version CHANGELOG.md releases has a
+// line in the upgrade baselines, at the commit the bench's baselines name
+// for it, and that commit is in this clone's history: a release that users
+// hold state of is always upgraded from.
+func TestBaselines_everyReleaseListed(t *testing.T) {
+	released := releasedVersions(t)
+	if len(released) == 0 {
+		t.Fatal("CHANGELOG.md releases no version: its headings are not read")
+	}
+	listed := map[string]string{}
+	for _, b := range readBaselines(t) {
+		if b.release != "" {
+			listed[b.release] = b.rev
+		}
+	}
+	bench := map[string]string{}
+	for _, l := range acctest.ReadLines(t, "../bench/testdata/baselines.txt") {
+		if len(l.Fields) > 1 {
+			bench[l.Fields[0]] = l.Fields[1]
+		}
+	}
+	for _, v := range released {
+		rev, ok := listed[v]
+		if !ok {
+			t.Errorf("%s has no line for release %s: add `<the commit that released it>  release %s`", upgradeBaselines, v, v)
+			continue
+		}
+		if want, ok := bench[v]; !ok || want != rev {
+			t.Errorf("release %s is %s in %s, but %q in the bench's baselines", v, rev, upgradeBaselines, want)
+		}
+		if out, err := exec.Command("git", "-C", "../..", "cat-file", "-e", rev+"^{commit}").CombinedOutput(); err != nil {
+			t.Errorf("release %s: %s is not a commit of this clone (%v: %s)", v, rev, err, out)
+		}
+	}
 }
 
 // TestAccUpgrade_fromBaselines: for each baseline, a state written by the
