@@ -51,7 +51,23 @@ func newSilentService(t *testing.T) *silentService {
 	return s
 }
 
-func (s *silentService) resetHeld() { s.mu.Lock(); s.maxHeld = 0; s.mu.Unlock() }
+// resetHeld waits until the service has noticed that the client gave up
+// every request it holds, then counts afresh.
+func (s *silentService) resetHeld(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		s.mu.Lock()
+		if s.held == 0 {
+			s.maxHeld = 0
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatal("the service still holds requests the client gave up")
+		}
+	}
+}
 
 func (s *silentService) mostHeld() int { s.mu.Lock(); defer s.mu.Unlock(); return s.maxHeld }
 
@@ -103,7 +119,7 @@ func TestClient_noAnswerSharesOneBudget(t *testing.T) {
 	}
 
 	// After the budget: one request at a time goes to the service.
-	s.resetHeld()
+	s.resetHeld(t)
 	before := s.requests.Load()
 	start = time.Now()
 	for i := range errs {
