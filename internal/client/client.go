@@ -65,10 +65,11 @@ type Client struct {
 	log        func(ctx context.Context, msg string, fields map[string]any)
 	bound      int
 	slots      chan struct{} // a token per attempt in flight
-	// pausedUntil and unreachedSince are Unix nanoseconds, 0 when unset.
-	pausedUntil    atomic.Int64
-	unreachedSince atomic.Int64
-	stoppedBy      atomic.Pointer[string] // what ended the retries of reaching
+	// pausedUntil is Unix nanoseconds, 0 when unset.
+	pausedUntil atomic.Int64
+	reach       reach
+	// keyRefused is the message of the service's first 401, nil before.
+	keyRefused atomic.Pointer[string]
 
 	minBackoff, maxBackoff, maxRetryAfter time.Duration
 
@@ -104,6 +105,7 @@ func New(cfg Config) (*Client, error) {
 		maxBackoff:    orDefault(cfg.MaxBackoff, defaultMaxBackoff),
 		maxRetryAfter: orDefault(cfg.MaxRetryAfter, defaultMaxRetryAfter),
 	}
+	c.reach.stop = make(chan struct{})
 	t, proxyFor, err := newTransport(cfg.CACertificate, bound)
 	if err != nil {
 		return nil, err
@@ -163,10 +165,24 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	fail := func(status int, msg string, err error) *Error {
 		return c.failure(r, status, msg, err, connected.Load())
 	}
-	if c.acquire(ctx) != nil {
+	if e := c.keyRefusal(r); e != nil {
+		return -1, false, e
+	}
+	probe, refused, err := c.acquire(ctx)
+	switch {
+	case err != nil:
 		return -1, false, fail(0, "", stopped(ctx))
+	case refused != nil:
+		return -1, false, fail(0, "", refused)
 	}
 	defer func() { <-c.slots }()
+	if probe {
+		defer c.endProbe()
+	}
+	// The key may have been refused while this request waited for a slot.
+	if e := c.keyRefusal(r); e != nil {
+		return -1, false, e
+	}
 	actx, cancel := c.attemptContext(ctx, r)
 	defer cancel()
 
@@ -192,9 +208,6 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	start := time.Now()
 	resp, err := c.http.Do(req) //nolint:bodyclose // drainClose below reads what is left and closes it.
 	if err != nil {
-		if connected.Load() {
-			c.reached()
-		}
 		if ctx.Err() != nil {
 			c.logAttempt(ctx, r, n, 0, time.Since(start), err)
 			return -1, false, fail(0, "", stopped(ctx))
@@ -206,15 +219,22 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 			return -1, false, fail(0, "", stopped(ctx))
 		}
 		ce := c.connectError(err, u)
-		if ce == nil && !connected.Load() && unreached(err) {
+		switch {
+		case ce != nil:
+		case !connected.Load() && unreached(err):
 			ce = &ConnectError{Failure: Unreachable, Host: hostPort(u), Err: transportError(err, c.timeout)}
+		case errors.Is(actx.Err(), context.DeadlineExceeded):
+			// A service that takes requests and never answers is out of
+			// reach all the same.
+			ce = &ConnectError{Failure: NoAnswer, Host: hostPort(u), Timeout: c.timeout, Err: context.DeadlineExceeded}
 		}
 		if ce != nil {
 			if !ce.Permanent() {
-				c.failedToReach(start)
+				c.failedToReach(start, ce)
 			}
 			c.logAttempt(ctx, r, n, 0, time.Since(start), ce)
-			return -1, !ce.Permanent(), fail(0, "", ce)
+			// A POST that may have reached the service is not sent again.
+			return -1, !ce.Permanent() && (r.idempotent() || !connected.Load()), fail(0, "", ce)
 		}
 		// A POST that may have reached the service is not sent again.
 		err = transportError(err, c.timeout)
@@ -225,13 +245,16 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	c.reached()
 
 	if resp.StatusCode != r.want {
-		raw := readMessage(resp.Body)
+		msg, raw := readMessage(resp.Body, resp.Header.Get(headerContentType))
 		if u.Scheme == "http" && speaksTLS(resp.StatusCode, raw) {
 			ce := &ConnectError{Failure: ServiceSpeaksTLS, Host: hostPort(u), Err: fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimRight(cut(raw), "."))}
 			c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start), ce)
 			return -1, false, c.failure(r, 0, "", ce, false)
 		}
-		msg := cut(c.redact(raw, r.secrets))
+		msg = cut(c.redact(msg, r.secrets))
+		if resp.StatusCode == http.StatusUnauthorized {
+			c.keyRefused.CompareAndSwap(nil, &msg)
+		}
 		c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start), nil)
 		ra := retryAfter(resp.Header, time.Now())
 		if ra >= 0 && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
@@ -239,8 +262,9 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 		}
 		return ra, c.retryableStatus(r, resp.StatusCode), fail(resp.StatusCode, msg, nil)
 	}
+	rb := &bodyReader{r: resp.Body}
 	if r.read != nil {
-		err = r.read(resp.Body)
+		err = r.read(rb)
 	}
 	c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start), err)
 	switch {
@@ -250,6 +274,14 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 		return -1, false, fail(resp.StatusCode, "", stopped(ctx))
 	case actx.Err() != nil:
 		return -1, r.idempotent(), fail(resp.StatusCode, "", fmt.Errorf("the answer did not arrive within the request timeout (%v)", c.timeout))
+	case rb.err != nil || errors.Is(err, io.ErrUnexpectedEOF):
+		// A body cut short is a failed attempt, as a 502 is: retried when
+		// idempotent, a lost answer otherwise.
+		cause := io.ErrUnexpectedEOF
+		if rb.err != nil {
+			cause = errnoOf(transportError(rb.err, c.timeout))
+		}
+		return -1, r.idempotent(), fail(resp.StatusCode, "", fmt.Errorf("the answer was cut short (%w)", cause))
 	default:
 		return -1, false, fail(resp.StatusCode, "", err)
 	}
@@ -321,6 +353,33 @@ func decode(body io.Reader, out any) error {
 
 func into(out any) func(io.Reader) error {
 	return func(body io.Reader) error { return decode(body, out) }
+}
+
+// bodyReader keeps the error of a body that ended before its end, such as
+// a connection closed before Content-Length was met.
+type bodyReader struct {
+	r   io.Reader
+	err error
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) && b.err == nil {
+		b.err = err
+	}
+	return n, err
+}
+
+// keyRefusal is the error of a request not sent because the service
+// refused the API key before: sending it again would only be refused.
+func (c *Client) keyRefusal(r *request) *Error {
+	msg := c.keyRefused.Load()
+	if msg == nil {
+		return nil
+	}
+	e := c.failure(r, http.StatusUnauthorized, *msg, nil, false)
+	e.Sent, e.KeyRefused = false, true
+	return e
 }
 
 // drainClose reads a little of what is left so the connection is reused.

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"golang.org/x/net/html"
 )
 
 const (
@@ -134,19 +136,80 @@ func (c *Client) failure(r *request, status int, msg string, err error, connecte
 	}
 }
 
-// readMessage falls back to the text: the API publishes no shape of an
-// error body (README.md, "Open points"). The caller redacts, then cuts.
-func readMessage(body io.Reader) string {
+// readMessage gives the message of an error body, and the body as text.
+// It falls back to the text: the API publishes no shape of an error body
+// (README.md, "Open points"). The caller redacts, then cuts.
+func readMessage(body io.Reader, contentType string) (msg, text string) {
 	b, _ := io.ReadAll(io.LimitReader(body, maxErrorBytes))
 	var e errorBody
 	if json.Unmarshal(b, &e) == nil && len(e.Detail) > 0 && string(e.Detail) != "null" {
 		var s string
 		if json.Unmarshal(e.Detail, &s) == nil {
-			return s
+			return s, string(b)
 		}
-		return string(e.Detail)
+		return string(e.Detail), string(b)
 	}
-	return string(b)
+	return brief(string(b), contentType), string(b)
+}
+
+// brief is one line of a body that gives no detail: a gateway's page is
+// its title (or its first line of text), never the whole page. JSON is
+// kept whole, for cut to fold.
+func brief(body, contentType string) string {
+	trimmed := strings.TrimSpace(body)
+	if json.Valid([]byte(trimmed)) {
+		return body
+	}
+	lower := strings.ToLower(trimmed)
+	if strings.Contains(strings.ToLower(contentType), "html") || strings.HasPrefix(lower, "<!doctype html") || strings.HasPrefix(lower, "<html") {
+		body = htmlText(trimmed)
+	}
+	for line := range strings.Lines(body) {
+		if l := strings.TrimSpace(line); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// htmlText is a page's title when it has one, else its text, a line per
+// run of text, without scripts and styles.
+func htmlText(page string) string {
+	z := html.NewTokenizer(strings.NewReader(page))
+	var text, title strings.Builder
+	skip, inTitle := 0, false
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			if t := strings.Join(strings.Fields(title.String()), " "); t != "" {
+				return t
+			}
+			return text.String()
+		case html.StartTagToken:
+			switch name, _ := z.TagName(); string(name) {
+			case "script", "style":
+				skip++
+			case "title":
+				inTitle = true
+			}
+		case html.EndTagToken:
+			switch name, _ := z.TagName(); string(name) {
+			case "script", "style":
+				skip = max(skip-1, 0)
+			case "title":
+				inTitle = false
+			}
+		case html.TextToken:
+			switch {
+			case inTitle:
+				title.Write(z.Text())
+			case skip == 0:
+				if t := strings.TrimSpace(string(z.Text())); t != "" {
+					text.WriteString(t + "\n")
+				}
+			}
+		}
+	}
 }
 
 func (c *Client) redact(msg string, secrets []string) string {

@@ -83,7 +83,7 @@ func TestClient_typedErrors(t *testing.T) {
 		{409, "application/json", `{"detail": "job is inactive"}`, "job is inactive"},
 		{400, "application/json", `{"detail": {"name": ["too long"]}}`, `{"name": ["too long"]}`},
 		{400, "application/json", `{"errors": "other shape"}`, `{"errors": "other shape"}`},
-		{500, "text/html", "<html>\n<body>\tBad things</body></html>", "<html> <body> Bad things</body></html>"},
+		{500, "text/html", "<html>\n<body>\tBad things</body></html>", "Bad things"},
 		{418, "text/plain", long, strings.Repeat("é", maxMessageRunes) + "…"},
 		{400, "text/plain", "", ""},
 	} {

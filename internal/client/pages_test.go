@@ -94,7 +94,7 @@ func TestList_hostileAnswers(t *testing.T) {
 		wantErr    string
 	}{
 		{"HTML instead of JSON", "<!DOCTYPE html><html><body>Bad gateway</body></html>", 0, "not the JSON expected"},
-		{"truncated JSON", `{"count": 2, "next_page": null, "results": [{"_id": "a", "name": "x"}, {"_id": "b"`, 0, "not the JSON expected"},
+		{"truncated JSON", `{"count": 2, "next_page": null, "results": [{"_id": "a", "name": "x"}, {"_id": "b"`, 0, "the answer was cut short"},
 		{"empty body", "", 0, "empty body where JSON was expected"},
 		{"a JSON array instead of an envelope", `[{"_id": "a"}]`, 0, "not the JSON expected"},
 		{"a job of the wrong shape", `{"results": [{"_id": 12}]}`, 0, "not the JSON expected"},

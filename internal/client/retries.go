@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -51,6 +52,10 @@ func (c *Client) do(ctx context.Context, r request) error {
 			return nil
 		}
 		switch {
+		case !retryable && attempt > 0 && !err.Sent && unreachedError(err) != nil:
+			// Refused without sending: the retries of reaching the service
+			// stopped while this request waited for its next attempt.
+			return gaveUp(err, attempt, start, "")
 		case !retryable:
 			return err
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -61,16 +66,14 @@ func (c *Client) do(ctx context.Context, r request) error {
 		limit, shared := end, !ok
 		unreached := unreachedError(err)
 		if unreached != nil {
-			if by := c.stoppedBy.Load(); by != nil {
-				unreached.StoppedBy = *by
+			if by := c.stoppedReaching(); by != "" {
+				unreached.StoppedBy = by
 				return gaveUp(err, attempt+1, start, "")
 			}
 			// Not reaching the service is the Client's to retry, not each
 			// request's: its budget runs from the streak's first failure.
-			if since := c.unreachedSince.Load(); since != 0 {
-				if e := time.Unix(0, since).Add(c.budget); e.Before(limit) {
-					limit, shared = e, true
-				}
+			if e := c.streakEnd(); !e.IsZero() && e.Before(limit) {
+				limit, shared = e, true
 			}
 		}
 		wait := c.backoff(attempt, retryAfter)
@@ -108,24 +111,118 @@ func unreachedError(err *Error) *ConnectError {
 	return nil
 }
 
-func (c *Client) failedToReach(t time.Time) {
-	c.unreachedSince.CompareAndSwap(0, t.UnixNano())
+// reach is the Client's streak of failures to reach the service, which
+// only an answer ends (README.md, "Rate limits and retries").
+type reach struct {
+	mu        sync.Mutex
+	since     time.Time     // the streak's first failed attempt; zero when none
+	cause     *ConnectError // its latest failure
+	stoppedBy string        // what stopped its retries; empty while they go on
+	stop      chan struct{} // closed when stoppedBy is set
+	probing   bool          // a request checks whether the service is back
+}
+
+func (c *Client) failedToReach(t time.Time, ce *ConnectError) {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	if c.reach.since.IsZero() {
+		c.reach.since = t
+	}
+	cause := *ce // the request's own may change
+	c.reach.cause = &cause
+}
+
+// streakEnd is when the streak's budget ends; zero when there is no streak.
+func (c *Client) streakEnd() time.Time {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	if c.reach.since.IsZero() {
+		return time.Time{}
+	}
+	return c.reach.since.Add(c.budget)
 }
 
 func (c *Client) stopReaching(ce *ConnectError, limit string) {
-	c.stoppedBy.CompareAndSwap(nil, &limit)
-	if by := c.stoppedBy.Load(); by != nil {
-		ce.StoppedBy = *by
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	c.stopLocked(limit)
+	ce.StoppedBy = c.reach.stoppedBy
+}
+
+func (c *Client) stopLocked(limit string) {
+	if c.reach.stoppedBy == "" {
+		c.reach.stoppedBy = limit
+		close(c.reach.stop)
 	}
 }
 
-// reached: any answer or connection ends a streak of failures to reach.
-func (c *Client) reached() {
-	if c.unreachedSince.Load() != 0 {
-		c.unreachedSince.Store(0)
+// stoppedReaching is what stopped the retries of reaching the service, or
+// "" while they go on.
+func (c *Client) stoppedReaching() string {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	return c.reach.stoppedBy
+}
+
+// reachStopped tells whether the retries of reaching the service have
+// stopped; a streak past its budget stops them here too, so that requests
+// waiting for a slot do not each wait out a request timeout. Else it gives
+// the channel closed when they stop, and the end of the streak's budget
+// (zero when there is no streak).
+func (c *Client) reachStopped() (stop <-chan struct{}, end time.Time, stopped bool) {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	r := &c.reach
+	if !r.since.IsZero() {
+		end = r.since.Add(c.budget)
 	}
-	if c.stoppedBy.Load() != nil {
-		c.stoppedBy.Store(nil)
+	if r.stoppedBy == "" && !end.IsZero() && !time.Now().Before(end) {
+		c.stopLocked(fmt.Sprintf("the retry budget (%s)", c.budget))
+	}
+	return r.stop, end, r.stoppedBy != ""
+}
+
+// takeProbe makes the caller the one request that checks whether the
+// service is back, if none does and the retries have stopped.
+func (c *Client) takeProbe() bool {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	if c.reach.probing || c.reach.stoppedBy == "" {
+		return false
+	}
+	c.reach.probing = true
+	return true
+}
+
+func (c *Client) endProbe() {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	c.reach.probing = false
+}
+
+// refusal is the streak's cause, for a request that fails without being
+// sent; nil once the streak has ended.
+func (c *Client) refusal() *ConnectError {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	if c.reach.stoppedBy == "" || c.reach.cause == nil {
+		return nil
+	}
+	ce := *c.reach.cause
+	ce.StoppedBy = c.reach.stoppedBy
+	return &ce
+}
+
+// reached: an answer, whatever its status, ends a streak of failures to
+// reach; a connection alone does not, since a service may take requests
+// and never answer.
+func (c *Client) reached() {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	c.reach.since, c.reach.cause = time.Time{}, nil
+	if c.reach.stoppedBy != "" {
+		c.reach.stoppedBy = ""
+		c.reach.stop = make(chan struct{})
 	}
 }
 
@@ -134,8 +231,11 @@ func gaveUp(err *Error, attempts int, start time.Time, limit string) *Error {
 	return err
 }
 
-// acquire takes a slot once no pause holds; the caller gives it back.
-func (c *Client) acquire(ctx context.Context) error {
+// acquire takes a slot once no pause holds; the caller gives it back. Once
+// the retries of reaching the service have stopped, one request at a time
+// goes on, as a probe, when a slot is free (attempts in flight already tell
+// whether the service is back), and the others get the cause, unsent.
+func (c *Client) acquire(ctx context.Context) (probe bool, refused *ConnectError, err error) {
 	for {
 		for {
 			d := time.Until(time.Unix(0, c.pausedUntil.Load()))
@@ -143,25 +243,68 @@ func (c *Client) acquire(ctx context.Context) error {
 				break
 			}
 			if err := Sleep(ctx, d); err != nil {
-				return err
+				return false, nil, err
 			}
 		}
-		select {
-		case c.slots <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
+		stop, end, stopped := c.reachStopped()
+		if stopped {
+			if c.takeProbe() {
+				select {
+				case c.slots <- struct{}{}:
+					return true, nil, nil
+				default:
+					c.endProbe()
+				}
+			}
+			if ce := c.refusal(); ce != nil {
+				return false, ce, nil
+			}
+			continue
+		}
+		took, err := c.waitForSlot(ctx, stop, end)
+		if err != nil {
+			return false, nil, err
+		}
+		if !took {
+			continue
 		}
 		switch {
 		case ctx.Err() != nil:
 			// Both were ready, and select took the slot.
 			<-c.slots
-			return ctx.Err()
-		case time.Now().UnixNano() >= c.pausedUntil.Load():
-			return nil
+			return false, nil, ctx.Err()
+		case time.Now().UnixNano() < c.pausedUntil.Load():
+			// A pause began while this request waited: it holds this one too.
+			<-c.slots
+			continue
 		}
-		// A pause began while this request waited: it holds this one too.
-		<-c.slots
+		if _, _, stopped := c.reachStopped(); stopped {
+			<-c.slots
+			continue
+		}
+		return false, nil, nil
 	}
+}
+
+// waitForSlot takes a slot, or tells that the retries of reaching the
+// service stopped meanwhile: the end of the streak's budget stops them even
+// while every slot is held.
+func (c *Client) waitForSlot(ctx context.Context, stop <-chan struct{}, end time.Time) (bool, error) {
+	var expire <-chan time.Time
+	if !end.IsZero() {
+		t := time.NewTimer(time.Until(end))
+		defer t.Stop()
+		expire = t.C
+	}
+	select {
+	case c.slots <- struct{}{}:
+		return true, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-stop:
+	case <-expire:
+	}
+	return false, nil
 }
 
 // pause: a Retry-After on a 429 or 503 pauses the client, not one request.

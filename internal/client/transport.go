@@ -142,12 +142,16 @@ const (
 	UnknownHost             ConnectFailure = "unknown host"
 	ServiceSpeaksHTTP       ConnectFailure = "service speaks http"
 	ServiceSpeaksTLS        ConnectFailure = "service speaks https"
-	// Unreachable, unlike the others, may change: it is retried.
+	// Unreachable and NoAnswer, unlike the others, may change: they are
+	// retried, by the budget of a service out of reach.
 	Unreachable ConnectFailure = "unreachable"
+	// NoAnswer is a request that got no answer within the request timeout;
+	// unlike the others, it may have been sent (Error.Sent).
+	NoAnswer ConnectFailure = "no answer"
 )
 
-// ConnectError is a request that never reached the service. It never
-// holds the proxy's credentials.
+// ConnectError is a request that never reached the service, or (NoAnswer)
+// got no answer from it. It never holds the proxy's credentials.
 type ConnectError struct {
 	Failure          ConnectFailure
 	Host             string
@@ -156,6 +160,8 @@ type ConnectError struct {
 	ProxyStatus      int // the proxy's answer to CONNECT; 0 for none
 	Cert             *x509.Certificate
 	Err              error
+	// Timeout is the request timeout that NoAnswer waited out.
+	Timeout time.Duration
 	// StoppedBy is what ended the Client's retries of reaching the service,
 	// such as "the retry budget (5m0s)"; empty while it still retries.
 	StoppedBy string
@@ -187,6 +193,8 @@ func (e *ConnectError) Error() string {
 		return fmt.Sprintf("base_url says http://, but the service at %s speaks TLS (https): its TLS server refused the plain http request (%v)", e.Host, e.Err)
 	case Unreachable:
 		return unreachableCause(e.Host, e.Err)
+	case NoAnswer:
+		return fmt.Sprintf("nothing answered at %s within request_timeout (%s)", e.Host, e.Timeout)
 	case ProxyAuthRequired:
 		if e.ProxyCredentials {
 			return fmt.Sprintf("the proxy at %s refused the credentials given (407 Proxy Authentication Required)", e.Proxy)
@@ -211,7 +219,7 @@ func (e *ConnectError) Unwrap() error { return e.Err }
 // refuses the tunnel a wrong base_url; only one that timed out may change.
 func (e *ConnectError) Permanent() bool {
 	switch e.Failure {
-	case Unreachable:
+	case Unreachable, NoAnswer:
 		return false
 	case ProxyRefused:
 		return !isTimeout(e.Err)

@@ -1424,6 +1424,96 @@ func TestAccConnector_refreshOverFailingLists(t *testing.T) {
 	}
 }
 
+// TestAccConnector_refreshOverCutAnswers: with 30% of the reads' answers
+// cut short mid-body (the connection dropped before Content-Length), a
+// refresh plan succeeds in one run and proposes nothing.
+func TestAccConnector_refreshOverCutAnswers(t *testing.T) {
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	e.RequireSandbox(t, "cut answers short")
+	madeOutside(t, e, 280)
+	dir := acctest.ConfigDir(t, acctest.FleetHCL(20, "", false))
+	vars := e.ServiceEnv()
+	eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false")
+	ids := connectorsByAddress(t, eng, dir)
+	if err := e.Sandbox.SetFaults(sandbox.Faults{Rate: 0.3, When: sandbox.FaultsCut, Methods: []string{"GET"}, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	before := e.Sandbox.Stats().Faults
+	actions, _ := eng.Plan(t, dir, vars)
+	for addr := range ids {
+		acctest.ExpectActions(t, actions, addr, "no-op")
+	}
+	if e.Sandbox.Stats().Faults == before {
+		t.Error("the plan met no answer cut short")
+	}
+}
+
+// TestAccConnector_serviceNeverAnswers: against a service that takes
+// requests and never answers, a plan refreshing 40 connectors fails within
+// one retry budget (here max_retries) and a request timeout or so, naming
+// the host, the port and request_timeout, instead of retrying each read in
+// turn.
+func TestAccConnector_serviceNeverAnswers(t *testing.T) {
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	e.RequireSandbox(t, "hold requests unanswered")
+	t.Cleanup(e.Sandbox.Close) // before the server stops: it would wait for the held requests
+	const n = 40
+	dir := acctest.ConfigDir(t, acctest.FleetHCL(n, "request_timeout = \"2s\"\n  max_retries     = 2", false))
+	vars := e.ServiceEnv()
+	eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false")
+	if err := e.Sandbox.SetFaults(sandbox.Faults{Rate: 1, When: sandbox.FaultsHang}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err := eng.Try(dir, vars, "plan", "-input=false", "-no-color")
+	took := time.Since(start)
+	held := e.Sandbox.Stats().Faults
+	t.Logf("the plan ended after %v, %d requests held unanswered", took.Round(100*time.Millisecond), held)
+	if err == nil {
+		t.Fatal("the plan against a service that never answers succeeded")
+	}
+	host := strings.TrimPrefix(e.BaseURL, "http://")
+	for _, want := range []string{"nothing answered at " + host, "within request_timeout (2s)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the plan's error does not say %q:\n%v", want, err)
+		}
+	}
+	// A budget of 3 attempts of 2 s each, and one more timeout: far less
+	// than the minutes of a budget per read.
+	if took > 90*time.Second {
+		t.Errorf("the plan took %v to fail", took)
+	}
+	if held >= n {
+		t.Errorf("%d requests were sent to a service that never answers, want fewer than one per connector (%d)", held, n)
+	}
+}
+
+// TestAccConnector_wrongKeyRefresh: a wrong API key on a refresh of 200
+// connectors fails the plan after a handful of requests, not one per
+// connector: after the first 401 the provider sends nothing more.
+func TestAccConnector_wrongKeyRefresh(t *testing.T) {
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	e.RequireSandbox(t, "count the requests")
+	const n = 200
+	dir := acctest.ConfigDir(t, acctest.FleetHCL(n, "", false))
+	vars := e.ServiceEnv()
+	eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false", "-parallelism=20")
+	before := e.Sandbox.Stats().Requests
+	_, err := eng.Try(dir, append(vars, acctest.EnvAPIKey+"=wrong-key-"+strings.Repeat("9", 24)), "plan", "-input=false", "-no-color")
+	sent := e.Sandbox.Stats().Requests - before
+	if err == nil || !strings.Contains(err.Error(), "Authentication Failed") {
+		t.Fatalf("the plan with a wrong key: %v", err)
+	}
+	t.Logf("%d requests; %d errors", sent, strings.Count(err.Error(), "Error: "))
+	// At most the requests sent at once before the first 401 came back.
+	if sent > 2*client.DefaultMaxConcurrentRequests {
+		t.Errorf("the plan with a wrong key sent %d requests, want a handful", sent)
+	}
+}
+
 // TestAccReliability_faults applies 12 connectors, 12 triggers and a jobs
 // data source over 300 jobs while 30% of the requests fail (429, 500, 502,
 // 503, 504) and every request waits: the apply completes, or fails with the

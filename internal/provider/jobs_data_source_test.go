@@ -195,6 +195,31 @@ func TestAccJobsDataSource_unknownAPIKey(t *testing.T) {
 	}
 }
 
+// TestAccJobsDataSource_cutAnswers: with 30% of the pages' answers cut
+// short mid-body, the data source still reads every job, in order, once.
+func TestAccJobsDataSource_cutAnswers(t *testing.T) {
+	const jobs = 1000
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: jobs})
+	e.RequireSandbox(t, "cut answers short")
+	if err := e.Sandbox.SetFaults(sandbox.Faults{Rate: 0.3, When: sandbox.FaultsCut, Methods: []string{"GET"}, Seed: 9}); err != nil {
+		t.Fatal(err)
+	}
+	var want []client.Job
+	for _, j := range sandbox.SeedJobs(e.WorkspaceID, jobs) {
+		want = append(want, client.Job{ID: j.ID})
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:            e.ProviderConfig() + `data "dataintegration_jobs" "test" {}`,
+			ConfigStateChecks: []statecheck.StateCheck{acctest.ExpectIDs(acctest.JobIDs(want))},
+		}},
+	})
+	if f := e.Sandbox.Stats().Faults; f == 0 {
+		t.Error("no answer was cut short")
+	}
+}
+
 // TestJobsDataSource_readsEachPageOnce: over 10,000 jobs, the data source
 // makes exactly 100 list requests, the API's floor, and returns every job.
 func TestJobsDataSource_readsEachPageOnce(t *testing.T) {

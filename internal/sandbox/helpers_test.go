@@ -6,6 +6,7 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -69,6 +70,9 @@ func (h *harness) call(method, path, apiKey string, body any) (int, http.Header,
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		return resp.StatusCode, resp.Header, string(raw)
+	}
 	var out any
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &out); err != nil {
@@ -103,6 +107,16 @@ func (h *harness) expect(method, path string, body any, status int, want string)
 	return out
 }
 
+// expectGateway checks that a gateway's HTML page answered status.
+func (h *harness) expectGateway(method, path string, body any, status int) {
+	h.t.Helper()
+	st, hdr, out := h.call(method, path, key, body)
+	page, _ := out.(string)
+	if want := fmt.Sprintf("<title>%d %s</title>", status, http.StatusText(status)); st != status || hdr.Get("Content-Type") != "text/html" || !strings.Contains(page, want) {
+		h.t.Fatalf("%s %s: status %d, Content-Type %q, body %v; want a gateway's page of %d", method, path, st, hdr.Get("Content-Type"), out, status)
+	}
+}
+
 func jobsPath(query string) string {
 	return "/developers/workspaces/" + ws + "/jobs/" + query
 }
@@ -114,3 +128,6 @@ func connectorBody(name string) map[string]any {
 		"configuration":  map[string]any{"url": "https://acme.example.com", "token": "secret-token", "agent_email": "agent@acme.com"},
 	}
 }
+
+// inFlightNow is how many requests of the API the sandbox holds.
+func (s *Server) inFlightNow() int64 { s.mu.Lock(); defer s.mu.Unlock(); return s.inFlight }

@@ -63,6 +63,8 @@ type Server struct {
 	variant    Variant
 	rateLimit  int
 	buckets    map[string]*bucket // API key → its token bucket
+	closing    chan struct{}      // closed by Close
+	closeOnce  sync.Once
 }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
@@ -99,6 +101,7 @@ func New(cfg Config) (*Server, error) {
 		variant:    cfg.Variant.clone(),
 		rateLimit:  cfg.RateLimit,
 		buckets:    map[string]*bucket{},
+		closing:    make(chan struct{}),
 	}
 	for _, k := range cfg.Keys {
 		if k.APIKey == "" {
@@ -169,7 +172,7 @@ func (s *Server) handle(pattern string, fn handlerFunc) {
 	isAPI := strings.Contains(pattern, " /developers/")
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		s.count(r, route)
-		fault := 0
+		var drawn fault
 		if isAPI {
 			// A request refused for the rate is neither held nor faulted:
 			// it changes nothing, as a gateway in front of the service.
@@ -180,14 +183,19 @@ func (s *Server) handle(pattern string, fn handlerFunc) {
 			s.hold(1)
 			defer s.hold(-1)
 			var answered bool
-			if fault, answered = s.injectFault(w, r); answered {
+			if drawn, answered = s.injectFault(w, r); answered {
 				return
 			}
 		}
-		if fault != 0 {
+		switch drawn.when {
+		case FaultsAfter:
 			// An "after" fault carries the request out and loses its answer.
-			defer writeFault(w, fault)
+			defer writeFault(w, drawn.status)
 			w = &discardWriter{header: http.Header{}}
+		case FaultsCut:
+			cw := &cutWriter{header: http.Header{}}
+			defer cw.send(w)
+			w = cw
 		}
 		key := r.Header.Get("Authorization")
 		bound, ok := s.keys[key]
@@ -234,6 +242,9 @@ type statusRecorder struct {
 	http.ResponseWriter
 	status int
 }
+
+// Unwrap lets a "cut" fault flush the connection.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 func (r *statusRecorder) WriteHeader(code int) {
 	r.status = code

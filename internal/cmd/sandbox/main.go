@@ -195,6 +195,8 @@ func run(args []string) error {
 	}
 
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	// Requests that "hang" faults hold would keep Shutdown waiting.
+	hs.RegisterOnShutdown(srv.Close)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)

@@ -1,0 +1,207 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+const connectorJSON = `{"_id": "c-1", "_created_at": "2026-01-05T10:00:00.000Z", "_updated_at": "2026-01-05T10:00:00.000Z", "name": "n", "connector_name": "customer_service", "configuration": {"url": "https://a.example.com", "agent_email": "a@example.com"}, "streams": ["tickets"]}`
+
+// cutAnswer answers 2xx with body, cut short in one of the ways a
+// connection ends mid-body.
+func cutAnswer(t *testing.T, w http.ResponseWriter, status int, how, body string) {
+	t.Helper()
+	half := body[:len(body)/2]
+	switch how {
+	case "content-length not met", "reset":
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", status, http.StatusText(status), len(body), half)
+		_ = buf.Flush()
+		if tc, ok := conn.(*net.TCPConn); ok && how == "reset" {
+			_ = tc.SetLinger(0)
+		}
+		_ = conn.Close()
+	case "chunked, closed":
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n", status, http.StatusText(status), len(half), half)
+		_ = buf.Flush()
+		_ = conn.Close()
+	case "JSON cut off":
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, half)
+	default:
+		t.Fatalf("no way %q", how)
+	}
+}
+
+var cutWays = []string{"content-length not met", "reset", "chunked, closed", "JSON cut off"}
+
+// TestClient_cutBodyOfAReadIsRetried: a read whose answer ends before its
+// body does is retried as a 502 is, whichever way the body was cut.
+func TestClient_cutBodyOfAReadIsRetried(t *testing.T) {
+	for _, how := range cutWays {
+		t.Run(how, func(t *testing.T) {
+			var rec recorder
+			ts := rec.server(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+				if n <= 2 {
+					cutAnswer(t, w, 200, how, connectorJSON)
+					return
+				}
+				_, _ = io.WriteString(w, connectorJSON)
+			})
+			got, err := newTestClient(t, ts.URL).GetConnector(context.Background(), testWS, "c-1")
+			if err != nil || got.Name != "n" || rec.count() != 3 {
+				t.Fatalf("%d requests, err %v; want success at the third", rec.count(), err)
+			}
+			// Cut every time, it fails as a 502 would, at max_retries.
+			var always recorder
+			ts = always.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { cutAnswer(t, w, 200, how, connectorJSON) })
+			_, err = newTestClient(t, ts.URL).GetConnector(context.Background(), testWS, "c-1")
+			var e *Error
+			if !errors.As(err, &e) || e.StatusCode != 200 || !e.Capped || always.count() != 4 || !strings.Contains(err.Error(), "the answer was cut short") {
+				t.Errorf("cut every time: %d requests, %v", always.count(), err)
+			}
+		})
+	}
+}
+
+// TestClient_cutBodyOfAWrite: a create whose answer is cut short may have
+// been carried out: it is a lost answer, not sent again. An update, which
+// may be sent again, is retried.
+func TestClient_cutBodyOfAWrite(t *testing.T) {
+	for _, how := range cutWays {
+		t.Run(how, func(t *testing.T) {
+			var rec recorder
+			ts := rec.server(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				if n == 1 {
+					cutAnswer(t, w, map[string]int{"POST": 201, "PATCH": 200}[r.Method], how, connectorJSON)
+					return
+				}
+				_, _ = io.WriteString(w, connectorJSON)
+			})
+			c := newTestClient(t, ts.URL)
+			_, err := c.CreateConnector(context.Background(), testWS, ConnectorSpec{Name: "n", Token: "t"})
+			var e *Error
+			if !errors.As(err, &e) || e.StatusCode != 201 || !e.MayHaveTakenEffect() || rec.count() != 1 || !strings.Contains(err.Error(), "the answer was cut short") {
+				t.Errorf("create cut short: %d requests, %v; want a lost answer after one", rec.count(), err)
+			}
+
+			var upd recorder
+			ts = upd.server(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				if n == 1 {
+					cutAnswer(t, w, 200, how, connectorJSON)
+					return
+				}
+				_, _ = io.WriteString(w, connectorJSON)
+			})
+			if _, err := newTestClient(t, ts.URL).UpdateConnector(context.Background(), testWS, "c-1", ConnectorUpdate{Name: new("n")}); err != nil || upd.count() != 2 {
+				t.Errorf("update cut short: %d requests, %v; want success at the second", upd.count(), err)
+			}
+		})
+	}
+}
+
+// TestClient_gatewayPagesQuotedBriefly: a page that a load balancer answers
+// instead of the service is quoted by its title, or its first line of
+// text; a body that is not JSON gives its first line.
+func TestClient_gatewayPagesQuotedBriefly(t *testing.T) {
+	for _, c := range []struct {
+		name, contentType, body, message string
+	}{
+		{"nginx", "text/html", "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n", "502 Bad Gateway"},
+		{"AWS ALB", "text/html", "<html>\r\n<head><title>504 Gateway Time-out</title></head>\r\n<body>\r\n<center><h1>504 Gateway Time-out</h1></center>\r\n</body>\r\n</html>\r\n", "504 Gateway Time-out"},
+		{"Cloudflare", "text/html; charset=UTF-8", `<!DOCTYPE html>
+<!--[if lt IE 7]> <html class="no-js ie6 oldie" lang="en-US"> <![endif]-->
+<html class="no-js" lang="en-US">
+<head>
+<title>api.example.com | 502: Bad gateway</title>
+<meta charset="UTF-8" />
+<style>body{margin:0}</style>
+<script>(function(){window._cf_chl_opt={};})();</script>
+</head>
+<body>
+<div id="cf-wrapper"><h1>Bad gateway <span>Error code 502</span></h1>
+<p>Visit <a href="https://www.cloudflare.com/5xx-error-landing">cloudflare.com</a> for more information.</p></div>
+</body>
+</html>`, "api.example.com | 502: Bad gateway"},
+		{"a page without a title, and no Content-Type", "", "<!DOCTYPE html><html><head><style>h1{}</style></head><body>\n<h1>Service Unavailable</h1>\n<p>The server is temporarily unable to service your request.</p></body></html>", "Service Unavailable"},
+		{"text of several lines", "text/plain", "\n  upstream connect error or disconnect/reset before headers\nreset reason: connection termination\n", "upstream connect error or disconnect/reset before headers"},
+		{"JSON detail of several lines", "application/json", `{"detail": "first\nsecond"}`, "first second"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var rec recorder
+			ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+				if c.contentType != "" {
+					w.Header().Set("Content-Type", c.contentType)
+				} else {
+					w.Header()["Content-Type"] = nil
+				}
+				w.WriteHeader(http.StatusBadGateway)
+				_, _ = io.WriteString(w, c.body)
+			})
+			err := newTestClient(t, ts.URL, func(cfg *Config) { cfg.MaxRetries = 0 }).CancelJob(context.Background(), testWS, "j1")
+			var e *Error
+			if !errors.As(err, &e) || e.StatusCode != http.StatusBadGateway || e.Message != c.message {
+				t.Errorf("message %q, want %q (%v)", e.Message, c.message, err)
+			}
+		})
+	}
+}
+
+// TestClient_keyRefusedSendsNoMore: once the service refuses the API key,
+// the client sends nothing more with it: each later call fails at once,
+// with the first refusal's status and message, and names its own request.
+func TestClient_keyRefusedSendsNoMore(t *testing.T) {
+	var rec recorder
+	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = io.WriteString(w, `{"detail": "Invalid API key."}`)
+	})
+	c := newTestClient(t, ts.URL)
+	_, err := c.GetConnector(context.Background(), testWS, "c-1")
+	var e *Error
+	if !errors.As(err, &e) || e.StatusCode != 401 || e.KeyRefused || !e.Sent {
+		t.Fatalf("the first refusal: %#v", err)
+	}
+	calls := []struct {
+		op, method, path string
+		call             func() error
+	}{
+		{"cancel job", "DELETE", "/developers/workspaces/" + testWS + "/jobs/j1/cancel/", func() error { return c.CancelJob(context.Background(), testWS, "j1") }},
+		{"trigger job", "POST", "/developers/workspaces/" + testWS + "/jobs/j2/run/", func() error { return c.TriggerJob(context.Background(), testWS, "j2", false) }},
+		{"list jobs", "GET", "/developers/workspaces/" + testWS + "/jobs/", func() error {
+			_, err := c.ListJobs(context.Background(), testWS, JobFilter{})
+			return err
+		}},
+		{"create connector", "POST", "/developers/workspaces/" + testWS + "/connectors/", func() error {
+			_, err := c.CreateConnector(context.Background(), testWS, ConnectorSpec{Name: "n"})
+			return err
+		}},
+	}
+	for i := range 200 {
+		call := calls[i%len(calls)]
+		err := call.call()
+		if !errors.As(err, &e) || !e.KeyRefused || e.StatusCode != 401 || e.Message != "Invalid API key." || e.Sent || e.MayHaveTakenEffect() ||
+			e.Operation != call.op || e.Method != call.method || e.Path != call.path {
+			t.Fatalf("call %d (%s): %#v", i, call.op, err)
+		}
+	}
+	if n := rec.count(); n != 1 {
+		t.Errorf("%d requests sent with a refused key, want the first alone", n)
+	}
+}
