@@ -57,7 +57,8 @@ var gaveUpAfter = regexp.MustCompile(`gave up after (\d+) attempts over (\S+), a
 // long; the figure is how long it took to fail. Then it plans a refresh of
 // 40 connectors against a loopback port where nothing listens: the plan
 // fails within one default budget and 30 s, not one budget per batch of
-// refreshes, every error naming the cause.
+// refreshes, every error naming the cause; and against a port that accepts
+// connections and never answers, the same.
 func BenchmarkServiceDown(b *testing.B) {
 	if b.N > 1 {
 		b.Skip("one run is the measure: use -benchtime 1x, as `make bench` does")
@@ -78,13 +79,13 @@ func BenchmarkServiceDown(b *testing.B) {
 	if m != nil {
 		said = fmt.Sprintf("%s attempts over %s", m[1], m[2])
 	}
-	closed := closedPortPlan(b, eng)
+	closed, silent := closedPortPlan(b, eng), silentPlan(b, eng)
 	rows := []acctest.BenchRow{{
 		Figure: "`apply` of one connector against a service that answers every request 503 (Retry-After: 1 s), default retry budget (" + client.DefaultRetryBudget.String() + ")",
 		Value:  fmt.Sprintf("failed after %v; the error says: %s", took.Round(100*time.Millisecond), said),
 		Target: "fails within the budget, saying how long it tried and how many times",
 		Met:    err != nil && m != nil && took < client.DefaultRetryBudget+time.Minute,
-	}, closed}
+	}, closed, silent}
 	fmt.Printf("\nMachine: %s/%s, %d CPUs, %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 	acctest.PrintFigures(rows)
 	if m == nil {
@@ -112,5 +113,31 @@ func closedPortPlan(b *testing.B, eng *acctest.Engine) acctest.BenchRow {
 		Value:  fmt.Sprintf("failed after %v; %d refreshes failed with Service Unreachable, %d naming the refused port", took.Round(100*time.Millisecond), failed, named),
 		Target: "fails within the budget + 30 s, naming the cause",
 		Met:    err != nil && failed > 0 && named == failed && took < client.DefaultRetryBudget+30*time.Second,
+	}
+}
+
+// silentPlan applies 40 connectors, then plans their refresh with base_url
+// at a loopback port that accepts connections and never answers, on the
+// defaults: the row of how long the plan took to fail. No answer counts as
+// not reaching the service, so the plan fails within one retry budget and
+// one request_timeout, not a budget per request in turn.
+func silentPlan(b *testing.B, eng *acctest.Engine) acctest.BenchRow {
+	e := acctest.NewEnv(b, sandbox.Config{Jobs: 0})
+	dir := acctest.ConfigDir(b, acctest.FleetHCL(40, "", false))
+	eng.Run(b, dir, e.ServiceEnv(), "apply", "-auto-approve", "-input=false", "-no-color")
+	silent := nettest.SilentAddr(b)
+	start := time.Now()
+	_, err := eng.Try(dir, e.ServiceEnv(acctest.EnvBaseURL+"=http://"+silent), "plan", "-input=false", "-no-color")
+	took := time.Since(start)
+	out := strings.Join(strings.Fields(fmt.Sprint(err)), " ")
+	failed := strings.Count(out, "Error: ")
+	named := strings.Count(out, "nothing answered at "+silent+" within request_timeout")
+	limit := client.DefaultRetryBudget + client.DefaultRequestTimeout
+	return acctest.BenchRow{
+		Figure: "`plan` refreshing 40 connectors against a loopback port that accepts connections and never answers, defaults (retry budget " +
+			client.DefaultRetryBudget.String() + ", request_timeout " + client.DefaultRequestTimeout.String() + ")",
+		Value:  fmt.Sprintf("failed after %v; %d errors, %d saying that nothing answered at %s", took.Round(100*time.Millisecond), failed, named, silent),
+		Target: "fails within the budget + one request_timeout (" + limit.String() + "), naming the host and port",
+		Met:    err != nil && failed > 0 && named >= failed && took < limit+15*time.Second,
 	}
 }
