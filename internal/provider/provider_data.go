@@ -78,6 +78,8 @@ type workspaceCheck struct {
 	mu    sync.Mutex
 	asked bool
 	err   error
+	// told is whether a plan was told of err already.
+	told bool
 }
 
 func (w *workspaceChecks) of(ws string) *workspaceCheck {
