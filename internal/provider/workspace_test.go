@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
@@ -130,5 +133,33 @@ func TestAccWorkspace_wrongKeyFailsThePlanOfCreates(t *testing.T) {
 	}
 	if ids := e.Sandbox.ConnectorIDs(e.WorkspaceID); len(ids) != 0 {
 		t.Errorf("connectors made: %v", ids)
+	}
+}
+
+// TestWorkspace_planOfACreateChecksTheKey: the plan of a create in the
+// provider's own workspace asks whether the key reaches it, and a refused
+// key fails that plan; the plan of a connector that stays in its workspace
+// asks nothing.
+func TestWorkspace_planOfACreateChecksTheKey(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{}, "not-a-key")
+	r, ok := configured(t, NewConnectorResource(), data).(resource.ResourceWithModifyPlan)
+	if !ok {
+		t.Fatal("the connector resource has no ModifyPlan")
+	}
+	modifyPlan := func(state tfsdk.State, planned connectorResourceModel) diag.Diagnostics {
+		plan := stateOf(t, r, planned)
+		resp := resource.ModifyPlanResponse{Plan: tfsdk.Plan(plan)}
+		r.ModifyPlan(t.Context(), resource.ModifyPlanRequest{State: state, Plan: tfsdk.Plan(plan), Config: tfsdk.Config(plan)}, &resp)
+		return resp.Diagnostics
+	}
+	kept := stateOf(t, r, connectorState(data.workspaceID, "7b0c6f5e-3f7c-4c55-9d55-1c6f3e0d2a10"))
+	failOn(t, modifyPlan(kept, connectorState(data.workspaceID, "7b0c6f5e-3f7c-4c55-9d55-1c6f3e0d2a10")))
+	if n := srv.Stats().Requests; n != 0 {
+		t.Errorf("the plan of a connector kept in its workspace sent %d requests, want none", n)
+	}
+	none := tfsdk.State{Schema: kept.Schema, Raw: tftypes.NewValue(kept.Raw.Type(), nil)}
+	onlyError(t, modifyPlan(none, plannedConnector(data)), "Authentication Failed", "HTTP 401", "Check api_key")
+	if n := srv.Stats().Requests; n != 1 {
+		t.Errorf("the plan of a create sent %d requests, want 1", n)
 	}
 }
