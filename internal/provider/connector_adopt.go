@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -57,16 +58,86 @@ func sameConnector(c client.Connector, sent client.ConnectorSpec) bool {
 		len(c.Streams) == len(streams) && sameElements(c.Streams, streams)
 }
 
-// createOrAdopt settles a failed create: one whose answer was lost may have made
-// the connector, adopted so that the next apply does not create a second.
+// The waits between the sends of a create that made nothing, as the client's
+// backoff: doubling, half of each random.
+const (
+	firstResendWait = 500 * time.Millisecond
+	maxResendWait   = 15 * time.Second
+)
+
+func resendWait(sends int) time.Duration {
+	d := min(firstResendWait<<min(sends-1, 10), maxResendWait)
+	return d/2 + rand.N(d/2+1)
+}
+
+// createOrAdopt settles a failed create. An answer that leaves unknown whether the
+// service acted (lost, 500, 502, 504) is settled by listing the name: a connector
+// made by one of the sends is adopted, so that no apply creates a second; when the
+// workspace holds no connector of the name at all, the create is sent again, within
+// the retry budget from start and max_retries. The caller holds the name's lock.
 func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagnostics, ws string, sent client.ConnectorSpec, start time.Time, err error) *client.Connector {
-	end := time.Now()
-	e, ok := errors.AsType[*client.Error](err)
-	if !ok || !e.MayHaveTakenEffect() {
-		addRequestError(diags, "Unable to Create Connector", ws, err)
-		return nil
+	budget, limit := ctx, "the operation's time limit"
+	if _, ok := ctx.Deadline(); !ok {
+		limit = fmt.Sprintf("the retry budget (%s)", shortDuration(r.data.retryBudget))
+		named, cancel := client.WithLimit(ctx, "the retry budget", r.data.retryBudget)
+		defer cancel()
+		var stop context.CancelFunc
+		budget, stop = context.WithDeadline(named, start.Add(r.data.retryBudget))
+		defer stop()
 	}
-	lost := answer(e)
+	for sends := 1; ; sends++ {
+		e, ok := errors.AsType[*client.Error](err)
+		if !ok || !e.MayHaveTakenEffect() {
+			addRequestError(diags, "Unable to Create Connector", ws, err)
+			return nil
+		}
+		c, none := r.settleCreate(ctx, diags, ws, sent, start, e, sends)
+		if !none {
+			return c
+		}
+		wait := resendWait(sends)
+		deadline, _ := budget.Deadline()
+		why := ""
+		switch {
+		case r.data.maxRetries >= 0 && sends > r.data.maxRetries:
+			why = fmt.Sprintf("max_retries (%d) was reached", r.data.maxRetries)
+		case ctx.Err() != nil:
+			why = "Terraform was interrupted"
+		case !time.Now().Add(wait).Before(deadline):
+			why = limit + " would run out first"
+		case client.Sleep(budget, wait) != nil:
+			why = "Terraform was interrupted"
+			if ctx.Err() == nil {
+				why = limit + " ran out"
+			}
+		}
+		if why != "" {
+			diags.AddError("Connector Not Created", fmt.Sprintf(
+				"%s. Workspace %s holds no connector named %q: the service did not create it, and applying again is safe. "+
+					"It was not sent again: %s.", sentTimes(e, sends), ws, sent.Name, why))
+			return nil
+		}
+		if c, err = r.data.client.CreateConnector(budget, ws, sent); err == nil {
+			return c
+		}
+	}
+}
+
+// sentTimes is the answer to the last of a create's sends, and which send it was.
+func sentTimes(e *client.Error, sends int) string {
+	lost := strings.TrimSuffix(answer(e), ".")
+	if sends == 1 {
+		return lost
+	}
+	return fmt.Sprintf("%s (send %d of the create: the %d before it made nothing)", lost, sends, sends-1)
+}
+
+// settleCreate looks for the connector that the sends of a create since start may
+// have made. none is true when the workspace holds no connector of the name at all;
+// else it returns the connector to adopt, or nil after an error.
+func (r *connectorResource) settleCreate(ctx context.Context, diags *diag.Diagnostics, ws string, sent client.ConnectorSpec, start time.Time, e *client.Error, sends int) (c *client.Connector, none bool) {
+	end := time.Now()
+	lost := sentTimes(e, sends)
 	// Done even when Terraform is interrupted: a connector made must reach the state.
 	found, lerr := connectorsByName(context.WithoutCancel(ctx), r.data.client, ws, sent.Name)
 	if lerr != nil {
@@ -75,7 +146,10 @@ func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagn
 				"Look in workspace %s for a connector of that name created at %s: if there is one, import it (%s); "+
 				"while it is there, applying again fails with Connector Name Taken rather than create a second.",
 			lost, sent.Name, lerr, ws, start.UTC().Format(time.RFC3339), importCommand(ws, "<id>")))
-		return nil
+		return nil, false
+	}
+	if len(found) == 0 {
+		return nil, true
 	}
 	l := sortLostCreate(found, sent, start, end)
 	switch {
@@ -85,7 +159,7 @@ func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagn
 			"%s. The service had created the connector all the same: connector %s, named %q, created at %s while the request was in flight, "+
 				"with the URL, agent e-mail and streams sent. It is recorded in the state as this resource and the apply goes on: nothing was created twice.",
 			lost, c.ID, c.Name, c.CreatedAt))
-		return &c
+		return &c, false
 	case len(l.during)+len(l.unsure) > 0:
 		diags.AddError("Connector May Have Been Created", fmt.Sprintf(
 			"%s. Workspace %s holds %d connectors named %q with the configuration sent that the service made during the request or after it, "+
@@ -98,7 +172,7 @@ func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagn
 				"the service did not create it, and applying again is safe.%s",
 			lost, ws, sent.Name, existedBefore(ws, l.before)))
 	}
-	return nil
+	return nil, false
 }
 
 // nameFree tells whether workspace ws has no connector of the name. A killed apply

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -120,6 +121,151 @@ func TestConnector_createLostAndNotMade(t *testing.T) {
 	onlyError(t, diags, "Connector Not Created", "HTTP 502", "the service did not create it, and applying again is safe")
 	if strings.Contains(diags[0].Detail(), other) || id != "" {
 		t.Errorf("the connector of another configuration was taken for the one sent: %v", diags)
+	}
+}
+
+// gatewayOfCreates stands in front of srv as a gateway that answers the
+// creates (POSTs) in turn as answers says: "before" answers 502 with its own
+// HTML page without passing the create on, "after" passes it on and answers
+// 502 all the same, "ok" passes it on; the creates after the last pass.
+// onCreate, if set, is called with each create's number before it is answered.
+func gatewayOfCreates(t *testing.T, srv *sandbox.Server, onCreate func(n int), answers ...string) string {
+	t.Helper()
+	var mu sync.Mutex
+	n := 0
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			srv.ServeHTTP(w, r)
+			return
+		}
+		mu.Lock()
+		n++
+		i := n
+		mu.Unlock()
+		if onCreate != nil {
+			onCreate(i)
+		}
+		how := "ok"
+		if i <= len(answers) {
+			how = answers[i-1]
+		}
+		switch how {
+		case "before":
+		case "after":
+			srv.ServeHTTP(httptest.NewRecorder(), r)
+		default:
+			srv.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = w.Write([]byte("<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>"))
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// resendingData is provider data whose client retries as the provider's
+// defaults do (no max_retries), within budget, through the gateway at base.
+func resendingData(t *testing.T, srv *sandbox.Server, base string, budget time.Duration, maxRetries int) *providerData {
+	t.Helper()
+	return unitData(t, base, sandbox.DefaultAPIKey, srv.Workspaces()[0], func(c *client.Config) {
+		c.MaxRetries, c.RetryBudget = maxRetries, budget
+	})
+}
+
+// TestConnector_createSentAgainWhenNothingMade: creates answered 502 by a
+// gateway that did not pass them on made nothing, so the provider sends the
+// create again, under the name lock, until one is answered: one connector,
+// recorded, with no diagnostic, since nothing is left unknown.
+func TestConnector_createSentAgainWhenNothingMade(t *testing.T) {
+	srv, err := sandbox.New(sandbox.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := resendingData(t, srv, gatewayOfCreates(t, srv, nil, "before", "before"), time.Minute, client.NoRetryLimit)
+	resp := createConnector(t, data)
+	failOn(t, resp.Diagnostics)
+	ids := srv.ConnectorIDs(data.workspaceID)
+	if len(ids) != 1 || stateID(t, resp) != ids[0] {
+		t.Errorf("the sandbox holds %v, the state %q: want the one connector, recorded", ids, stateID(t, resp))
+	}
+	if n := srv.Stats().ByRoute["POST "+acctest.RouteConnectors]; n != 1 {
+		t.Errorf("the service saw %d creates, want the third send alone", n)
+	}
+}
+
+// TestConnector_createSentAgainThenAdopted: the first send made nothing and
+// the second made the connector but lost its answer: the second is adopted,
+// not sent a third time.
+func TestConnector_createSentAgainThenAdopted(t *testing.T) {
+	srv, err := sandbox.New(sandbox.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sends := 0
+	base := gatewayOfCreates(t, srv, func(n int) { sends = n }, "before", "after")
+	data := resendingData(t, srv, base, time.Minute, client.NoRetryLimit)
+	resp := createConnector(t, data)
+	ids := srv.ConnectorIDs(data.workspaceID)
+	if len(ids) != 1 {
+		t.Fatalf("the sandbox holds %v, want one connector", ids)
+	}
+	onlyWarning(t, resp.Diagnostics, "Connector Created, Its Answer Lost", "HTTP 502", "send 2 of the create: the 1 before it made nothing", ids[0], "recorded in the state")
+	if stateID(t, resp) != ids[0] || sends != 2 {
+		t.Errorf("state %q, %d sends: want %s after 2", stateID(t, resp), sends, ids[0])
+	}
+}
+
+// TestConnector_createNotSentAgainPastItsLimits: a create that makes
+// nothing is sent again only within max_retries and the retry budget, and
+// never once Terraform is interrupted; each way, the error says which ended
+// the sends, and that applying again is safe.
+func TestConnector_createNotSentAgainPastItsLimits(t *testing.T) {
+	always := slices.Repeat([]string{"before"}, 100)
+	for name, tc := range map[string]struct {
+		budget     time.Duration
+		maxRetries int
+		interrupt  bool
+		sends      int // 0: at least 2
+		why        string
+	}{
+		"max_retries": {budget: time.Minute, maxRetries: 2, sends: 3, why: "max_retries (2) was reached"},
+		"budget":      {budget: 3 * time.Second, maxRetries: client.NoRetryLimit, why: "the retry budget (3s) would run out first"},
+		"interrupted": {budget: time.Minute, maxRetries: client.NoRetryLimit, interrupt: true, sends: 1, why: "Terraform was interrupted"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv, err := sandbox.New(sandbox.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			var sends atomic.Int64
+			base := gatewayOfCreates(t, srv, func(n int) {
+				sends.Store(int64(n))
+				if tc.interrupt {
+					cancel()
+				}
+			}, always...)
+			data := resendingData(t, srv, base, tc.budget, tc.maxRetries)
+			start := time.Now()
+			resp := createIn(ctx, t, configured(t, NewConnectorResource(), data), plannedConnector(data))
+			onlyError(t, resp.Diagnostics, "Connector Not Created", "HTTP 502", "applying again is safe", "It was not sent again: "+tc.why)
+			n := int(sends.Load())
+			if tc.sends != 0 && n != tc.sends || tc.sends == 0 && n < 2 {
+				t.Errorf("%d sends, want %d", n, tc.sends)
+			}
+			if n > 1 && !strings.Contains(resp.Diagnostics[0].Detail(), fmt.Sprintf("send %d of the create", n)) {
+				t.Errorf("the error does not count the %d sends: %s", n, resp.Diagnostics[0].Detail())
+			}
+			if took := time.Since(start); took > tc.budget+2*time.Second {
+				t.Errorf("the sends took %s, past the budget of %s", took, tc.budget)
+			}
+			if ids := srv.ConnectorIDs(data.workspaceID); len(ids) != 0 || stateID(t, resp) != "" {
+				t.Errorf("connectors %v, state %q", ids, stateID(t, resp))
+			}
+		})
 	}
 }
 
@@ -550,11 +696,11 @@ func TestAccLostAnswers_connectorsAndTriggers(t *testing.T) {
 
 // TestAccLostAnswers_mixedFaults: 15% of the POSTs fail before the service
 // sees them, and the answers of 15% of the rest are lost after it carried
-// them out, in every apply. A connector whose 502 came before is not
-// created: that apply fails saying so, and the next creates it. A trigger
-// whose 502 came before is recorded all the same, and its job does not
-// run: at most once. Within five applies the configuration converges with
-// 20 connectors, no job run twice, and an empty plan.
+// them out. A connector whose 502 came before is found not created and sent
+// again; one whose answer was lost is adopted. A trigger whose 502 came
+// before is recorded all the same, and its job does not run: at most once.
+// The first apply converges with 20 connectors, no job run twice, and an
+// empty plan.
 func TestAccLostAnswers_mixedFaults(t *testing.T) {
 	e := acctest.NewEngine(t)
 	env := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 100 * time.Millisecond})
@@ -574,33 +720,21 @@ func TestAccLostAnswers_mixedFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	total := map[string]int{}
-	applies := 0
-	for done := false; !done; {
-		if applies++; applies > 5 {
-			t.Fatalf("no convergence in 5 applies: %v", total)
-		}
-		diags, err := applyJSON(e, t, dir, vars)
-		for k, n := range diags {
-			total[k] += n
-		}
-		done = err == nil
-		if !done && diags["error: "+summaryNotCreated] == 0 {
-			t.Fatalf("apply %d failed without a connector found not created: %v", applies, err)
-		}
-		acctest.ExpectStateMatchesService(t, e, dir, &mixed, jobs)
+	diags, err := applyJSON(e, t, dir, vars)
+	if err != nil {
+		t.Fatalf("the first apply failed: %v; diagnostics %v", err, diags)
 	}
 	st := env.Sandbox.Stats()
 	ran := expectAtMostOnce(t, e, dir, &mixed, jobs, 20)
-	t.Logf("converged in %d applies: %d POSTs refused before the service, %d answers lost after it; "+
-		"%d connectors adopted, %d found not created (made by a later apply); %d triggers recorded without their answer; %d of 10 jobs ran",
-		applies, refused(), st.Faults, total["warning: "+summaryAdopted], total["error: "+summaryNotCreated], total["warning: "+summaryTriggerLost], ran)
+	t.Logf("%d POSTs refused before the service, %d answers lost after it; "+
+		"%d connectors adopted; %d triggers recorded without their answer; %d of 10 jobs ran",
+		refused(), st.Faults, diags["warning: "+summaryAdopted], diags["warning: "+summaryTriggerLost], ran)
 	if refused() == 0 || st.Faults == 0 {
 		t.Errorf("%d POSTs refused before the service and %d answers lost after it: the faults were not mixed", refused(), st.Faults)
 	}
-	if total["warning: "+summaryTriggerLost] != 10-ran+int(st.Faults)-total["warning: "+summaryAdopted] {
+	if diags["warning: "+summaryTriggerLost] != 10-ran+int(st.Faults)-diags["warning: "+summaryAdopted] {
 		t.Errorf("%d jobs did not run and %d trigger answers were lost after the service, but %d lost triggers were reported",
-			10-ran, int(st.Faults)-total["warning: "+summaryAdopted], total["warning: "+summaryTriggerLost])
+			10-ran, int(st.Faults)-diags["warning: "+summaryAdopted], diags["warning: "+summaryTriggerLost])
 	}
 	e.ExpectConverged(t, dir, vars)
 	if err := env.Sandbox.SetFaults(sandbox.Faults{}); err != nil {
@@ -609,10 +743,58 @@ func TestAccLostAnswers_mixedFaults(t *testing.T) {
 	e.Run(t, dir, env.ServiceEnv(jobsVar), "destroy", "-auto-approve", "-input=false")
 }
 
+// TestAccLostAnswers_createsBehindAGateway: 30 connectors created through a
+// gateway that answers 30% of the creates 502, before the service acted or
+// after it did, converge in one apply. A 502 before is settled by finding
+// no connector of the name, and the create is sent again; a 502 after is
+// settled by adopting the connector made. The service ends with each
+// connector once, the state holds what the service holds, and the next
+// plan is empty.
+func TestAccLostAnswers_createsBehindAGateway(t *testing.T) {
+	const n = 30
+	for _, when := range []string{sandbox.FaultsBefore, sandbox.FaultsAfter} {
+		t.Run(when, func(t *testing.T) {
+			e := acctest.NewEngine(t)
+			env := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+			env.RequireSandbox(t, "answer creates 502")
+			dir := acctest.ConfigDir(t, acctest.FleetHCL(n, "", false))
+			vars := env.ServiceEnv()
+			if err := env.Sandbox.SetFaults(sandbox.Faults{Rate: 0.3, Statuses: []int{502}, Methods: []string{"POST"}, When: when, Seed: 50}); err != nil {
+				t.Fatal(err)
+			}
+			diags, err := applyJSON(e, t, dir, vars)
+			if err != nil {
+				t.Fatalf("the apply failed: %v; diagnostics %v", err, diags)
+			}
+			st := env.Sandbox.Stats()
+			creates, adopted := st.ByRoute[routeCreateConnector], diags["warning: "+summaryAdopted]
+			t.Logf("%d creates sent, %d answered 502 %s the service acted; %d adopted; diagnostics %v", creates, st.Faults, when, adopted, diags)
+			switch {
+			case st.Faults == 0:
+				t.Error("no create was answered 502")
+			case when == sandbox.FaultsBefore && (creates != n+st.Faults || adopted != 0):
+				t.Errorf("%d creates sent and %d adopted, want each of the %d refused sent again and none adopted", creates, adopted, st.Faults)
+			case when == sandbox.FaultsAfter && (creates != n || int64(adopted) != st.Faults):
+				t.Errorf("%d creates sent and %d adopted, want %d creates and each of the %d lost answers adopted", creates, adopted, n, st.Faults)
+			}
+			expectAtMostOnce(t, e, dir, env, nil, n)
+			for name, ids := range env.ConnectorsByName(t) {
+				if len(ids) != 1 {
+					t.Errorf("the service holds %d connectors named %q", len(ids), name)
+				}
+			}
+			e.ExpectConverged(t, dir, vars)
+			if err := env.Sandbox.SetFaults(sandbox.Faults{}); err != nil {
+				t.Fatal(err)
+			}
+			e.Run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
+		})
+	}
+}
+
 // Summaries of the diagnostics a lost answer gives.
 const (
 	summaryAdopted       = "Connector Created, Its Answer Lost"
-	summaryNotCreated    = "Connector Not Created"
 	summaryTriggerLost   = "Job Triggered, Its Answer Lost"
 	routeCreateConnector = "POST /developers/workspaces/{workspace_id}/connectors/"
 	routeTriggerJob      = "POST /developers/workspaces/{workspace_id}/jobs/{_id}/run/"

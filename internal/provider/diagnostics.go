@@ -29,6 +29,11 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 				"Nothing was kept of it; run the command again.", e.Method, e.Path))
 		return
 	}
+	if e.KeyRefused {
+		// Once is enough for the cause and the fix; the rest only point there.
+		diags.AddError("Authentication Failed", keyRefused+" The first Authentication Failed error says why and how to fix it.")
+		return
+	}
 	msg := serviceMessage(e)
 	switch e.StatusCode {
 	case 0:
@@ -47,9 +52,13 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 	}
 }
 
+const keyRefused = "Not sent: the service refused the API key earlier in this run (HTTP 401), so the provider sends nothing more with it."
+
 // answer names the failed request and what the service answered, if anything.
 func answer(e *client.Error) string {
 	switch {
+	case e.KeyRefused:
+		return fmt.Sprintf("%s %s was not sent: the service refused the API key earlier in this run (HTTP 401)", e.Method, e.Path)
 	case e.StatusCode == 0:
 		return fmt.Sprintf("No answer from the service to %s %s: %v%s", e.Method, e.Path, e.Err, e.Retries())
 	case e.Err != nil:

@@ -111,3 +111,24 @@ func TestNetwork_unreachableDiagnostic(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnostics_keyRefusedIsShort: a request not sent because the key was
+// refused earlier says so in one sentence and points at the first error;
+// only that first one, a 401 the service sent, explains the cause and fix.
+func TestDiagnostics_keyRefusedIsShort(t *testing.T) {
+	first := &client.Error{Operation: "read connector", Method: "GET", Path: "/c/1/", StatusCode: 401, Message: "Invalid API key.", Sent: true}
+	later := &client.Error{Operation: "list jobs", Method: "GET", Path: "/jobs/", StatusCode: 401, Message: "Invalid API key.", KeyRefused: true}
+	var diags diag.Diagnostics
+	addRequestError(&diags, "Unable to Read Connector", sandbox.DefaultWorkspaceID, first)
+	onlyError(t, diags, "Authentication Failed", "HTTP 401: Invalid API key.", "Check api_key", EnvAPIKey)
+
+	diags = nil
+	addRequestError(&diags, "Unable to List Jobs", sandbox.DefaultWorkspaceID, later)
+	onlyError(t, diags, "Authentication Failed", "Not sent", "refused the API key earlier in this run", "The first Authentication Failed error says why and how to fix it")
+	if d := diags[0].Detail(); strings.Contains(d, "Check api_key") || strings.Contains(d, EnvAPIKey) || len(d) > 250 {
+		t.Errorf("the later diagnostic repeats the cause and fix: %s", d)
+	}
+	if a := answer(later); !strings.Contains(a, "GET /jobs/ was not sent") || strings.Contains(a, "answered") {
+		t.Errorf("a request never sent is told as answered: %s", a)
+	}
+}

@@ -8,6 +8,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http/httptest"
@@ -136,7 +137,8 @@ func unitData(t *testing.T, baseURL, apiKey, ws string, edit ...func(*client.Con
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &providerData{client: c, workspaceID: ws, secrets: []string{apiKey}}
+	return &providerData{client: c, workspaceID: ws, secrets: []string{apiKey},
+		retryBudget: cmp.Or(conf.RetryBudget, client.DefaultRetryBudget), maxRetries: conf.MaxRetries}
 }
 
 // configured is r after Configure with data.

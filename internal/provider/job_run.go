@@ -199,9 +199,10 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
-// triggerAnswerLost tells whether a failed trigger reached the service and lost
-// its answer. The API cannot say whether the job started, so the trigger counts
-// as done with a warning ending in then: sending it again could run the job twice.
+// triggerAnswerLost tells whether a failed trigger may have reached the service,
+// its answer lost or ambiguous. The API cannot say whether the job started, so the
+// trigger counts as done with a warning ending in then, which says how to run the
+// job again: sending it again could run the job twice.
 func triggerAnswerLost(ctx context.Context, diags *diag.Diagnostics, job string, err error, limit triggerLimit, then string) bool {
 	e, ok := errors.AsType[*client.Error](err)
 	if !ok || !e.MayHaveTakenEffect() {
@@ -212,7 +213,7 @@ func triggerAnswerLost(ctx context.Context, diags *diag.Diagnostics, job string,
 		lost = fmt.Sprintf("No answer from the service to %s %s before %s (%s) ran out", e.Method, e.Path, limit.setting, shortDuration(limit.d))
 	}
 	diags.AddWarning("Job Triggered, Its Answer Lost", fmt.Sprintf(
-		"%s. The trigger of job %s reached the service, but its answer was lost, so whether the job started is unknown: "+
-			"the service's API cannot say. %s", lost, job, then))
+		"%s. Whether the trigger of job %s was carried out is unknown: the service may have started the run before the answer failed, "+
+			"or the run may not have started at all, and the service's API cannot say which. %s", strings.TrimSuffix(lost, "."), job, then))
 	return true
 }

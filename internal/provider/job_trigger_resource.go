@@ -315,7 +315,7 @@ func (r *jobTriggerResource) Create(ctx context.Context, req resource.CreateRequ
 
 const triggerLostInState = "The trigger is recorded in the state all the same, so that no later apply sends it again " +
 	"and the job never runs twice for one trigger. If the job did not run (look at its executions in the service), " +
-	"run it again by changing the trigger's triggers."
+	"run it again by replacing this trigger, with `terraform apply -replace=<this resource's address>` (or by changing a value in its triggers)."
 
 // Read makes no request: a trigger is an event.
 func (r *jobTriggerResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}

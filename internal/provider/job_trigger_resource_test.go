@@ -3,12 +3,14 @@ package provider
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -856,12 +858,12 @@ func TestJobTrigger_whoseAnswerIsLost(t *testing.T) {
 			job, other := srv.Jobs(data.workspaceID)[0].ID, srv.Jobs(data.workspaceID)[1].ID
 			loseAnswers(t, srv, when, "POST")
 			resp := create(t, configured(t, NewJobTriggerResource(), data), triggerState(data.workspaceID, job, false))
-			onlyWarning(t, resp.Diagnostics, "Job Triggered, Its Answer Lost", "HTTP 502", job, "recorded in the state", "changing the trigger's triggers")
+			onlyWarning(t, resp.Diagnostics, "Job Triggered, Its Answer Lost", "HTTP 502", job, "recorded in the state", "terraform apply -replace=")
 			if resp.State.Raw.IsNull() {
 				t.Error("the trigger was not recorded: the next apply would send it again")
 			}
 			got := invoke(t, NewRunJobAction(), data, runJob(other, "wait"))
-			onlyWarning(t, got.diags, "Job Triggered, Its Answer Lost", "HTTP 502", other, "The action does not fail", "invoke the action again")
+			onlyWarning(t, got.diags, "Job Triggered, Its Answer Lost", "HTTP 502", other, "The action does not fail", "terraform apply -invoke=")
 			for _, j := range []string{job, other} {
 				if n := len(srv.Executions(data.workspaceID, j)); n != runs {
 					t.Errorf("job %s: %d executions, want %d", j, n, runs)
@@ -871,6 +873,39 @@ func TestJobTrigger_whoseAnswerIsLost(t *testing.T) {
 				t.Errorf("%d triggers sent, want one each", n)
 			}
 		})
+	}
+}
+
+// TestTriggerAnswerLost_saysWhatIsKnown: the warning of an ambiguous answer
+// quotes what came back (a status, or nothing), never says that the trigger
+// reached the service, says the run may not have started, and ends with how
+// to run the job again.
+func TestTriggerAnswerLost_saysWhatIsKnown(t *testing.T) {
+	limit := triggerLimit{d: time.Minute, setting: "timeouts.create"}
+	for name, tc := range map[string]struct {
+		err  error
+		want string
+	}{
+		"502": {&client.Error{Method: "POST", Path: "/run/", StatusCode: 502, Message: "502 Bad Gateway", Sent: true},
+			"The service answered HTTP 502 to POST /run/: 502 Bad Gateway."},
+		"504": {&client.Error{Method: "POST", Path: "/run/", StatusCode: 504, Sent: true}, "The service answered HTTP 504 to POST /run/"},
+		"no answer": {&client.Error{Method: "POST", Path: "/run/", Err: io.ErrUnexpectedEOF, Sent: true},
+			"No answer from the service to POST /run/: unexpected EOF."},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var diags diag.Diagnostics
+			if !triggerAnswerLost(t.Context(), &diags, "job-1", tc.err, limit, "Replace it.") {
+				t.Fatal("an ambiguous answer was not taken as lost")
+			}
+			onlyWarning(t, diags, "Job Triggered, Its Answer Lost", tc.want, "job-1", "may not have started", "Replace it.")
+			if d := diags[0].Detail(); strings.Contains(d, "reached the service") || !strings.HasSuffix(d, "Replace it.") {
+				t.Errorf("the warning claims more than is known, or does not end with how to run again: %s", d)
+			}
+		})
+	}
+	var diags diag.Diagnostics
+	if triggerAnswerLost(t.Context(), &diags, "job-1", &client.Error{Method: "POST", StatusCode: 503, Sent: true}, limit, "") || len(diags) != 0 {
+		t.Errorf("a 503, which the service answers without acting, was taken as lost: %v", diags)
 	}
 }
 

@@ -166,7 +166,8 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 		return
 	}
 
-	data := &providerData{workspaceID: workspaceID, secrets: append([]string{conf.APIKey}, proxySecrets()...)}
+	data := &providerData{workspaceID: workspaceID, secrets: append([]string{conf.APIKey}, proxySecrets()...),
+		retryBudget: client.DefaultRetryBudget, maxRetries: conf.MaxRetries}
 	conf.Log = func(ctx context.Context, msg string, fields map[string]any) {
 		tflog.Debug(data.maskedContext(ctx), msg, fields)
 	}

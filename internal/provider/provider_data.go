@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -20,6 +21,10 @@ type providerData struct {
 	jobs        jobIndex
 	names       nameLocks
 	reachable   workspaceChecks
+	// retryBudget and maxRetries are the client's settings: a create whose answer
+	// is ambiguous, and that made nothing, is sent again within them.
+	retryBudget time.Duration
+	maxRetries  int
 }
 
 // configuredData is nil when the provider is not configured yet.
@@ -73,6 +78,8 @@ type workspaceCheck struct {
 	mu    sync.Mutex
 	asked bool
 	err   error
+	// told is whether a plan was told of err already.
+	told bool
 }
 
 func (w *workspaceChecks) of(ws string) *workspaceCheck {

@@ -564,3 +564,45 @@ func TestAccNetwork_caCertificateFromTheEnvironment(t *testing.T) {
 		},
 	})
 }
+
+// TestAccProvider_passwordInAURLNeverPrinted: a literal password in the
+// provider's base_url or in a connector's url fails the plan with an error
+// that names the attribute, and the engine prints the password nowhere: no
+// diagnostic points at the attribute, whose configuration line the engine
+// would print.
+func TestAccProvider_passwordInAURLNeverPrinted(t *testing.T) {
+	eng := acctest.NewEngine(t)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	const password = "s3cr3t-pw"
+	connector := acctest.NewConnectorArgs("desk")
+	for name, c := range map[string]struct {
+		config string
+		want   []string
+	}{
+		"base_url": {
+			acctest.ProviderBlock("https://user:"+password+"@api.example.com", e.APIKey, e.WorkspaceID) + connector.HCL(),
+			[]string{"Error: Invalid Attribute Value", "base_url: ", "must not carry user information"},
+		},
+		"url": {
+			e.ProviderConfig() + connector.With("url", strconv.Quote("https://user:"+password+"@acme.example.com")).HCL(),
+			[]string{"Error: Invalid Attribute Value", "url: ", "must not carry user information"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := acctest.ConfigDir(t, c.config)
+			out, err := eng.Try(dir, nil, "plan", "-input=false", "-no-color")
+			if err == nil {
+				t.Fatalf("the plan passed:\n%s", out)
+			}
+			text := err.Error() // the command's stdout and stderr
+			for _, w := range c.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("the error lacks %q:\n%s", w, text)
+				}
+			}
+			if strings.Contains(text, password) {
+				t.Errorf("the engine printed the password:\n%s", text)
+			}
+		})
+	}
+}

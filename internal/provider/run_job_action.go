@@ -67,7 +67,7 @@ func (a *runJobAction) Schema(_ context.Context, _ action.SchemaRequest, resp *a
 }
 
 const runLostThen = "The action does not fail, so that nothing sends the trigger again: " +
-	"the job never runs twice for one invocation. If the job did not run (look at its executions in the service), invoke the action again."
+	"the job never runs twice for one invocation. If the job did not run (look at its executions in the service), " + againInvoke + "."
 
 func (a *runJobAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
 	var m runJobModel

@@ -37,10 +37,11 @@ type fullServer interface {
 	tfprotov6.ActionServer
 }
 
-// secretLines moves every diagnostic on a sensitive or write-only attribute to its
-// block, naming the attribute in its detail: an engine prints the configuration
-// line of the attribute a diagnostic points at, and with it a literal secret, into
-// CI logs. Working on the RPCs' answers, it covers the framework's diagnostics too.
+// secretLines moves every diagnostic on a sensitive or write-only attribute, or one
+// that may carry a credential (credentialAttributes), to its block, naming the
+// attribute in its detail: an engine prints the configuration line of the attribute
+// a diagnostic points at, and with it a literal secret, into CI logs. Working on the
+// RPCs' answers, it covers the framework's diagnostics too.
 type secretLines struct {
 	fullServer
 
@@ -108,6 +109,11 @@ func (s *secretLines) hide(ctx context.Context, typeName string, diags []*tfprot
 	}
 }
 
+// credentialAttributes are the attributes, neither sensitive nor write-only, whose
+// value may carry a credential: a URL's user information (https://user:password@host),
+// or a private key pasted among certificates.
+var credentialAttributes = map[string]bool{"base_url": true, "url": true, "ca_certificate": true}
+
 func secretAttributes(ctx context.Context, srv tfprotov6.ProviderServer) map[string]map[string]bool {
 	out := map[string]map[string]bool{}
 	resp, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
@@ -119,7 +125,7 @@ func secretAttributes(ctx context.Context, srv tfprotov6.ProviderServer) map[str
 			return
 		}
 		for _, a := range s.Block.Attributes {
-			if a.Sensitive || a.WriteOnly {
+			if a.Sensitive || a.WriteOnly || credentialAttributes[a.Name] {
 				if out[typeName] == nil {
 					out[typeName] = map[string]bool{}
 				}

@@ -17,9 +17,9 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// TestServer_secretLines: no diagnostic about api_key, token or token_wo points at
-// the attribute, whose configuration line the engine would print with the
-// secret on it; each names the attribute instead. Diagnostics about other
+// TestServer_secretLines: no diagnostic about api_key, token, token_wo or url
+// points at the attribute, whose configuration line the engine would print
+// with the secret on it; each names the attribute instead. Diagnostics about other
 // attributes keep pointing at them. Without write-only attributes (Terraform
 // before 1.11), the framework's own refusal of token_wo is moved too.
 func TestServer_secretLines(t *testing.T) {
@@ -56,7 +56,9 @@ func TestServer_secretLines(t *testing.T) {
 		{"token_wo without its version", validate(with("token_wo", "tok-literal-2"), true), "token_wo", ""},
 		{"token_wo on an engine without write-only attributes", validate(with("token_wo", "tok-literal-2", "token_wo_version", 1), false), "token_wo", ""},
 		{"prefer token_wo", validate(with("token", "tok-literal-1"), true), "token", ""},
-		{"another attribute", validate(with("token", "tok-literal-1", "url", "http://acme.example.com"), false), "url", "url"},
+		{"a password in url", validate(with("token", "tok-literal-1", "url", "https://desk:tok-literal-3@acme.example.com"), false), "url", ""},
+		{"url not https", validate(with("token", "tok-literal-1", "url", "http://acme.example.com"), false), "url", ""},
+		{"another attribute", validate(with("token", "tok-literal-1", "agent_email", "not an address"), false), "agent_email", "agent_email"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -83,7 +85,7 @@ func TestServer_secretLines(t *testing.T) {
 				t.Errorf("diagnostics point at %v, want %q: %s", pointed, c.pointedAt, protoDiags(c.diags))
 			}
 			for _, name := range pointed {
-				if name == "token" || name == "token_wo" {
+				if name == "token" || name == "token_wo" || name == "url" {
 					t.Errorf("a diagnostic points at %s: %s", name, protoDiags(c.diags))
 				}
 			}
@@ -107,6 +109,20 @@ func TestServer_secretLines(t *testing.T) {
 	if len(resp.Diagnostics) != 1 || resp.Diagnostics[0].Attribute != nil || !strings.Contains(resp.Diagnostics[0].Detail, "api_key") ||
 		strings.Contains(resp.Diagnostics[0].Detail, "key-literal") {
 		t.Errorf("the refused api_key: %s, pointing at %v", protoDiags(resp.Diagnostics), resp.Diagnostics[0].Attribute)
+	}
+	for attr, value := range map[string]string{
+		"base_url":       "https://me:pw-literal@api.example.com",
+		"ca_certificate": "-----BEGIN PRIVATE KEY-----\npw-literal\n-----END PRIVATE KEY-----\n",
+	} {
+		cfg := acctest.ProtoValue(t, p.Schemas.Provider, map[string]string{"base_url": "https://api.example.com", "api_key": "key-1", attr: value})
+		resp, err := p.Server.ValidateProviderConfig(context.Background(), &tfprotov6.ValidateProviderConfigRequest{Config: &cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Diagnostics) != 1 || resp.Diagnostics[0].Attribute != nil || !strings.HasPrefix(resp.Diagnostics[0].Detail, attr+": ") ||
+			strings.Contains(resp.Diagnostics[0].Detail, "pw-literal") {
+			t.Errorf("the refused %s: %s", attr, protoDiags(resp.Diagnostics))
+		}
 	}
 }
 

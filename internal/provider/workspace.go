@@ -71,8 +71,10 @@ func (d *providerData) planWorkspace(ctx context.Context, req resource.ModifyPla
 
 func sameID(a, b string) bool { return strings.EqualFold(a, b) }
 
-// checkPlannedWorkspace refuses at plan a move or a create into a workspace the API
-// key cannot reach: a replacement deletes the old connector before the create fails.
+// checkPlannedWorkspace refuses at plan a create, or a move, into a workspace the API
+// key cannot reach, the provider's own included: a wrong key fails the plan, not each
+// create of the apply, and a replacement deletes the old connector before the create
+// fails. A plan that creates and moves nothing asks nothing.
 func (d *providerData) checkPlannedWorkspace(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if d == nil || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
 		return
@@ -81,10 +83,9 @@ func (d *providerData) checkPlannedWorkspace(ctx context.Context, req resource.M
 	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("workspace_id"), &planned)...)
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("workspace_id"), &prior)...)
-	} else {
-		prior = types.StringValue(d.workspaceID)
 	}
-	if resp.Diagnostics.HasError() || planned.IsUnknown() || planned.IsNull() || sameID(planned.ValueString(), prior.ValueString()) {
+	creates := req.State.Raw.IsNull()
+	if resp.Diagnostics.HasError() || planned.IsUnknown() || planned.IsNull() || !creates && sameID(planned.ValueString(), prior.ValueString()) {
 		return
 	}
 	var configured types.String
@@ -97,7 +98,8 @@ func (d *providerData) checkPlannedWorkspace(ctx context.Context, req resource.M
 }
 
 // checkWorkspace asks about each workspace once per process: the plans of its
-// connectors wait for that one answer.
+// connectors wait for that one answer. Only the first plan told of a refused key
+// explains it; the others point at that one.
 func (d *providerData) checkWorkspace(ctx context.Context, ws, from string, diags *diag.Diagnostics) {
 	check := d.reachable.of(ws)
 	check.mu.Lock()
@@ -124,6 +126,13 @@ func (d *providerData) checkWorkspace(ctx context.Context, ws, from string, diag
 				"from the workspace it is in, and the create would then fail. Nothing was changed. "+
 				"Check %s for a typo, or use a key of that workspace: api_key in the provider configuration or the %s environment variable.",
 			ws, strings.TrimSuffix(answer(e), "."), from, EnvAPIKey))
+	case http.StatusUnauthorized:
+		if check.told {
+			e, _ := errors.AsType[*client.Error](err)
+			err = &client.Error{Operation: e.Operation, Method: e.Method, Path: e.Path, StatusCode: e.StatusCode, Message: e.Message, KeyRefused: true}
+		}
+		check.told = true
+		addRequestError(diags, "Unable to Check Workspace", ws, err)
 	default:
 		addRequestError(diags, "Unable to Check Workspace", ws, err)
 	}
