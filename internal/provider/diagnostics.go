@@ -171,19 +171,15 @@ func addConnectError(diags *diag.Diagnostics, e *client.Error) bool {
 				"check the host and port in base_url (or %s), and ask the proxy's operators to allow them if they are right; "+
 				"a host that NO_PROXY names is reached without the proxy.", cause, EnvBaseURL))
 	case client.Unreachable:
-		stopped := ""
-		switch {
-		case strings.HasPrefix(ce.StoppedBy, "max_retries"):
-			stopped = fmt.Sprintf(" The provider stopped retrying when a request reached %s failing to reach the service: ", ce.StoppedBy)
-		case ce.StoppedBy != "":
-			stopped = fmt.Sprintf(" The provider stopped retrying once it had spent %s failing to reach the service: ", ce.StoppedBy)
-		}
-		if stopped != "" {
-			stopped += "every later request of this run makes one attempt and fails at once while the service stays out of reach."
-		}
 		diags.AddError("Service Unreachable", fmt.Sprintf(
 			"%s%s. Check the host and port in base_url (or %s), that the service runs and listens there, "+
-				"and that no firewall, VPN or proxy setting (HTTPS_PROXY, NO_PROXY) keeps this machine from it.%s", cause, e.Retries(), EnvBaseURL, stopped))
+				"and that no firewall, VPN or proxy setting (HTTPS_PROXY, NO_PROXY) keeps this machine from it.%s", cause, e.Retries(), EnvBaseURL, stoppedRetrying(ce)))
+	case client.NoAnswer:
+		// The service may have received the request: "no request reached it" would say more than is known.
+		diags.AddError("Service Not Answering", fmt.Sprintf(
+			"No answer from the service to %s %s: %s%s. Something accepts connections at base_url (or %s) but does not answer: "+
+				"check that the service there is up and that no gateway in front of it hangs; if it is only slow, raise request_timeout.%s",
+			e.Method, e.Path, ce, e.Retries(), EnvBaseURL, stoppedRetrying(ce)))
 	case client.ServiceSpeaksHTTP:
 		fix := fmt.Sprintf("Set base_url (or %s) to the service's https:// address, on the port where it speaks TLS: "+
 			"the provider takes http:// only on a loopback host (127.x.x.x, ::1, localhost), so a service that speaks plain http alone needs TLS in front of it.", EnvBaseURL)
@@ -199,6 +195,21 @@ func addConnectError(diags *diag.Diagnostics, e *client.Error) bool {
 		return false
 	}
 	return true
+}
+
+// stoppedRetrying says that the provider no longer retries a service out of
+// reach, and why; "" while it still does.
+func stoppedRetrying(ce *client.ConnectError) string {
+	var stopped string
+	switch {
+	case strings.HasPrefix(ce.StoppedBy, "max_retries"):
+		stopped = fmt.Sprintf(" The provider stopped retrying when a request reached %s failing to reach the service: ", ce.StoppedBy)
+	case ce.StoppedBy != "":
+		stopped = fmt.Sprintf(" The provider stopped retrying once it had spent %s failing to reach the service: ", ce.StoppedBy)
+	default:
+		return ""
+	}
+	return stopped + "one request at a time checks whether it is back, and every other request of this run fails at once, unsent, while it stays out of reach."
 }
 
 func addJobNotFound(diags *diag.Diagnostics, at path.Path, ws, job string, err error) {

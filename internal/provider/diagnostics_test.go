@@ -57,7 +57,10 @@ func TestNetwork_connectDiagnostics(t *testing.T) {
 			[]string{"refused the credentials given", "Check the user name and password in HTTPS_PROXY"}},
 		{"nothing listening", "http://" + nettest.RefusingAddr(t), "", "", "Service Unreachable",
 			[]string{"nothing accepts connections at 127.0.0.1:", "(connection refused)", "Check the host and port in base_url", "that the service runs", "firewall",
-				"stopped retrying when a request reached max_retries (0) failing to reach the service", "every later request of this run makes one attempt and fails at once"}},
+				"stopped retrying when a request reached max_retries (0) failing to reach the service", "every other request of this run fails at once, unsent"}},
+		{"accepting and never answering", "http://" + nettest.SilentAddr(t), "", "", "Service Not Answering",
+			[]string{"No answer from the service to GET ", "nothing answered at 127.0.0.1:", "within request_timeout (200ms)", "raise request_timeout",
+				"stopped retrying when a request reached max_retries (0)"}},
 		{"https to plain http", "https://" + refusing.Listener.Addr().String(), "", "", "Service Speaks HTTP, Not HTTPS",
 			[]string{"base_url says https://, but the service at 127.0.0.1:", "answers in plain http", "set base_url (or " + EnvBaseURL + ") to http://127.0.0.1:", "No retry can fix this"}},
 		{"http to TLS", "http://127.0.0.1:" + good, "", "", "Service Speaks HTTPS, Not HTTP",
@@ -66,7 +69,7 @@ func TestNetwork_connectDiagnostics(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			acctest.ProxyEnv(t, c.httpsProxy, "")
-			cl, err := client.New(client.Config{BaseURL: c.base, APIKey: "secret-key-1", CACertificate: c.ca, MaxRetries: 0})
+			cl, err := client.New(client.Config{BaseURL: c.base, APIKey: "secret-key-1", CACertificate: c.ca, MaxRetries: 0, RequestTimeout: 200 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
