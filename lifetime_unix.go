@@ -13,11 +13,11 @@ import (
 
 // runSignals are the signals a terminal, a CI runner or `timeout` sends to
 // every process of the run's process group, the provider included, to stop
-// the run. The engine stops gracefully on SIGINT and SIGTERM and asks the
-// provider, over gRPC, to let the operations in flight finish; a provider
-// ended by the signal would lose their answers, so the objects the service
-// made would miss the state. A signal that ends the engine (SIGHUP without
-// nohup) ends the provider through watchParent.
+// the run. The engine stops gracefully on SIGINT and SIGTERM: it waits for
+// the operations in flight, then writes the state; a provider ended by the
+// signal loses their answers, and the objects the service made miss the
+// state. A signal that ends the engine (SIGHUP without nohup) ends the
+// provider through watchParent.
 var runSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 
 // parentPoll is how often the provider looks whether the engine is gone.
