@@ -45,7 +45,11 @@ func main() {
 	} else {
 		level := providerLogLevel(os.Getenv)
 		setLogLevels(os.Getenv, os.Setenv, level)
-		opts = append(opts, tf6server.WithGoPluginLogger(pluginLogger(level)))
+		logger := pluginLogger(level)
+		opts = append(opts, tf6server.WithGoPluginLogger(logger))
+		// Started by the engine, the provider ends when the engine ends it
+		// or is gone, not on the signals of the run (lifetime_unix.go).
+		tieToEngine(logger)
 	}
 	srv, err := provider.NewServer(version)()
 	if err != nil {
