@@ -79,7 +79,7 @@ func BenchmarkServiceDown(b *testing.B) {
 	if m != nil {
 		said = fmt.Sprintf("%s attempts over %s", m[1], m[2])
 	}
-	closed, silent := closedPortPlan(b, eng), silentPlan(b, eng)
+	closed, silent := deadServicePlan(b, eng, closedPort(b)), deadServicePlan(b, eng, silentPort(b))
 	rows := []acctest.BenchRow{{
 		Figure: "`apply` of one connector against a service that answers every request 503 (Retry-After: 1 s), default retry budget (" + client.DefaultRetryBudget.String() + ")",
 		Value:  fmt.Sprintf("failed after %v; the error says: %s", took.Round(100*time.Millisecond), said),
@@ -94,50 +94,48 @@ func BenchmarkServiceDown(b *testing.B) {
 	acctest.Missed(b, rows)
 }
 
-// closedPortPlan applies 40 connectors, then plans their refresh with
-// base_url at a loopback port where nothing listens, under the default
-// retry budget: the row of how long the plan took to fail.
-func closedPortPlan(b *testing.B, eng *acctest.Engine) acctest.BenchRow {
-	e := acctest.NewEnv(b, sandbox.Config{Jobs: 0})
-	dir := acctest.ConfigDir(b, acctest.FleetHCL(40, "", false))
-	eng.Run(b, dir, e.ServiceEnv(), "apply", "-auto-approve", "-input=false", "-no-color")
-	closed := nettest.RefusingAddr(b)
-	start := time.Now()
-	_, err := eng.Try(dir, e.ServiceEnv(acctest.EnvBaseURL+"=http://"+closed), "plan", "-input=false", "-no-color")
-	took := time.Since(start)
-	out := strings.Join(strings.Fields(fmt.Sprint(err)), " ")
-	failed := strings.Count(out, "Service Unreachable")
-	named := strings.Count(out, "nothing accepts connections at "+closed+" (connection refused)")
-	return acctest.BenchRow{
-		Figure: "`plan` refreshing 40 connectors against a loopback port where nothing listens, default retry budget (" + client.DefaultRetryBudget.String() + ")",
-		Value:  fmt.Sprintf("failed after %v; %d refreshes failed with Service Unreachable, %d naming the refused port", took.Round(100*time.Millisecond), failed, named),
-		Target: "fails within the budget + 30 s, naming the cause",
-		Met:    err != nil && failed > 0 && named == failed && took < client.DefaultRetryBudget+30*time.Second,
-	}
+// deadService is a base_url where no service answers, and what each error
+// must say of it.
+type deadService struct {
+	addr, what, summary, cause string
+	limit                      time.Duration
 }
 
-// silentPlan applies 40 connectors, then plans their refresh with base_url
-// at a loopback port that accepts connections and never answers, on the
-// defaults: the row of how long the plan took to fail. No answer counts as
-// not reaching the service, so the plan fails within one retry budget and
-// one request_timeout, not a budget per request in turn.
-func silentPlan(b *testing.B, eng *acctest.Engine) acctest.BenchRow {
+// closedPort: nothing listens, so every connection is refused.
+func closedPort(b *testing.B) deadService {
+	addr := nettest.RefusingAddr(b)
+	return deadService{addr: addr, what: "where nothing listens", summary: "Service Unreachable",
+		cause: "nothing accepts connections at " + addr + " (connection refused)", limit: client.DefaultRetryBudget + 30*time.Second}
+}
+
+// silentPort accepts connections and never answers: no answer counts as not
+// reaching the service, so the plan fails within one retry budget and one
+// request_timeout, not a budget per request in turn.
+func silentPort(b *testing.B) deadService {
+	addr := nettest.SilentAddr(b)
+	return deadService{addr: addr, what: "that accepts connections and never answers", summary: "Service Not Answering",
+		cause: "nothing answered at " + addr + " within request_timeout", limit: client.DefaultRetryBudget + client.DefaultRequestTimeout + 15*time.Second}
+}
+
+// deadServicePlan applies 40 connectors, then plans their refresh with
+// base_url at the dead service's address, on the defaults: the row of how
+// long the plan took to fail, and whether each error named the cause.
+func deadServicePlan(b *testing.B, eng *acctest.Engine, dead deadService) acctest.BenchRow {
 	e := acctest.NewEnv(b, sandbox.Config{Jobs: 0})
 	dir := acctest.ConfigDir(b, acctest.FleetHCL(40, "", false))
 	eng.Run(b, dir, e.ServiceEnv(), "apply", "-auto-approve", "-input=false", "-no-color")
-	silent := nettest.SilentAddr(b)
 	start := time.Now()
-	_, err := eng.Try(dir, e.ServiceEnv(acctest.EnvBaseURL+"=http://"+silent), "plan", "-input=false", "-no-color")
+	_, err := eng.Try(dir, e.ServiceEnv(acctest.EnvBaseURL+"=http://"+dead.addr), "plan", "-input=false", "-no-color")
 	took := time.Since(start)
 	out := strings.Join(strings.Fields(fmt.Sprint(err)), " ")
 	failed := strings.Count(out, "Error: ")
-	named := strings.Count(out, "nothing answered at "+silent+" within request_timeout")
-	limit := client.DefaultRetryBudget + client.DefaultRequestTimeout
+	named := strings.Count(out, "Error: "+dead.summary)
+	caused := strings.Count(out, dead.cause)
 	return acctest.BenchRow{
-		Figure: "`plan` refreshing 40 connectors against a loopback port that accepts connections and never answers, defaults (retry budget " +
-			client.DefaultRetryBudget.String() + ", request_timeout " + client.DefaultRequestTimeout.String() + ")",
-		Value:  fmt.Sprintf("failed after %v; %d errors, %d saying that nothing answered at %s", took.Round(100*time.Millisecond), failed, named, silent),
-		Target: "fails within the budget + one request_timeout (" + limit.String() + "), naming the host and port",
-		Met:    err != nil && failed > 0 && named >= failed && took < limit+15*time.Second,
+		Figure: fmt.Sprintf("`plan` refreshing 40 connectors against a loopback port %s, defaults (retry budget %s, request_timeout %s)",
+			dead.what, client.DefaultRetryBudget, client.DefaultRequestTimeout),
+		Value:  fmt.Sprintf("failed after %v; %d errors, %d of them %s, %d naming the cause", took.Round(100*time.Millisecond), failed, named, dead.summary, caused),
+		Target: fmt.Sprintf("fails within %s, each error naming the cause", dead.limit),
+		Met:    err != nil && failed > 0 && named == failed && caused >= failed && took < dead.limit,
 	}
 }
