@@ -13,10 +13,11 @@ import (
 
 const connectorJSON = `{"_id": "c-1", "_created_at": "2026-01-05T10:00:00.000Z", "_updated_at": "2026-01-05T10:00:00.000Z", "name": "n", "connector_name": "customer_service", "configuration": {"url": "https://a.example.com", "agent_email": "a@example.com"}, "streams": ["tickets"]}`
 
-// cutAnswer answers 2xx with body, cut short in one of the ways a
+// cutAnswer answers 2xx with a connector, cut short in one of the ways a
 // connection ends mid-body.
-func cutAnswer(t *testing.T, w http.ResponseWriter, status int, how, body string) {
+func cutAnswer(t *testing.T, w http.ResponseWriter, status int, how string) {
 	t.Helper()
+	body := connectorJSON
 	half := body[:len(body)/2]
 	switch how {
 	case "content-length not met", "reset":
@@ -58,7 +59,7 @@ func TestClient_cutBodyOfAReadIsRetried(t *testing.T) {
 			var rec recorder
 			ts := rec.server(t, func(n int, w http.ResponseWriter, _ *http.Request) {
 				if n <= 2 {
-					cutAnswer(t, w, 200, how, connectorJSON)
+					cutAnswer(t, w, 200, how)
 					return
 				}
 				_, _ = io.WriteString(w, connectorJSON)
@@ -69,7 +70,7 @@ func TestClient_cutBodyOfAReadIsRetried(t *testing.T) {
 			}
 			// Cut every time, it fails as a 502 would, at max_retries.
 			var always recorder
-			ts = always.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { cutAnswer(t, w, 200, how, connectorJSON) })
+			ts = always.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { cutAnswer(t, w, 200, how) })
 			_, err = newTestClient(t, ts.URL).GetConnector(context.Background(), testWS, "c-1")
 			var e *Error
 			if !errors.As(err, &e) || e.StatusCode != 200 || !e.Capped || always.count() != 4 || !strings.Contains(err.Error(), "the answer was cut short") {
@@ -88,7 +89,7 @@ func TestClient_cutBodyOfAWrite(t *testing.T) {
 			var rec recorder
 			ts := rec.server(t, func(n int, w http.ResponseWriter, r *http.Request) {
 				if n == 1 {
-					cutAnswer(t, w, map[string]int{"POST": 201, "PATCH": 200}[r.Method], how, connectorJSON)
+					cutAnswer(t, w, map[string]int{"POST": 201, "PATCH": 200}[r.Method], how)
 					return
 				}
 				_, _ = io.WriteString(w, connectorJSON)
@@ -103,7 +104,7 @@ func TestClient_cutBodyOfAWrite(t *testing.T) {
 			var upd recorder
 			ts = upd.server(t, func(n int, w http.ResponseWriter, r *http.Request) {
 				if n == 1 {
-					cutAnswer(t, w, 200, how, connectorJSON)
+					cutAnswer(t, w, 200, how)
 					return
 				}
 				_, _ = io.WriteString(w, connectorJSON)

@@ -60,8 +60,7 @@ func signalGroupApply(t *testing.T, sig syscall.Signal) {
 		t.Logf("the apply ended on %v: %v", sig, err)
 	case <-time.After(60 * time.Second):
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-		t.Fatalf("the apply still ran 60 s after %v\n%s", sig, out())
+		t.Fatalf("the apply still ran 60 s after %v (%v)\n%s", sig, <-exited, out())
 	}
 	if left := groupProcesses(cmd.Process.Pid); len(left) > 0 {
 		t.Errorf("processes of the apply outlived it: %v", left)
