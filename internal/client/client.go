@@ -177,7 +177,7 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	}
 	defer func() { <-c.slots }()
 	if probe {
-		defer c.endProbe()
+		defer c.endProbe(true)
 	}
 	// The key may have been refused while this request waited for a slot.
 	if e := c.keyRefusal(r); e != nil {

@@ -118,8 +118,10 @@ func TestClient_noAnswerSharesOneBudget(t *testing.T) {
 		t.Errorf("the last attempt's log fields %v do not name the failure", f)
 	}
 
-	// After the budget: one request at a time goes to the service.
+	// After the budget: one request at a time goes to the service, once
+	// the longest backoff has passed since the last one.
 	s.resetHeld(t)
+	time.Sleep(c.maxBackoff)
 	before := s.requests.Load()
 	start = time.Now()
 	for i := range errs {
@@ -139,6 +141,36 @@ func TestClient_noAnswerSharesOneBudget(t *testing.T) {
 	}
 	if took := time.Since(start); took > timeout+timeout/2 {
 		t.Errorf("after the budget, 50 reads took %v: more than one request timeout", took)
+	}
+}
+
+// TestClient_noAnswerOneAfterAnother: requests that follow one another (a
+// plan's checks that wait on each other, a chain of dependent resources)
+// do not each probe a service that never answers: after the budget, one
+// probe per longest backoff goes to it and the rest fail at once, so 30
+// requests in a row end within the budget and one request timeout, and a
+// probe is sent again once the backoff has passed.
+func TestClient_noAnswerOneAfterAnother(t *testing.T) {
+	const budget, timeout, backoff = 400 * time.Millisecond, 200 * time.Millisecond, time.Second
+	s := newSilentService(t)
+	var log attemptLog
+	c := budgetClient(t, s.url, budget, &log, func(c *Config) { c.RequestTimeout, c.MaxBackoff = timeout, backoff })
+	start := time.Now()
+	for range 30 {
+		if _, err := c.GetConnector(context.Background(), testWS, "c-1"); err == nil {
+			t.Fatal("a read of a service that never answers succeeded")
+		} else {
+			noAnswer(t, err)
+		}
+	}
+	if took := time.Since(start); took > budget+2*timeout+150*time.Millisecond {
+		t.Errorf("30 reads one after another took %v: more than the budget and a request timeout or two (%v)", took, budget+timeout)
+	}
+	before := s.requests.Load()
+	time.Sleep(backoff)
+	_, err := c.GetConnector(context.Background(), testWS, "c-1")
+	if _, e := noAnswer(t, err); !e.Sent || s.requests.Load() != before+1 {
+		t.Errorf("once the backoff passed, the next read was not sent as a probe: sent %v, %d requests", e.Sent, s.requests.Load()-before)
 	}
 }
 

@@ -120,6 +120,7 @@ type reach struct {
 	stoppedBy string        // what stopped its retries; empty while they go on
 	stop      chan struct{} // closed when stoppedBy is set
 	probing   bool          // a request checks whether the service is back
+	probed    time.Time     // when the latest probe that got no answer ended
 }
 
 func (c *Client) failedToReach(t time.Time, ce *ConnectError) {
@@ -183,21 +184,30 @@ func (c *Client) reachStopped() (stop <-chan struct{}, end time.Time, stopped bo
 }
 
 // takeProbe makes the caller the one request that checks whether the
-// service is back, if none does and the retries have stopped.
+// service is back, if none does, the retries have stopped, and no probe
+// waited out a request timeout within the longest backoff: requests that
+// follow one another (a chain of dependent resources, plans that wait on
+// one check) would otherwise each wait out a request timeout.
 func (c *Client) takeProbe() bool {
 	c.reach.mu.Lock()
 	defer c.reach.mu.Unlock()
-	if c.reach.probing || c.reach.stoppedBy == "" {
+	if c.reach.probing || c.reach.stoppedBy == "" || time.Since(c.reach.probed) < c.maxBackoff {
 		return false
 	}
 	c.reach.probing = true
 	return true
 }
 
-func (c *Client) endProbe() {
+// endProbe ends the caller's probe; sent says whether it went to the
+// service. A probe refused at once costs nothing, and the next request
+// probes again; one that got no answer spaces the next.
+func (c *Client) endProbe(sent bool) {
 	c.reach.mu.Lock()
 	defer c.reach.mu.Unlock()
 	c.reach.probing = false
+	if sent && c.reach.cause != nil && c.reach.cause.Failure == NoAnswer {
+		c.reach.probed = time.Now()
+	}
 }
 
 // refusal is the streak's cause, for a request that fails without being
@@ -253,7 +263,7 @@ func (c *Client) acquire(ctx context.Context) (probe bool, refused *ConnectError
 				case c.slots <- struct{}{}:
 					return true, nil, nil
 				default:
-					c.endProbe()
+					c.endProbe(false)
 				}
 			}
 			if ce := c.refusal(); ce != nil {

@@ -1466,27 +1466,34 @@ func TestAccConnector_serviceNeverAnswers(t *testing.T) {
 	if err := e.Sandbox.SetFaults(sandbox.Faults{Rate: 1, When: sandbox.FaultsHang}); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
-	_, err := eng.Try(dir, vars, "plan", "-input=false", "-no-color")
-	took := time.Since(start)
-	held := e.Sandbox.Stats().Faults
-	t.Logf("the plan ended after %v, %d requests held unanswered", took.Round(100*time.Millisecond), held)
-	if err == nil {
-		t.Fatal("the plan against a service that never answers succeeded")
-	}
+	// The refresh of the connectors applied, then a plan that creates as
+	// many, whose workspace checks wait on one another.
+	creates := acctest.ConfigDir(t, acctest.FleetHCL(n, "request_timeout = \"2s\"\n  max_retries     = 2", false))
 	host := strings.TrimPrefix(e.BaseURL, "http://")
-	for _, want := range []string{"nothing answered at " + host, "within request_timeout (2s)"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("the plan's error does not say %q:\n%v", want, err)
+	for _, plan := range []struct{ what, dir string }{{"refresh", dir}, {"creates", creates}} {
+		before := e.Sandbox.Stats().Faults
+		start := time.Now()
+		_, err := eng.Try(plan.dir, vars, "plan", "-input=false", "-no-color")
+		took := time.Since(start)
+		held := e.Sandbox.Stats().Faults - before
+		t.Logf("the plan of %d %s ended after %v, %d requests held unanswered", n, plan.what, took.Round(100*time.Millisecond), held)
+		if err == nil {
+			t.Fatalf("the plan of %s against a service that never answers succeeded", plan.what)
 		}
-	}
-	// A budget of 3 attempts of 2 s each, and one more timeout: far less
-	// than the minutes of a budget per read.
-	if took > 90*time.Second {
-		t.Errorf("the plan took %v to fail", took)
-	}
-	if held >= n {
-		t.Errorf("%d requests were sent to a service that never answers, want fewer than one per connector (%d)", held, n)
+		said := strings.Join(strings.Fields(err.Error()), " ") // the engine wraps lines
+		for _, want := range []string{"Service Not Answering", "nothing answered at " + host, "within request_timeout (2s)"} {
+			if !strings.Contains(said, want) {
+				t.Errorf("the plan's error does not say %q:\n%v", want, err)
+			}
+		}
+		// A budget of 3 attempts of 2 s each, and one more timeout: far
+		// less than a budget, or a timeout, per connector.
+		if took > 45*time.Second {
+			t.Errorf("the plan of %s took %v to fail", plan.what, took)
+		}
+		if held >= n {
+			t.Errorf("the plan of %s sent %d requests to a service that never answers, want fewer than one per connector (%d)", plan.what, held, n)
+		}
 	}
 }
 
