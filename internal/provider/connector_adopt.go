@@ -87,7 +87,13 @@ func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagn
 	}
 	for sends := 1; ; sends++ {
 		e, ok := errors.AsType[*client.Error](err)
-		if !ok || !e.MayHaveTakenEffect() {
+		switch {
+		case ok && !e.Sent && ctx.Err() != nil:
+			// Interrupted while it waited for its turn to be sent.
+			diags.AddError("Connector Not Created", fmt.Sprintf(
+				"Terraform was interrupted before the create of connector %q was sent to workspace %s: nothing was created, and the next apply creates it.", sent.Name, ws))
+			return nil
+		case !ok || !e.MayHaveTakenEffect():
 			addRequestError(diags, "Unable to Create Connector", ws, err)
 			return nil
 		}

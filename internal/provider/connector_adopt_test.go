@@ -415,6 +415,30 @@ func TestConnector_createInterruptedDuringNameCheck(t *testing.T) {
 	}
 }
 
+// TestConnector_createInterruptedBeforeItIsSent: a create still waiting for
+// its turn when Terraform is interrupted was never sent: the error says
+// that nothing was created, not that the service gave no answer, and
+// nothing is looked up.
+func TestConnector_createInterruptedBeforeItIsSent(t *testing.T) {
+	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
+	r, ok := configured(t, NewConnectorResource(), data).(*connectorResource)
+	if !ok {
+		t.Fatal("not a connector resource")
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	spec := client.ConnectorSpec{Name: "queued", URL: "https://acme.example-helpdesk.com", Token: "t", AgentEmail: "agent@acme.com"}
+	_, err := data.client.CreateConnector(ctx, data.workspaceID, spec)
+	var diags diag.Diagnostics
+	if c := r.createOrAdopt(ctx, &diags, data.workspaceID, spec, time.Now(), err); c != nil {
+		t.Fatalf("adopted %v", c)
+	}
+	onlyError(t, diags, "Connector Not Created", `Terraform was interrupted before the create of connector "queued" was sent`, "nothing was created")
+	if n := srv.Stats().Requests; n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+}
+
 // TestConnector_racingCreatesNeverBothStand races two provider processes
 // (two CI pipelines) creating the same name, many times: both name checks
 // find it free, both creates are sent, and the one created later (or both,

@@ -31,7 +31,7 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 	}
 	if e.KeyRefused {
 		// Once is enough for the cause and the fix; the rest only point there.
-		diags.AddError("Authentication Failed", keyRefused+" The first Authentication Failed error says why and how to fix it.")
+		diags.AddError("Authentication Failed", keyRefused+" The error saying that the service did not accept the API key gives the cause and the fix.")
 		return
 	}
 	msg := serviceMessage(e)

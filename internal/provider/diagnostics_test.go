@@ -142,7 +142,7 @@ func TestDiagnostics_keyRefusedIsShort(t *testing.T) {
 
 	diags = nil
 	addRequestError(&diags, "Unable to List Jobs", sandbox.DefaultWorkspaceID, later)
-	onlyError(t, diags, "Authentication Failed", "Not sent", "refused the API key earlier in this run", "The first Authentication Failed error says why and how to fix it")
+	onlyError(t, diags, "Authentication Failed", "Not sent", "refused the API key earlier in this run", "the service did not accept the API key gives the cause and the fix")
 	if d := diags[0].Detail(); strings.Contains(d, "Check api_key") || strings.Contains(d, EnvAPIKey) || len(d) > 250 {
 		t.Errorf("the later diagnostic repeats the cause and fix: %s", d)
 	}

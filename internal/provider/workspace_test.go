@@ -92,7 +92,7 @@ func TestWorkspace_refusedKeyToldOnce(t *testing.T) {
 		}
 		if strings.Contains(diags[0].Detail(), "Check api_key") {
 			explained++
-		} else if !strings.Contains(diags[0].Detail(), "The first Authentication Failed error says why") {
+		} else if !strings.Contains(diags[0].Detail(), "the service did not accept the API key gives the cause and the fix") {
 			t.Errorf("a later plan's error neither explains nor points at the first: %s", diags[0].Detail())
 		}
 	}
