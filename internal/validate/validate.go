@@ -33,6 +33,7 @@ func UUID(s string) error {
 // BaseURL accepts an absolute https URL, or http on a loopback host.
 func BaseURL(s string) error {
 	u, err := url.Parse(s)
+	shown := redactQuery(s)
 	switch {
 	case err != nil:
 		// The text is not echoed: it may hold credentials that did not parse.
@@ -40,9 +41,9 @@ func BaseURL(s string) error {
 	case u.User != nil:
 		return fmt.Errorf("%q must not carry user information: the API key goes in api_key", redactUser(u))
 	case u.Scheme == "" || u.Host == "" || u.Hostname() == "":
-		return fmt.Errorf("%q is not an absolute URL: expected the form https://host[/path]", s)
+		return fmt.Errorf("%q is not an absolute URL: expected the form https://host[/path]", shown)
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(s, "?#"):
-		return fmt.Errorf("%q must not have a query or fragment", s)
+		return fmt.Errorf("%q must not have a query or fragment", shown)
 	}
 	if err := Host(u.Host); err != nil {
 		return fmt.Errorf("%q: %w", s, err)
@@ -53,9 +54,9 @@ func BaseURL(s string) error {
 	case u.Scheme == "http" && isLoopback(u.Hostname()):
 		return nil
 	case u.Scheme == "http":
-		return fmt.Errorf("%q uses http on a host that is not loopback: use https, or http only on 127.x.x.x, ::1 or localhost", s)
+		return fmt.Errorf("%q uses http on a host that is not loopback: use https, or http only on 127.x.x.x, ::1 or localhost", shown)
 	default:
-		return fmt.Errorf("%q has scheme %q: use https, or http only on a loopback host", s, u.Scheme)
+		return fmt.Errorf("%q has scheme %q: use https, or http only on a loopback host", shown, u.Scheme)
 	}
 }
 
@@ -113,10 +114,18 @@ func HostName(h string) error {
 	return nil
 }
 
+// redactQuery hides what follows a ? or #: a token may ride there.
+func redactQuery(s string) string {
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		return s[:i+1] + "REDACTED"
+	}
+	return s
+}
+
 func redactUser(u *url.URL) string {
 	c := *u
 	c.User = url.User("REDACTED")
-	return c.String()
+	return redactQuery(c.String())
 }
 
 func isLoopback(host string) bool {
@@ -156,19 +165,20 @@ func IfRunning(s string) error {
 // AccountURL accepts https://<account_host>, as the service's form asks.
 func AccountURL(s string) error {
 	u, err := url.Parse(s)
+	shown := redactQuery(s)
 	switch {
 	case err != nil:
 		return errors.New("the value is not a URL: expected the form https://<account_host>")
 	case u.User != nil:
 		return fmt.Errorf("%q must not carry user information: the platform's API key goes in the token", redactUser(u))
 	case u.Scheme == "" || u.Host == "" || u.Hostname() == "":
-		return fmt.Errorf("%q is not an absolute URL: expected the form https://<account_host>", s)
+		return fmt.Errorf("%q is not an absolute URL: expected the form https://<account_host>", shown)
 	case u.Scheme != "https":
-		return fmt.Errorf("%q must use https", s)
+		return fmt.Errorf("%q must use https", shown)
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(s, "?#"):
-		return fmt.Errorf("%q must not have a query or fragment", s)
+		return fmt.Errorf("%q must not have a query or fragment", shown)
 	case u.Path != "" && u.Path != "/":
-		return fmt.Errorf("%q must not have a path: give the account's address only, such as https://acme.example.com", s)
+		return fmt.Errorf("%q must not have a path: give the account's address only, such as https://acme.example.com", shown)
 	}
 	if err := Host(u.Host); err != nil {
 		return fmt.Errorf("%q: %w", s, err)
