@@ -177,7 +177,7 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	}
 	defer func() { <-c.slots }()
 	if probe {
-		defer c.endProbe(true)
+		defer c.endProbe()
 	}
 	// The key may have been refused while this request waited for a slot.
 	if e := c.keyRefusal(r); e != nil {

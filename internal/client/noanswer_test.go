@@ -187,6 +187,7 @@ func TestClient_noAnswerEndedByAnAnswer(t *testing.T) {
 	}
 
 	s.answer.Store(int64(timeout * 2 / 3))
+	time.Sleep(c.maxBackoff) // the next probe waits that long after the last silence
 	before := s.requests.Load()
 	errs := make([]error, 20)
 	var wg sync.WaitGroup

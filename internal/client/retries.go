@@ -120,7 +120,7 @@ type reach struct {
 	stoppedBy string        // what stopped its retries; empty while they go on
 	stop      chan struct{} // closed when stoppedBy is set
 	probing   bool          // a request checks whether the service is back
-	probed    time.Time     // when the latest probe that got no answer ended
+	silent    time.Time     // when the latest attempt that got no answer ended
 }
 
 func (c *Client) failedToReach(t time.Time, ce *ConnectError) {
@@ -131,6 +131,9 @@ func (c *Client) failedToReach(t time.Time, ce *ConnectError) {
 	}
 	cause := *ce // the request's own may change
 	c.reach.cause = &cause
+	if ce.Failure == NoAnswer {
+		c.reach.silent = time.Now()
+	}
 }
 
 // streakEnd is when the streak's budget ends; zero when there is no streak.
@@ -184,30 +187,25 @@ func (c *Client) reachStopped() (stop <-chan struct{}, end time.Time, stopped bo
 }
 
 // takeProbe makes the caller the one request that checks whether the
-// service is back, if none does, the retries have stopped, and no probe
+// service is back, if none does, the retries have stopped, and no attempt
 // waited out a request timeout within the longest backoff: requests that
 // follow one another (a chain of dependent resources, plans that wait on
-// one check) would otherwise each wait out a request timeout.
+// one check), or that come as the attempts begun before the stop end,
+// would otherwise each wait out one more request timeout.
 func (c *Client) takeProbe() bool {
 	c.reach.mu.Lock()
 	defer c.reach.mu.Unlock()
-	if c.reach.probing || c.reach.stoppedBy == "" || time.Since(c.reach.probed) < c.maxBackoff {
+	if c.reach.probing || c.reach.stoppedBy == "" || time.Since(c.reach.silent) < c.maxBackoff {
 		return false
 	}
 	c.reach.probing = true
 	return true
 }
 
-// endProbe ends the caller's probe; sent says whether it went to the
-// service. A probe refused at once costs nothing, and the next request
-// probes again; one that got no answer spaces the next.
-func (c *Client) endProbe(sent bool) {
+func (c *Client) endProbe() {
 	c.reach.mu.Lock()
 	defer c.reach.mu.Unlock()
 	c.reach.probing = false
-	if sent && c.reach.cause != nil && c.reach.cause.Failure == NoAnswer {
-		c.reach.probed = time.Now()
-	}
 }
 
 // refusal is the streak's cause, for a request that fails without being
@@ -263,7 +261,7 @@ func (c *Client) acquire(ctx context.Context) (probe bool, refused *ConnectError
 				case c.slots <- struct{}{}:
 					return true, nil, nil
 				default:
-					c.endProbe(false)
+					c.endProbe()
 				}
 			}
 			if ce := c.refusal(); ce != nil {
