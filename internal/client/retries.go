@@ -344,6 +344,18 @@ func (c *Client) retryableStatus(r *request, status int) bool {
 	return false
 }
 
+// RetryBudget is how long a request is retried when its operation sets no
+// time limit.
+func (c *Client) RetryBudget() time.Duration { return c.budget }
+
+// MaxRetries caps the retries of a request; NoRetryLimit leaves them to the
+// time limit.
+func (c *Client) MaxRetries() int { return c.maxRetries }
+
+// Backoff is the wait before the retry after attempt (from 0) when the
+// service names none.
+func (c *Client) Backoff(attempt int) time.Duration { return c.backoff(attempt, -1) }
+
 func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
 	if retryAfter >= 0 {
 		return min(retryAfter, c.maxRetryAfter)

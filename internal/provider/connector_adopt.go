@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -58,31 +57,20 @@ func sameConnector(c client.Connector, sent client.ConnectorSpec) bool {
 		len(c.Streams) == len(streams) && sameElements(c.Streams, streams)
 }
 
-// The waits between the sends of a create that made nothing, as the client's
-// backoff: doubling, half of each random.
-const (
-	firstResendWait = 500 * time.Millisecond
-	maxResendWait   = 15 * time.Second
-)
-
-func resendWait(sends int) time.Duration {
-	d := min(firstResendWait<<min(sends-1, 10), maxResendWait)
-	return d/2 + rand.N(d/2+1)
-}
-
 // createOrAdopt settles a failed create. An answer that leaves unknown whether the
 // service acted (lost, 500, 502, 504) is settled by listing the name: a connector
 // made by one of the sends is adopted, so that no apply creates a second; when the
 // workspace holds no connector of the name at all, the create is sent again, within
 // the retry budget from start and max_retries. The caller holds the name's lock.
 func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagnostics, ws string, sent client.ConnectorSpec, start time.Time, err error) *client.Connector {
+	cl := r.data.client
 	budget, limit := ctx, "the operation's time limit"
 	if _, ok := ctx.Deadline(); !ok {
-		limit = fmt.Sprintf("the retry budget (%s)", shortDuration(r.data.retryBudget))
-		named, cancel := client.WithLimit(ctx, "the retry budget", r.data.retryBudget)
+		limit = fmt.Sprintf("the retry budget (%s)", shortDuration(cl.RetryBudget()))
+		named, cancel := client.WithLimit(ctx, "the retry budget", cl.RetryBudget())
 		defer cancel()
 		var stop context.CancelFunc
-		budget, stop = context.WithDeadline(named, start.Add(r.data.retryBudget))
+		budget, stop = context.WithDeadline(named, start.Add(cl.RetryBudget()))
 		defer stop()
 	}
 	for sends := 1; ; sends++ {
@@ -101,12 +89,12 @@ func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagn
 		if !none {
 			return c
 		}
-		wait := resendWait(sends)
+		wait := cl.Backoff(sends - 1)
 		deadline, _ := budget.Deadline()
 		why := ""
 		switch {
-		case r.data.maxRetries >= 0 && sends > r.data.maxRetries:
-			why = fmt.Sprintf("max_retries (%d) was reached", r.data.maxRetries)
+		case cl.MaxRetries() >= 0 && sends > cl.MaxRetries():
+			why = fmt.Sprintf("max_retries (%d) was reached", cl.MaxRetries())
 		case ctx.Err() != nil:
 			why = "Terraform was interrupted"
 		case !time.Now().Add(wait).Before(deadline):
@@ -123,7 +111,7 @@ func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagn
 					"It was not sent again: %s.", sentTimes(e, sends), ws, sent.Name, why))
 			return nil
 		}
-		if c, err = r.data.client.CreateConnector(budget, ws, sent); err == nil {
+		if c, err = cl.CreateConnector(budget, ws, sent); err == nil {
 			return c
 		}
 	}

@@ -8,7 +8,6 @@
 package provider
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"net/http/httptest"
@@ -137,8 +136,7 @@ func unitData(t *testing.T, baseURL, apiKey, ws string, edit ...func(*client.Con
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &providerData{client: c, workspaceID: ws, secrets: []string{apiKey},
-		retryBudget: cmp.Or(conf.RetryBudget, client.DefaultRetryBudget), maxRetries: conf.MaxRetries}
+	return &providerData{client: c, workspaceID: ws, secrets: []string{apiKey}}
 }
 
 // configured is r after Configure with data.

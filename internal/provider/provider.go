@@ -166,8 +166,7 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 		return
 	}
 
-	data := &providerData{workspaceID: workspaceID, secrets: append([]string{conf.APIKey}, proxySecrets()...),
-		retryBudget: client.DefaultRetryBudget, maxRetries: conf.MaxRetries}
+	data := &providerData{workspaceID: workspaceID, secrets: append([]string{conf.APIKey}, proxySecrets()...)}
 	conf.Log = func(ctx context.Context, msg string, fields map[string]any) {
 		tflog.Debug(data.maskedContext(ctx), msg, fields)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -21,10 +20,6 @@ type providerData struct {
 	jobs        jobIndex
 	names       nameLocks
 	reachable   workspaceChecks
-	// retryBudget and maxRetries are the client's settings: a create whose answer
-	// is ambiguous, and that made nothing, is sent again within them.
-	retryBudget time.Duration
-	maxRetries  int
 }
 
 // configuredData is nil when the provider is not configured yet.

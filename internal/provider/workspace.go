@@ -129,7 +129,9 @@ func (d *providerData) checkWorkspace(ctx context.Context, ws, from string, diag
 	case http.StatusUnauthorized:
 		if check.told {
 			e, _ := errors.AsType[*client.Error](err)
-			err = &client.Error{Operation: e.Operation, Method: e.Method, Path: e.Path, StatusCode: e.StatusCode, Message: e.Message, KeyRefused: true}
+			refused := *e
+			refused.KeyRefused = true
+			err = &refused
 		}
 		check.told = true
 		addRequestError(diags, "Unable to Check Workspace", ws, err)
