@@ -158,6 +158,15 @@ func (c *Client) attemptContext(ctx context.Context, r *request) (context.Contex
 	return context.WithDeadline(context.WithoutCancel(ctx), deadline)
 }
 
+type sendKey struct{}
+
+// OnSend is ctx with f called as each attempt of a request made with it is
+// about to be sent, once its turn has come: what waits for the list to begin
+// may still join it until then.
+func OnSend(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, sendKey{}, f)
+}
+
 // attempt sends r once. It returns the answer's Retry-After (negative when
 // absent) and whether another attempt is allowed.
 func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int) (time.Duration, bool, *Error) {
@@ -182,6 +191,9 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	// The key may have been refused while this request waited for a slot.
 	if e := c.keyRefusal(r); e != nil {
 		return -1, false, e
+	}
+	if sending, ok := ctx.Value(sendKey{}).(func()); ok {
+		sending()
 	}
 	actx, cancel := c.attemptContext(ctx, r)
 	defer cancel()

@@ -2,7 +2,9 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -191,4 +193,27 @@ func (c *Client) complete(ctx context.Context, workspaceID string, listed []list
 		}
 	}
 	return out, nil
+}
+
+// CheckWorkspace tells whether the API key reaches the workspace, and how
+// many customer-service connectors it holds (-1 when the answer does not
+// say): one item of the list of connectors is asked, not the whole list.
+func (c *Client) CheckWorkspace(ctx context.Context, workspaceID string) (connectors int, err error) {
+	q := url.Values{queryPage: {"1"}, queryPageSize: {"1"}}
+	kind := ConnectorKindCustomerService
+	setConnectorFilter(q, ConnectorFilter{ConnectorName: &kind})
+	var p Page[json.RawMessage]
+	err = c.do(ctx, request{
+		op:     "check workspace",
+		method: http.MethodGet,
+		path:   fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)),
+		query:  q,
+		want:   http.StatusOK,
+		read:   into(&p),
+	})
+	connectors = -1
+	if err == nil && p.Count != nil && *p.Count >= 0 && *p.Count <= math.MaxInt32 {
+		connectors = int(*p.Count)
+	}
+	return connectors, err
 }

@@ -24,17 +24,6 @@ func (c *Client) EachJobPage(ctx context.Context, workspaceID string, f JobFilte
 	return walk(ctx, c, listing{op: "list jobs", path: fmt.Sprintf(pathJobs, url.PathEscape(workspaceID)), query: q}, v)
 }
 
-// CheckWorkspace tells whether the API key reaches the workspace.
-func (c *Client) CheckWorkspace(ctx context.Context, workspaceID string) error {
-	return c.do(ctx, request{
-		op:     "check workspace",
-		method: http.MethodGet,
-		path:   fmt.Sprintf(pathJobs, url.PathEscape(workspaceID)),
-		query:  url.Values{queryPage: {"1"}, queryPageSize: {"1"}},
-		want:   http.StatusOK,
-	})
-}
-
 // TriggerJob starts an execution of the job.
 func (c *Client) TriggerJob(ctx context.Context, workspaceID, jobID string, forceFullRefresh bool) error {
 	q := url.Values{}
