@@ -174,7 +174,7 @@ func (r *connectorResource) settleCreate(ctx context.Context, diags *diag.Diagno
 // job_name cannot tell apart: a create fails instead. The name lock keeps two
 // creates of one apply apart; outlivesRivals settles two applies.
 func (r *connectorResource) nameFree(ctx context.Context, diags *diag.Diagnostics, ws string, name *nameLock) bool {
-	found, err := connectorsByName(ctx, r.data.client, ws, name.name)
+	found, err := r.data.checks.named(ctx, r.data.client, ws, name.name)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		diags.AddError("Connector Not Created", fmt.Sprintf(
@@ -232,7 +232,7 @@ func importCommand(ws, id string) string {
 // sides, so two never stand; the loser deletes c and records nothing.
 func (r *connectorResource) outlivesRivals(ctx context.Context, diags *diag.Diagnostics, ws string, c *client.Connector) bool {
 	// An interruption keeps c, with the warning below, rather than wait on retries.
-	found, err := connectorsByName(ctx, r.data.client, ws, c.Name)
+	found, err := r.data.checks.named(ctx, r.data.client, ws, c.Name)
 	if err != nil {
 		why := fmt.Sprintf("listing the connectors of that name afterwards failed (%v)", err)
 		if ctx.Err() != nil {

@@ -272,6 +272,7 @@ func (r *connectorResource) Create(ctx context.Context, req resource.CreateReque
 	}
 	name := r.data.names.lock(ws, spec.Name)
 	defer name.mu.Unlock()
+	defer r.data.checks.begin(ws)()
 	if !r.nameFree(ctx, &resp.Diagnostics, ws, name) {
 		return
 	}
@@ -282,6 +283,7 @@ func (r *connectorResource) Create(ctx context.Context, req resource.CreateReque
 			return
 		}
 	}
+	r.data.checks.made(ws)
 	if !r.outlivesRivals(ctx, &resp.Diagnostics, ws, c) {
 		return
 	}

@@ -1667,9 +1667,10 @@ func TestAccScale_requestCounts(t *testing.T) {
 	// The key check of the creates is made once per provider process: the
 	// plan's and the apply's.
 	total, byRoute := counts(func() { eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false") })
-	if total != 4*n+2 || byRoute["GET "+acctest.RouteConnectors] != 2*n || byRoute["POST "+acctest.RouteConnectors] != n || byRoute[acctest.RouteRunJob] != n ||
-		byRoute[acctest.RouteListJobs] != 2 {
-		t.Errorf("the apply sent %d requests %v, want %d name lists, %d creates, %d triggers and 2 key checks only", total, byRoute, 2*n, n, n)
+	lists := byRoute["GET "+acctest.RouteConnectors] - 2
+	t.Logf("the apply sent %d requests %v", total, byRoute)
+	if total != 2*n+2+lists || lists < 2 || lists > n || byRoute["POST "+acctest.RouteConnectors] != n || byRoute[acctest.RouteRunJob] != n {
+		t.Errorf("the apply sent %d requests %v, want %d creates, %d triggers, 2 key checks and at most %d name lists, nothing else", total, byRoute, n, n, n)
 	}
 	// The workspace's list is one page: the first read asks by ID, the
 	// second reads the list, which answers the rest.

@@ -19,6 +19,7 @@ type providerData struct {
 	secrets     []string
 	jobs        jobIndex
 	names       nameLocks
+	checks      nameChecks
 	reachable   workspaceChecks
 }
 

@@ -105,7 +105,8 @@ func (d *providerData) checkWorkspace(ctx context.Context, ws, from string, diag
 	check.mu.Lock()
 	defer check.mu.Unlock()
 	if !check.asked {
-		err := d.client.CheckWorkspace(ctx, ws)
+		held, err := d.client.CheckWorkspace(ctx, ws)
+		d.checks.counted(ws, held)
 		switch status := client.StatusCode(err); {
 		case err == nil, status == http.StatusUnauthorized, status == http.StatusForbidden, status == http.StatusNotFound:
 			// Any other failure is asked again by the next plan.

@@ -42,8 +42,12 @@ func TestWorkspace_checkAsksOncePerWorkspace(t *testing.T) {
 		}
 		onlyError(t, diags, "Workspace Not Reachable", "cannot reach workspace", "HTTP 403", "Nothing was changed", "Check workspace_id", EnvAPIKey)
 	}
-	if n := srv.Stats().ByRoute[acctest.RouteListJobs]; n != 2 {
+	if n := srv.Stats().ByRoute["GET "+acctest.RouteConnectors]; n != 2 {
 		t.Errorf("20 checks of two workspaces sent %d requests, want 2", n)
+	}
+	// The check counts the workspace's connectors for the name checks.
+	if held := data.checks.of(data.workspaceID).held; held != 0 {
+		t.Errorf("the check counted %d connectors in an empty workspace", held)
 	}
 }
 
@@ -69,7 +73,7 @@ func TestWorkspace_checkThatCannotBeMade(t *testing.T) {
 	diags = nil
 	data.checkWorkspace(t.Context(), data.workspaceID, "workspace_id", &diags)
 	failOn(t, diags)
-	if n := srv.Stats().ByRoute[acctest.RouteListJobs]; n != 2 {
+	if n := srv.Stats().ByRoute["GET "+acctest.RouteConnectors]; n != 2 {
 		t.Errorf("a failed check and the one after sent %d requests, want 2", n)
 	}
 }

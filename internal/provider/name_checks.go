@@ -1,0 +1,302 @@
+package provider
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+)
+
+// shareWindow is the longest a name check waits for the checks of the other
+// creates in progress in its workspace, so that one list answers them all.
+// A check goes at once when every create in progress waits on one.
+const shareWindow = 250 * time.Millisecond
+
+// nameChecks answers the checks of a name before and after a create. A check
+// is answered by a list of the workspace that began after it was asked, never
+// by one that began earlier nor by the read cache: the checks of the creates
+// in progress share the next such list (the list after one create is then the
+// list before another).
+type nameChecks struct {
+	mu sync.Mutex
+	ws map[string]*workspaceNames // by workspace ID in lower case
+}
+
+// workspaceNames is what the name checks of one workspace share.
+type workspaceNames struct {
+	ws       string       // as first given
+	creating int          // creates in progress
+	waiting  []*nameCheck // asked since the last list began
+	first    time.Time    // when the oldest of waiting was asked
+	listing  bool         // a list is under way
+	// open is the whole list under way until its first request is sent:
+	// checks asked until then join it.
+	open *nameRound
+	timer    *time.Timer  // ends the wait of waiting at first + shareWindow
+	// What tells the cost of a whole list: the connectors the workspace held
+	// when last counted (-1: unknown), plus those made since, and the items
+	// of a page (the first page of a whole list that had more).
+	held, pageSize int
+	// loose: the service answered a list of one name with other names, so
+	// that lists by name do not cost one request each.
+	loose bool
+	// What the next list runs with: the client, and the context of the latest
+	// check without its end.
+	client *client.Client
+	ctx    context.Context
+}
+
+type nameRound struct {
+	checks []*nameCheck
+}
+
+type nameCheck struct {
+	name  string
+	done  chan struct{}
+	found []client.Connector // set before done is closed
+	err   error
+}
+
+func (n *nameChecks) of(ws string) *workspaceNames {
+	key := strings.ToLower(ws)
+	if n.ws == nil {
+		n.ws = map[string]*workspaceNames{}
+	}
+	w := n.ws[key]
+	if w == nil {
+		w = &workspaceNames{ws: ws, held: -1, pageSize: client.PageSize}
+		n.ws[key] = w
+	}
+	return w
+}
+
+// begin counts a create in progress in ws; the caller calls the function it
+// returns when the create ends.
+func (n *nameChecks) begin(ws string) (end func()) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	w := n.of(ws)
+	w.creating++
+	return func() {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		w.creating--
+		n.consider(w)
+	}
+}
+
+// counted records how many customer-service connectors ws holds, from the
+// check of the API key.
+func (n *nameChecks) counted(ws string, held int) {
+	if held < 0 {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.of(ws).held = held
+}
+
+// made records a connector this process created in ws.
+func (n *nameChecks) made(ws string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if w := n.of(ws); w.held >= 0 {
+		w.held++
+	}
+}
+
+// named returns the customer-service connectors of ws named name (exact
+// matches), from a list that began after the call.
+func (n *nameChecks) named(ctx context.Context, c *client.Client, ws, name string) ([]client.Connector, error) {
+	check := &nameCheck{name: name, done: make(chan struct{})}
+	n.mu.Lock()
+	w := n.of(ws)
+	switch {
+	case w.open != nil:
+		// Not sent yet: the list begins after this check.
+		w.open.checks = append(w.open.checks, check)
+	default:
+		if len(w.waiting) == 0 {
+			w.first = time.Now()
+		}
+		w.waiting = append(w.waiting, check)
+		w.client, w.ctx = c, context.WithoutCancel(ctx)
+		n.consider(w)
+	}
+	n.mu.Unlock()
+	select {
+	case <-check.done:
+		return check.found, check.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// consider starts the next list of w once no list is under way and its
+// checks have waited for the others long enough; called with n.mu held.
+func (n *nameChecks) consider(w *workspaceNames) {
+	if w.listing || len(w.waiting) == 0 {
+		return
+	}
+	if wait := shareWindow - time.Since(w.first); len(w.waiting) < w.creating && wait > 0 {
+		if w.timer == nil {
+			w.timer = time.AfterFunc(wait, func() {
+				n.mu.Lock()
+				defer n.mu.Unlock()
+				w.timer = nil
+				n.consider(w)
+			})
+		}
+		return
+	}
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	round := &nameRound{checks: w.waiting}
+	w.waiting, w.listing = nil, true
+	names := distinctNames(round.checks)
+	byName := w.byName(names)
+	ctx := w.ctx
+	if !byName {
+		w.open = round
+		ctx = client.OnSend(ctx, func() {
+			n.mu.Lock()
+			defer n.mu.Unlock()
+			if w.open == round {
+				w.open = nil
+			}
+		})
+	}
+	go func() {
+		found, err := w.list(ctx, names, byName)
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		if w.open == round {
+			w.open = nil // a list that failed before it was sent
+		}
+		w.listing = false
+		w.learn(found, byName, err)
+		for _, ch := range round.checks {
+			if err != nil {
+				ch.err = err
+			} else {
+				ch.found = exactly(found.items, ch.name)
+			}
+			close(ch.done)
+		}
+		n.consider(w)
+	}()
+}
+
+// byName tells whether lists by name cost fewer requests than the whole
+// list: one request a name, where the service keeps to the name filter,
+// against the pages of the whole list, when their number is known.
+func (w *workspaceNames) byName(names []string) bool {
+	if w.loose {
+		return false
+	}
+	if w.held < 0 {
+		return len(names) == 1
+	}
+	pages := max(1, (w.held+w.pageSize-1)/w.pageSize)
+	return len(names) < pages
+}
+
+type listed struct {
+	items    []client.Connector
+	pages    int
+	pageSize int
+	loose    bool
+}
+
+// list reads the connectors the checks need: the whole list, its pages side
+// by side, or one list a name, side by side.
+func (w *workspaceNames) list(ctx context.Context, names []string, byName bool) (listed, error) {
+	c := w.client
+	f, match := connectorFilter(nil)
+	if !byName {
+		var out listed
+		keep, items := client.Collect(match, 0)
+		counting := client.Visitor[client.Connector]{
+			Page: func(page []client.Connector) int {
+				out.pages++
+				if out.pages == 1 {
+					out.pageSize = len(page)
+				}
+				return keep.Page(page)
+			},
+			Reset: func() { out.pages = 0; keep.Reset() },
+		}
+		err := c.EachConnectorPage(ctx, w.ws, f, counting)
+		out.items = *items
+		return out, err
+	}
+	results := make([][]client.Connector, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() { results[i], errs[i] = connectorsOfName(ctx, c, w.ws, name) })
+	}
+	wg.Wait()
+	var out listed
+	for i, name := range names {
+		if errs[i] != nil {
+			return listed{}, errs[i]
+		}
+		for _, conn := range results[i] {
+			out.loose = out.loose || conn.Name != name
+			out.items = append(out.items, conn)
+		}
+	}
+	return out, nil
+}
+
+// learn keeps what a list tells of the cost of the next ones.
+func (w *workspaceNames) learn(l listed, byName bool, err error) {
+	if err != nil {
+		return
+	}
+	w.loose = w.loose || l.loose
+	if !byName {
+		w.held = len(l.items)
+		if l.pages > 1 && l.pageSize > 0 {
+			w.pageSize = l.pageSize
+		}
+	}
+}
+
+func distinctNames(checks []*nameCheck) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, ch := range checks {
+		if !seen[ch.name] {
+			seen[ch.name] = true
+			names = append(names, ch.name)
+		}
+	}
+	return names
+}
+
+func exactly(cs []client.Connector, name string) []client.Connector {
+	var out []client.Connector
+	for _, c := range cs {
+		if c.Name == name {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// connectorsOfName is the customer-service connectors a list of the name
+// returns, other names included where the service matches loosely.
+func connectorsOfName(ctx context.Context, c *client.Client, ws, name string) ([]client.Connector, error) {
+	f, _ := connectorFilter(&name)
+	_, kind := connectorFilter(nil)
+	v, found := client.Collect(kind, 0)
+	err := c.EachConnectorPage(ctx, ws, f, v)
+	return *found, err
+}
+

@@ -1,0 +1,316 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// gatedLists is a sandbox whose reads (lists of connectors among them) are
+// held, once the sandbox has answered them, until the test lets them go: a
+// list in flight shows the workspace as it was when the list began.
+type gatedLists struct {
+	srv    *sandbox.Server
+	data   *providerData
+	lists  atomic.Int64 // lists of connectors answered
+	byName atomic.Int64 // of which, lists of one name
+	mu     sync.Mutex
+	gate   chan struct{} // nil: lists go at once
+	began  chan struct{} // a list reached the gate
+}
+
+func newGatedLists(t *testing.T, cfg sandbox.Config, edit ...func(*client.Config)) *gatedLists {
+	t.Helper()
+	srv, err := sandbox.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gatedLists{srv: srv, began: make(chan struct{}, 64)}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			srv.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, r)
+		if strings.HasSuffix(r.URL.Path, "/connectors/") && r.URL.Query().Get("page_size") != "1" {
+			g.lists.Add(1)
+			if r.URL.Query().Has("name") {
+				g.byName.Add(1)
+			}
+		}
+		g.mu.Lock()
+		gate := g.gate
+		g.mu.Unlock()
+		if gate != nil {
+			g.began <- struct{}{}
+			<-gate
+		}
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+	}))
+	t.Cleanup(ts.Close)
+	g.data = unitData(t, ts.URL, sandbox.DefaultAPIKey, srv.Workspaces()[0], edit...)
+	return g
+}
+
+// hold makes the lists from now on wait until the function returned is called.
+func (g *gatedLists) hold() (release func()) {
+	gate := make(chan struct{})
+	g.mu.Lock()
+	g.gate = gate
+	g.mu.Unlock()
+	return func() {
+		g.mu.Lock()
+		g.gate = nil
+		g.mu.Unlock()
+		close(gate)
+	}
+}
+
+type checked struct {
+	found []client.Connector
+	err   error
+}
+
+func (g *gatedLists) check(ctx context.Context, name string) <-chan checked {
+	out := make(chan checked, 1)
+	go func() {
+		found, err := g.data.checks.named(ctx, g.data.client, g.data.workspaceID, name)
+		out <- checked{found, err}
+	}()
+	return out
+}
+
+// waiting is the number of checks of the workspace waiting for the next list.
+func (g *gatedLists) waiting() int {
+	g.data.checks.mu.Lock()
+	defer g.data.checks.mu.Unlock()
+	return len(g.data.checks.of(g.data.workspaceID).waiting)
+}
+
+func (g *gatedLists) untilWaiting(t *testing.T, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); g.waiting() < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d checks waiting, want %d", g.waiting(), n)
+		}
+	}
+}
+
+func deskNamed(name string) client.ConnectorSpec {
+	return client.ConnectorSpec{Name: name, URL: "https://acme.example-helpdesk.com", Token: "t", AgentEmail: "agent@acme.com"}
+}
+
+// TestNameChecks_neverAnsweredByAnEarlierList: a check asked while a list is
+// in flight waits for the next list, which sees a connector made meanwhile;
+// answered by the list in flight, it would find the name free.
+func TestNameChecks_neverAnsweredByAnEarlierList(t *testing.T) {
+	g := newGatedLists(t, sandbox.Config{})
+	release := g.hold()
+	first := g.check(t.Context(), "first")
+	<-g.began
+	made(t, g.data, deskNamed("late"))
+	late := g.check(t.Context(), "late")
+	g.untilWaiting(t, 1)
+	release()
+	if r := <-first; r.err != nil || len(r.found) != 0 {
+		t.Errorf("first: %v, %v", r.found, r.err)
+	}
+	if r := <-late; r.err != nil || len(r.found) != 1 || r.found[0].Name != "late" {
+		t.Errorf("the check asked after the connector was made found %v (%v): it was answered by a list that began before", r.found, r.err)
+	}
+	if n := g.lists.Load(); n != 2 {
+		t.Errorf("%d lists, want 2", n)
+	}
+}
+
+// TestNameChecks_waitingChecksShareOneList: the checks asked while a list is
+// in flight share the next one, whatever their number, in a workspace of
+// one page.
+func TestNameChecks_waitingChecksShareOneList(t *testing.T) {
+	g := newGatedLists(t, sandbox.Config{})
+	g.data.checks.counted(g.data.workspaceID, 0)
+	made(t, g.data, deskNamed("taken 3"))
+	release := g.hold()
+	first := g.check(t.Context(), "first")
+	<-g.began
+	var rest []<-chan checked
+	for i := range 10 {
+		rest = append(rest, g.check(t.Context(), fmt.Sprintf("taken %d", i)))
+	}
+	g.untilWaiting(t, 10)
+	release()
+	<-first
+	for i, ch := range rest {
+		r := <-ch
+		if want := map[bool]int{true: 1, false: 0}[i == 3]; r.err != nil || len(r.found) != want {
+			t.Errorf("check %d found %v (%v), want %d", i, r.found, r.err, want)
+		}
+	}
+	if n, byName := g.lists.Load(), g.byName.Load(); n != 2 || byName != 0 {
+		t.Errorf("11 checks sent %d lists (%d of one name), want 2 whole lists", n, byName)
+	}
+}
+
+// TestNameChecks_cheaperListChosen: in a workspace of three pages, fewer
+// checks than pages list their names; as many as pages or more read the
+// whole list; an unknown size lists one name alone, several whole.
+func TestNameChecks_cheaperListChosen(t *testing.T) {
+	for _, tc := range []struct {
+		held, names       int
+		lists, listByName int64
+	}{
+		{held: 250, names: 2, lists: 2, listByName: 2},
+		{held: 250, names: 3, lists: 3, listByName: 0},
+		{held: 250, names: 8, lists: 3, listByName: 0},
+		{held: -1, names: 1, lists: 1, listByName: 1},
+		{held: -1, names: 4, lists: 3, listByName: 0},
+		{held: 1500, names: 10, lists: 10, listByName: 10},
+	} {
+		t.Run(fmt.Sprintf("%d held, %d names", tc.held, tc.names), func(t *testing.T) {
+			g := newGatedLists(t, sandbox.Config{})
+			seed(t, g.data, 250)
+			g.data.checks.counted(g.data.workspaceID, tc.held)
+			release := g.hold()
+			block := g.check(t.Context(), "block")
+			<-g.began
+			before := g.lists.Load()
+			var checks []<-chan checked
+			for i := range tc.names {
+				checks = append(checks, g.check(t.Context(), fmt.Sprintf("new %d", i)))
+			}
+			g.untilWaiting(t, tc.names)
+			release()
+			<-block
+			for _, ch := range checks {
+				if r := <-ch; r.err != nil || len(r.found) != 0 {
+					t.Errorf("found %v (%v)", r.found, r.err)
+				}
+			}
+			if n, byName := g.lists.Load()-before, g.byName.Load(); n != tc.lists || byName != tc.listByName+1 {
+				t.Errorf("%d checks sent %d list requests (%d of one name in all, the first check's included), want %d (%d of one name)", tc.names, n, byName, tc.lists, tc.listByName)
+			}
+		})
+	}
+}
+
+// seed makes n connectors in the workspace, side by side.
+func seed(t *testing.T, data *providerData, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if _, err := data.client.CreateConnector(t.Context(), data.workspaceID, deskNamed(fmt.Sprintf("seeded %d", i))); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestNameChecks_looseFilterListsWhole: a service that answers a list of
+// one name with others does not keep to the name filter, so that lists by
+// name may cost as much as the whole list: the next checks read it whole.
+func TestNameChecks_looseFilterListsWhole(t *testing.T) {
+	g := newGatedLists(t, sandbox.Config{})
+	if err := g.srv.SetVariant(sandbox.Variant{Filters: sandbox.FiltersPartial}); err != nil {
+		t.Fatal(err)
+	}
+	seed(t, g.data, 250)
+	g.data.checks.counted(g.data.workspaceID, 250)
+	r := <-g.check(t.Context(), "seeded 1")
+	if r.err != nil || len(r.found) != 1 || r.found[0].Name != "seeded 1" {
+		t.Fatalf("found %v (%v), want the one connector of the name", r.found, r.err)
+	}
+	byName := g.byName.Load()
+	if r := <-g.check(t.Context(), "seeded 2"); r.err != nil || len(r.found) != 1 {
+		t.Fatalf("found %v (%v)", r.found, r.err)
+	}
+	if n := g.byName.Load() - byName; n != 0 {
+		t.Errorf("%d lists of one name after the service matched loosely, want the whole list", n)
+	}
+}
+
+// TestNameChecks_waitForTheOtherCreates: a check waits for the checks of the
+// other creates in progress in its workspace, at most shareWindow; when each
+// of them waits on one, one list answers them all.
+func TestNameChecks_waitForTheOtherCreates(t *testing.T) {
+	g := newGatedLists(t, sandbox.Config{})
+	ws := g.data.workspaceID
+	endA, endB := g.data.checks.begin(ws), g.data.checks.begin(ws)
+	start := time.Now()
+	<-g.check(t.Context(), "a")
+	if took := time.Since(start); took < shareWindow {
+		t.Errorf("a check went after %v while another create was in progress and not checking, want at least %v", took, shareWindow)
+	}
+	if n := g.lists.Load(); n != 1 {
+		t.Errorf("%d lists", n)
+	}
+	release := g.hold()
+	a, b := g.check(t.Context(), "a"), g.check(t.Context(), "b")
+	<-g.began
+	release()
+	<-a
+	<-b
+	if n := g.lists.Load(); n != 2 {
+		t.Errorf("the checks of the two creates in progress sent %d lists in all, want one more", n-1)
+	}
+	endA()
+	endB()
+}
+
+// TestNameChecks_joinAListNotSentYet: a whole list still waiting for its turn
+// to be sent has not begun: a check asked meanwhile joins it.
+func TestNameChecks_joinAListNotSentYet(t *testing.T) {
+	g := newGatedLists(t, sandbox.Config{}, func(c *client.Config) { c.MaxConcurrentRequests = 1 })
+	ws := g.data.workspaceID
+	id := made(t, g.data, deskNamed("taken"))
+	g.data.checks.counted(ws, 1)
+	release := g.hold()
+	read := make(chan error, 1)
+	go func() { _, err := g.data.client.GetConnector(t.Context(), ws, id); read <- err }()
+	<-g.began // the one request at a time is held
+	first := g.check(t.Context(), "first")
+	joined := func(n int) {
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+			g.data.checks.mu.Lock()
+			open := g.data.checks.of(ws).open
+			g.data.checks.mu.Unlock()
+			if open != nil && len(open.checks) == n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the list waiting to be sent does not hold %d checks", n)
+			}
+		}
+	}
+	joined(1)
+	taken := g.check(t.Context(), "taken")
+	joined(2)
+	release()
+	if err := <-read; err != nil {
+		t.Fatal(err)
+	}
+	if r := <-first; r.err != nil || len(r.found) != 0 {
+		t.Errorf("first: %v (%v)", r.found, r.err)
+	}
+	if r := <-taken; r.err != nil || len(r.found) != 1 {
+		t.Errorf("taken: %v (%v)", r.found, r.err)
+	}
+	if n := g.lists.Load(); n != 1 {
+		t.Errorf("two checks asked before the list was sent sent %d lists, want 1", n)
+	}
+}
