@@ -33,8 +33,8 @@ type workspaceNames struct {
 	listing  bool         // a list is under way
 	// open is the whole list under way until its first request is sent:
 	// checks asked until then join it.
-	open *nameRound
-	timer    *time.Timer  // ends the wait of waiting at first + shareWindow
+	open  *nameRound
+	timer *time.Timer // ends the wait of waiting at first + shareWindow
 	// What tells the cost of a whole list: the connectors the workspace held
 	// when last counted (-1: unknown), plus those made since, and the items
 	// of a page (the first page of a whole list that had more).
@@ -299,4 +299,3 @@ func connectorsOfName(ctx context.Context, c *client.Client, ws, name string) ([
 	err := c.EachConnectorPage(ctx, ws, f, v)
 	return *found, err
 }
-

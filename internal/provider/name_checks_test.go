@@ -288,8 +288,9 @@ func TestNameChecks_joinAListNotSentYet(t *testing.T) {
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
 			g.data.checks.mu.Lock()
 			open := g.data.checks.of(ws).open
+			held := open != nil && len(open.checks) == n
 			g.data.checks.mu.Unlock()
-			if open != nil && len(open.checks) == n {
+			if held {
 				return
 			}
 			if time.Now().After(deadline) {
