@@ -68,6 +68,8 @@ type Client struct {
 	// pausedUntil is Unix nanoseconds, 0 when unset.
 	pausedUntil atomic.Int64
 	reach       reach
+	// pacer is shared with every Client of the same service and key.
+	pacer *pacer
 	// keyRefused is the message of the service's first 401, nil before.
 	keyRefused atomic.Pointer[string]
 
@@ -106,6 +108,7 @@ func New(cfg Config) (*Client, error) {
 		maxRetryAfter: orDefault(cfg.MaxRetryAfter, defaultMaxRetryAfter),
 	}
 	c.reach.stop = make(chan struct{})
+	c.pacer = pacerFor(base.String(), cfg.APIKey)
 	t, proxyFor, err := newTransport(cfg.CACertificate, bound)
 	if err != nil {
 		return nil, err
@@ -140,6 +143,9 @@ type request struct {
 	want    int
 	read    func(io.Reader) error // nil when the body is not read
 	secrets []string              // masked like the API key in a message
+	// end is when r's time runs out, and budget names that limit.
+	end    time.Time
+	budget string
 }
 
 func (r *request) idempotent() bool { return r.method != http.MethodPost }
@@ -177,14 +183,25 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	if e := c.keyRefusal(r); e != nil {
 		return -1, false, e
 	}
-	probe, refused, err := c.acquire(ctx)
+	probe, seq, refused, err := c.acquire(ctx, r)
+	var rle *RateLimitError
 	switch {
+	case errors.As(err, &rle):
+		return -1, false, fail(0, "", rle)
 	case err != nil:
 		return -1, false, fail(0, "", stopped(ctx))
 	case refused != nil:
 		return -1, false, fail(0, "", refused)
 	}
 	defer func() { <-c.slots }()
+	// What the pacing learns of this attempt: its answer's status and
+	// headers, none when it got none or was not sent.
+	var (
+		sent   time.Time
+		status int
+		header http.Header
+	)
+	defer func() { c.pacer.observe(seq, sent, time.Now(), status, header) }()
 	if probe {
 		defer c.endProbe()
 	}
@@ -218,6 +235,7 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	}
 
 	start := time.Now()
+	sent = start
 	resp, err := c.http.Do(req) //nolint:bodyclose // drainClose below reads what is left and closes it.
 	if err != nil {
 		if ctx.Err() != nil {
@@ -255,6 +273,7 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	}
 	defer drainClose(resp.Body)
 	c.reached()
+	status, header = resp.StatusCode, resp.Header
 
 	if resp.StatusCode != r.want {
 		msg, raw := readMessage(resp.Body, resp.Header.Get(headerContentType))

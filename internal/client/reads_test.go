@@ -319,7 +319,13 @@ func TestReads_listInFlightAtAWriteIsNotKept(t *testing.T) {
 		all, _ := c.WorkspaceConnectors(ctx, testWS)
 		done <- all
 	}()
-	waitFor(t, func() bool { return c.reads.inFlight() })
+	// The page must have reached the service, not only been begun: else
+	// the delete could overtake it.
+	waitFor(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return c.reads.inFlight() && s.pages > 0
+	})
 	s.mu.Lock()
 	s.gate = nil
 	s.mu.Unlock()

@@ -46,12 +46,18 @@ func (c *Client) do(ctx context.Context, r request) error {
 	if !ok {
 		end, budget = start.Add(c.budget), fmt.Sprintf("the retry budget (%s)", c.budget)
 	}
+	r.end, r.budget = end, budget
+	var last *Error
 	for attempt := 0; ; attempt++ {
 		retryAfter, retryable, err := c.attempt(ctx, &r, payload, attempt)
 		if err == nil {
 			return nil
 		}
 		switch {
+		case last != nil && errors.As(err.Err, new(*RateLimitError)):
+			// The retry would be held past the limit: like a backoff that
+			// would, it is not begun, and the last answer tells why.
+			return gaveUp(last, attempt, start, budget)
 		case !retryable && attempt > 0 && !err.Sent && unreachedError(err) != nil:
 			// Refused without sending: the retries of reaching the service
 			// stopped while this request waited for its next attempt.
@@ -94,6 +100,7 @@ func (c *Client) do(ctx context.Context, r request) error {
 			}
 			return gaveUp(err, attempt+1, start, budget)
 		}
+		last = err
 		if Sleep(ctx, wait) != nil {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return gaveUp(err, attempt+1, start, budget)
@@ -239,11 +246,12 @@ func gaveUp(err *Error, attempts int, start time.Time, limit string) *Error {
 	return err
 }
 
-// acquire takes a slot once no pause holds; the caller gives it back. Once
-// the retries of reaching the service have stopped, one request at a time
-// goes on, as a probe, when a slot is free (attempts in flight already tell
-// whether the service is back), and the others get the cause, unsent.
-func (c *Client) acquire(ctx context.Context) (probe bool, refused *ConnectError, err error) {
+// acquire takes a slot once no pause holds and the pacing lets r go (see
+// pace); the caller gives it back. Once the retries of reaching the service
+// have stopped, one request at a time goes on, as a probe, when a slot is
+// free (attempts in flight already tell whether the service is back), and
+// the others get the cause, unsent. seq numbers the request for the pacing.
+func (c *Client) acquire(ctx context.Context, r *request) (probe bool, seq uint64, refused *ConnectError, err error) {
 	for {
 		for {
 			d := time.Until(time.Unix(0, c.pausedUntil.Load()))
@@ -251,27 +259,32 @@ func (c *Client) acquire(ctx context.Context) (probe bool, refused *ConnectError
 				break
 			}
 			if err := Sleep(ctx, d); err != nil {
-				return false, nil, err
+				return false, 0, nil, err
 			}
+		}
+		// After the pause, so that the later of the two holds.
+		if err := c.pace(ctx, r); err != nil {
+			return false, 0, nil, err
 		}
 		stop, end, stopped := c.reachStopped()
 		if stopped {
 			if c.takeProbe() {
 				select {
 				case c.slots <- struct{}{}:
-					return true, nil, nil
+					seq, _ := c.pacer.take(time.Now(), true)
+					return true, seq, nil, nil
 				default:
 					c.endProbe()
 				}
 			}
 			if ce := c.refusal(); ce != nil {
-				return false, ce, nil
+				return false, 0, ce, nil
 			}
 			continue
 		}
 		took, err := c.waitForSlot(ctx, stop, end)
 		if err != nil {
-			return false, nil, err
+			return false, 0, nil, err
 		}
 		if !took {
 			continue
@@ -280,7 +293,7 @@ func (c *Client) acquire(ctx context.Context) (probe bool, refused *ConnectError
 		case ctx.Err() != nil:
 			// Both were ready, and select took the slot.
 			<-c.slots
-			return false, nil, ctx.Err()
+			return false, 0, nil, ctx.Err()
 		case time.Now().UnixNano() < c.pausedUntil.Load():
 			// A pause began while this request waited: it holds this one too.
 			<-c.slots
@@ -290,7 +303,13 @@ func (c *Client) acquire(ctx context.Context) (probe bool, refused *ConnectError
 			<-c.slots
 			continue
 		}
-		return false, nil, nil
+		seq, ok := c.pacer.take(time.Now(), false)
+		if !ok {
+			// The service's count ran out while this request waited.
+			<-c.slots
+			continue
+		}
+		return false, seq, nil, nil
 	}
 }
 

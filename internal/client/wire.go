@@ -24,7 +24,18 @@ const (
 	headerUserAgent     = "User-Agent"
 	headerContentType   = "Content-Type"
 	headerRetryAfter    = "Retry-After"
-	mediaJSON           = "application/json"
+	// The rate-limit headers read for pacing (README.md, "Rate limits"):
+	// draft-ietf-httpapi-ratelimit-headers, its earlier drafts, and the
+	// X- form many services send.
+	headerRateLimit           = "RateLimit"
+	headerRateLimitPolicy     = "RateLimit-Policy"
+	headerRateLimitLimit      = "RateLimit-Limit"
+	headerRateLimitRemaining  = "RateLimit-Remaining"
+	headerRateLimitReset      = "RateLimit-Reset"
+	headerXRateLimitLimit     = "X-RateLimit-Limit"
+	headerXRateLimitRemaining = "X-RateLimit-Remaining"
+	headerXRateLimitReset     = "X-RateLimit-Reset"
+	mediaJSON                 = "application/json"
 )
 
 // product is the provider's token in the User-Agent.

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -34,6 +35,13 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 		diags.AddError("Authentication Failed", keyRefused+" The error saying that the service did not accept the API key gives the cause and the fix.")
 		return
 	}
+	if rle, ok := errors.AsType[*client.RateLimitError](err); ok {
+		diags.AddError("Rate-Limited by the Service", fmt.Sprintf(
+			"%s. The service's rate limit would hold the request longer than its time limit allows. "+
+				"Raise %s, or send fewer requests at once: lower max_concurrent_requests, or terraform apply -parallelism.",
+			answer(e), cmp.Or(rle.Limit, "the operation's timeout")))
+		return
+	}
 	msg := serviceMessage(e)
 	switch e.StatusCode {
 	case 0:
@@ -59,6 +67,8 @@ func answer(e *client.Error) string {
 	switch {
 	case e.KeyRefused:
 		return fmt.Sprintf("%s %s was not sent: the service refused the API key earlier in this run (HTTP 401)", e.Method, e.Path)
+	case errors.As(e.Err, new(*client.RateLimitError)):
+		return fmt.Sprintf("%s %s was not sent: %v", e.Method, e.Path, e.Err)
 	case e.StatusCode == 0:
 		return fmt.Sprintf("No answer from the service to %s %s: %v%s", e.Method, e.Path, e.Err, e.Retries())
 	case e.Err != nil:

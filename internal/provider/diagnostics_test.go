@@ -150,3 +150,19 @@ func TestDiagnostics_keyRefusedIsShort(t *testing.T) {
 		t.Errorf("a request never sent is told as answered: %s", a)
 	}
 }
+
+// TestDiagnostics_rateLimited: a request the service's rate limit would hold
+// past its timeout says so, not that the service did not answer, and names
+// what the user can change.
+func TestDiagnostics_rateLimited(t *testing.T) {
+	e := &client.Error{Operation: "list jobs", Method: "GET", Path: "/jobs/",
+		Err: &client.RateLimitError{By: "X-RateLimit-Remaining", Wait: 12500 * time.Millisecond, Limit: "timeouts.read (2s)"}}
+	var diags diag.Diagnostics
+	addRequestError(&diags, "Unable to List Jobs", sandbox.DefaultWorkspaceID, e)
+	onlyError(t, diags, "Rate-Limited by the Service",
+		"GET /jobs/ was not sent: rate-limited by the service's X-RateLimit-Remaining header: the request would wait 12.5s to be sent, past the end of timeouts.read (2s), so it was not sent.",
+		"Raise timeouts.read (2s)", "max_concurrent_requests", "-parallelism")
+	if d := diags[0].Detail(); strings.Contains(d, "No answer") {
+		t.Errorf("a request never sent is told as unanswered: %s", d)
+	}
+}

@@ -1,0 +1,473 @@
+package client
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Pacing (README.md, "Rate limits"): a process holds its requests to a
+// service and API key while the service says none are left, and after 429
+// answers that say nothing, keeps to about the rate the service serves.
+const (
+	// maxReset is the furthest reset trusted: no rate limit a service
+	// publishes resets further off, and a wrong one would hold every request.
+	maxReset = time.Hour
+	// maxQuota bounds the counts trusted.
+	maxQuota = 1e9
+	// pollHeld is how often a request held with no known end looks again.
+	pollHeld = 50 * time.Millisecond
+
+	minRate = 1.0 // requests a second; below, backoff and Retry-After serve
+	maxRate = 1000.0
+	// servedSpan is how far back served answers are counted for a rate.
+	servedSpan    = time.Second
+	minServedSpan = 250 * time.Millisecond
+	// dropPacing: a learned rate that held no request for this long no
+	// longer limits more than the slots do, and is dropped.
+	dropPacing = 2 * time.Second
+	maxServed  = 4096
+
+	byRefusals = "429 answers"
+)
+
+// RateLimitError is a request not sent: the service's rate limit would
+// hold it past the end of its time limit.
+type RateLimitError struct {
+	// By is the header that holds the request, or "429 answers" for a rate
+	// learned from refusals.
+	By   string
+	Wait time.Duration
+	// Limit names the time limit, as Error.Limit does.
+	Limit string
+}
+
+func (e *RateLimitError) Error() string {
+	by := "the service's " + e.By + " header"
+	if e.By == byRefusals {
+		by = "the service's " + byRefusals
+	}
+	wait := e.Wait.Round(time.Millisecond)
+	if e.Wait >= time.Second {
+		wait = e.Wait.Round(100 * time.Millisecond)
+	}
+	limit := e.Limit
+	if limit == "" {
+		limit = "the operation's time limit"
+	}
+	return fmt.Sprintf("rate-limited by %s: the request would wait %s to be sent, past the end of %s, so it was not sent", by, wait, limit)
+}
+
+// pacers holds a pacer per service and API key for the whole process, so
+// that every Client of the same service and key (provider instances,
+// aliases) keeps to one rate limit. The key is a hash: the API key is never
+// kept here.
+var pacers sync.Map // [sha256.Size]byte → *pacer
+
+func pacerFor(baseURL, apiKey string) *pacer {
+	k := sha256.Sum256([]byte(baseURL + "\x00" + apiKey))
+	if p, ok := pacers.Load(k); ok {
+		return p.(*pacer)
+	}
+	p, _ := pacers.LoadOrStore(k, &pacer{tokens: -1, limit: -1, born: time.Now()})
+	return p.(*pacer)
+}
+
+// pacer is the pacing of one service and API key.
+type pacer struct {
+	mu sync.Mutex
+
+	// What the service's headers say: tokens requests may still be sent
+	// before until (negative when unknown; until zero when unknown).
+	tokens int64
+	limit  int64 // negative when unknown
+	until  time.Time
+	by     string
+	sends  uint64 // requests let go, numbering each
+	flying int64  // requests let go whose attempt has not ended
+	epoch  uint64 // sends when the latest window began: answers to earlier ones describe an older window
+
+	// What 429 answers without headers taught: a rate in requests a second
+	// that rises by step each second since decreased; base 0 when none.
+	base, step float64
+	decreased  time.Time
+	next       time.Time // the next free turn at that rate
+	held       time.Time // the latest request that rate held
+	served     []time.Time
+	born       time.Time
+}
+
+// rollover starts a new window once the one the service named has ended.
+func (p *pacer) rollover(now time.Time) {
+	if !p.until.IsZero() && !now.Before(p.until) {
+		p.until, p.tokens, p.epoch = time.Time{}, p.limit, p.sends
+	}
+}
+
+// reserve tells how long a request must wait to be sent, and what holds
+// it. A wait for a rate's turn reserves the turn (reserved); a wait for a
+// window to end reserves nothing, and the caller looks again after it.
+// fits is false, with nothing reserved, when the wait would end past end;
+// a hold of unknown end always fits, as it ends with the next answer.
+func (p *pacer) reserve(now, end time.Time) (wait time.Duration, by string, reserved, fits bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.rollover(now)
+	if p.tokens == 0 {
+		if p.until.IsZero() {
+			return pollHeld, p.by, false, true
+		}
+		wait = p.until.Sub(now)
+		return wait, p.by, false, !now.Add(wait).After(end)
+	}
+	rate := p.rate(now)
+	if rate == 0 {
+		return 0, "", false, true
+	}
+	turn := now
+	if p.next.After(turn) {
+		turn = p.next
+	}
+	wait = turn.Sub(now)
+	if turn.After(end) {
+		return wait, byRefusals, false, false
+	}
+	p.next = turn.Add(time.Duration(float64(time.Second) / rate))
+	if wait > 0 {
+		p.held = now
+	}
+	return wait, byRefusals, true, true
+}
+
+// take lets a request go once it holds a slot, unless a window's hold began
+// meanwhile; force lets it go regardless. It numbers the request for observe.
+func (p *pacer) take(now time.Time, force bool) (uint64, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.rollover(now)
+	if p.tokens == 0 && !force {
+		return 0, false
+	}
+	if p.tokens > 0 {
+		p.tokens--
+	}
+	p.sends++
+	p.flying++
+	return p.sends, true
+}
+
+// observe learns from the end of attempt seq, sent at sent: the answer's
+// headers, or a 429 without them. status is 0 when no answer came. Every
+// request take let go ends here, sent or not.
+func (p *pacer) observe(seq uint64, sent, now time.Time, status int, h http.Header) {
+	q, ok := readQuota(h, now)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.flying--
+	switch {
+	case ok:
+		p.count(seq, now, q)
+	case p.tokens == 0 && p.until.IsZero():
+		// Held for an answer that would tell the count: this one does not,
+		// so stop waiting for it.
+		p.tokens = -1
+	}
+	switch {
+	case status == http.StatusTooManyRequests && !ok:
+		p.refused(sent, now)
+	case status != 0 && status < http.StatusInternalServerError && status != http.StatusTooManyRequests:
+		// Served: a 5xx tells of a service in trouble, not of its rate.
+		p.served = append(p.served, now)
+		if len(p.served) > maxServed {
+			p.served = p.served[len(p.served)-maxServed:]
+		}
+	}
+}
+
+// count takes in what an answer says is left. The other requests in flight
+// may not be counted in it yet, so they are taken off.
+func (p *pacer) count(seq uint64, now time.Time, q quota) {
+	resetAt := now.Add(q.reset)
+	if !resetAt.After(now) {
+		return // its window is over
+	}
+	p.rollover(now)
+	if seq <= p.epoch {
+		return // it tells of a window already over
+	}
+	left := max(q.remaining-p.flying, 0)
+	if p.tokens < 0 {
+		p.tokens = left
+	} else {
+		p.tokens = min(p.tokens, left)
+	}
+	if p.until.IsZero() || resetAt.After(p.until) {
+		p.until = resetAt
+	}
+	if q.limit > 0 {
+		p.limit = q.limit
+	}
+	p.by = q.by
+}
+
+// rate is the learned rate now, 0 when none: it rises by step each second
+// since the last decrease, and is dropped once it holds nothing for a
+// while (the slots then limit more than it does) or passes maxRate.
+func (p *pacer) rate(now time.Time) float64 {
+	if p.base == 0 {
+		return 0
+	}
+	r := p.base + p.step*now.Sub(p.decreased).Seconds()
+	last := p.decreased
+	if p.held.After(last) {
+		last = p.held
+	}
+	if r > maxRate || now.Sub(last) > dropPacing {
+		p.base = 0
+		return 0
+	}
+	return r
+}
+
+// refused slows to about the rate served lately, or halves the rate, once
+// for the requests sent before the last decrease.
+func (p *pacer) refused(sent, now time.Time) {
+	if sent.Before(p.decreased) {
+		return
+	}
+	span := min(servedSpan, max(minServedSpan, now.Sub(p.born)))
+	n := 0
+	for i := len(p.served) - 1; i >= 0 && now.Sub(p.served[i]) <= span; i-- {
+		n++
+	}
+	servedRate := float64(n) / span.Seconds()
+	cur := p.rate(now)
+	r := servedRate
+	if cur > 0 {
+		r = max(min(servedRate, cur/2), minRate)
+	} else if n < 2 || r < minRate {
+		return // nothing measured: backoff and Retry-After serve
+	}
+	p.base, p.step, p.decreased = r, 1+r/10, now
+	if p.next.Before(now) {
+		p.next = now
+	}
+}
+
+// quota is what an answer's rate-limit headers say.
+type quota struct {
+	limit     int64 // negative when not said
+	remaining int64
+	reset     time.Duration
+	by        string // the header that says remaining
+}
+
+// readQuota reads the first of the header styles an answer holds whose
+// values a service could send; a style with any other is ignored.
+func readQuota(h http.Header, now time.Time) (quota, bool) {
+	if h == nil {
+		return quota{}, false
+	}
+	if v := h.Values(headerRateLimit); len(v) > 0 {
+		if q, ok := structuredQuota(strings.Join(v, ","), strings.Join(h.Values(headerRateLimitPolicy), ","), now); ok {
+			return q, true
+		}
+	}
+	for _, s := range [][3]string{
+		{headerRateLimitLimit, headerRateLimitRemaining, headerRateLimitReset},
+		{headerXRateLimitLimit, headerXRateLimitRemaining, headerXRateLimitReset},
+	} {
+		rem, reset := h.Get(s[1]), h.Get(s[2])
+		if rem == "" || reset == "" {
+			continue
+		}
+		limit := int64(-1)
+		if l := h.Get(s[0]); l != "" {
+			// An earlier draft lists policies after the limit: "10, 10;w=1".
+			l, _, _ = strings.Cut(l, ",")
+			l, _, _ = strings.Cut(l, ";")
+			n, ok := count(l)
+			if !ok {
+				continue
+			}
+			limit = n
+		}
+		q, ok := checkQuota(limit, rem, reset, s[1], now)
+		if ok {
+			return q, true
+		}
+	}
+	return quota{}, false
+}
+
+func checkQuota(limit int64, remaining, reset, by string, now time.Time) (quota, bool) {
+	r, ok := count(remaining)
+	if !ok || limit == 0 || limit > 0 && r > limit {
+		return quota{}, false
+	}
+	d, ok := resetIn(reset, now)
+	if !ok {
+		return quota{}, false
+	}
+	return quota{limit: limit, remaining: r, reset: d, by: by}, true
+}
+
+// count reads a whole number a service could send as a count.
+func count(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > 15 || strings.Trim(s, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil && n <= maxQuota
+}
+
+// resetIn reads a reset in seconds, whole or not: a delay, or past 1e9 a
+// Unix time. One further than maxReset, or a Unix time that far past, is
+// not trusted.
+func resetIn(s string, now time.Time) (time.Duration, bool) {
+	s = strings.TrimSpace(s)
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole == "" || len(whole) > 15 || len(frac) > 6 || strings.Trim(whole+frac, "0123456789") != "" || strings.HasSuffix(s, ".") {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(f, 0) {
+		return 0, false
+	}
+	d := time.Duration(f * float64(time.Second))
+	if f > 1e9 {
+		d = time.Unix(0, int64(f*1e9)).Sub(now)
+		if d < -maxReset {
+			return 0, false
+		}
+		d = max(d, 0)
+	}
+	return d, d <= maxReset
+}
+
+// structuredQuota reads RateLimit as draft-ietf-httpapi-ratelimit-headers
+// writes it, a list of policies ("default";r=0;t=3) whose limits
+// RateLimit-Policy gives ("default";q=20;w=1), or as its earlier drafts
+// did, a dictionary (limit=20, remaining=0, reset=3). Of several policies,
+// the one with the fewest left counts.
+func structuredQuota(rl, policy string, now time.Time) (quota, bool) {
+	members := sfMembers(rl)
+	if len(members) == 0 {
+		return quota{}, false
+	}
+	if dict := sfDictionary(members); dict != nil {
+		limit := int64(-1)
+		if l, ok := dict["limit"]; ok {
+			n, ok := count(l)
+			if !ok {
+				return quota{}, false
+			}
+			limit = n
+		}
+		return checkQuota(limit, dict["remaining"], dict["reset"], headerRateLimit, now)
+	}
+	limits := map[string]string{}
+	for _, m := range sfMembers(policy) {
+		name, params := sfItem(m)
+		limits[name] = params["q"]
+	}
+	var best quota
+	found := false
+	for _, m := range members {
+		name, params := sfItem(m)
+		limit := int64(-1)
+		if l, ok := limits[name]; ok && l != "" {
+			n, ok := count(l)
+			if !ok {
+				return quota{}, false
+			}
+			limit = n
+		}
+		q, ok := checkQuota(limit, params["r"], params["t"], headerRateLimit, now)
+		if !ok {
+			return quota{}, false
+		}
+		if !found || q.remaining < best.remaining || q.remaining == best.remaining && q.reset > best.reset {
+			best, found = q, true
+		}
+	}
+	return best, found
+}
+
+// sfMembers splits a structured field's list on commas outside strings.
+func sfMembers(v string) []string {
+	var out []string
+	start, quoted := 0, false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '\\' && quoted:
+			i++
+		case c == '"':
+			quoted = !quoted
+		case c == ',' && !quoted:
+			out = append(out, strings.TrimSpace(v[start:i]))
+			start = i + 1
+		}
+	}
+	if m := strings.TrimSpace(v[start:]); m != "" {
+		out = append(out, m)
+	}
+	return out
+}
+
+// sfItem splits a list member into its name (a string or a token) and its
+// parameters.
+func sfItem(m string) (string, map[string]string) {
+	parts := strings.Split(m, ";")
+	name := strings.Trim(strings.TrimSpace(parts[0]), `"`)
+	params := map[string]string{}
+	for _, p := range parts[1:] {
+		k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+		params[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return name, params
+}
+
+// sfDictionary is the members as key=value, or nil when they are items.
+func sfDictionary(members []string) map[string]string {
+	out := map[string]string{}
+	for _, m := range members {
+		k, v, ok := strings.Cut(m, "=")
+		if !ok || strings.ContainsAny(k, `";`) {
+			return nil
+		}
+		v, _, _ = strings.Cut(v, ";")
+		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return out
+}
+
+// pace waits for r's turn before it takes a slot, so that requests held do
+// not hold slots. A wait past r's time limit fails at once, unsent.
+func (c *Client) pace(ctx context.Context, r *request) error {
+	for {
+		wait, by, reserved, fits := c.pacer.reserve(time.Now(), r.end)
+		switch {
+		case wait <= 0:
+			return nil
+		case !fits:
+			return &RateLimitError{By: by, Wait: wait, Limit: r.budget}
+		}
+		if c.log != nil && wait >= pollHeld {
+			c.log(ctx, "API request held by the rate limit", map[string]any{"operation": r.op, "by": by, "wait_ms": wait.Milliseconds()})
+		}
+		if err := Sleep(ctx, wait); err != nil {
+			return err
+		}
+		if reserved {
+			return nil
+		}
+	}
+}

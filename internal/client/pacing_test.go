@@ -1,0 +1,338 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// quotaServer lets limit requests through per window, counted from its
+// first request, and refuses the rest with 429. tell writes the headers of
+// each answer: what is left, and when the window ends.
+type quotaServer struct {
+	served, refused atomic.Int64
+	mu              sync.Mutex
+	start           time.Time
+	window          int64
+	used            int
+	hits            []hit
+}
+
+// hit is an answer of a quotaServer.
+type hit struct {
+	at      time.Time
+	refused bool
+}
+
+func newQuotaServer(t *testing.T, limit int, window time.Duration, tell func(h http.Header, left int, end time.Time)) (*quotaServer, string) {
+	t.Helper()
+	q := &quotaServer{window: -1}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		q.mu.Lock()
+		now := time.Now()
+		if q.start.IsZero() {
+			q.start = now
+		}
+		if i := int64(now.Sub(q.start) / window); i != q.window {
+			q.window, q.used = i, 0
+		}
+		end := q.start.Add(time.Duration(q.window+1) * window)
+		ok := q.used < limit
+		if ok {
+			q.used++
+		}
+		left := limit - q.used
+		q.hits = append(q.hits, hit{now, !ok})
+		q.mu.Unlock()
+		if tell != nil {
+			tell(w.Header(), left, end)
+		}
+		if !ok {
+			q.refused.Add(1)
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		q.served.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(ts.Close)
+	return q, ts.URL
+}
+
+// secondsTo is the time to end in seconds, rounded up to the millisecond
+// as a service that means it would.
+func secondsTo(end time.Time) string {
+	ms := math.Ceil(float64(time.Until(end)) / float64(time.Millisecond))
+	return strconv.FormatFloat(max(ms, 1)/1000, 'f', 3, 64)
+}
+
+// TestPacing_holdsUntilReset: with each header style, once the service says
+// nothing is left, the process's requests wait for the window to end instead
+// of being refused: none is, though four are in flight at once against a
+// quota of four per window.
+func TestPacing_holdsUntilReset(t *testing.T) {
+	const limit, window, requests = 4, 300 * time.Millisecond, 12
+	for name, tell := range map[string]func(h http.Header, left int, end time.Time){
+		"RateLimit": func(h http.Header, left int, end time.Time) {
+			h.Set("RateLimit-Policy", `"default";q=4;w=1`)
+			h.Set("RateLimit", fmt.Sprintf(`"default";r=%d;t=%s`, left, secondsTo(end)))
+		},
+		"RateLimit dictionary": func(h http.Header, left int, end time.Time) {
+			h.Set("RateLimit", fmt.Sprintf(`limit=4, remaining=%d, reset=%s`, left, secondsTo(end)))
+		},
+		"RateLimit-Remaining": func(h http.Header, left int, end time.Time) {
+			h.Set("RateLimit-Limit", "4")
+			h.Set("RateLimit-Remaining", strconv.Itoa(left))
+			h.Set("RateLimit-Reset", secondsTo(end))
+		},
+		"X-RateLimit-Remaining": func(h http.Header, left int, end time.Time) {
+			h.Set("X-RateLimit-Limit", "4")
+			h.Set("X-RateLimit-Remaining", strconv.Itoa(left))
+			h.Set("X-RateLimit-Reset", secondsTo(end))
+		},
+		"X-RateLimit-Reset as a Unix time": func(h http.Header, left int, end time.Time) {
+			h.Set("X-RateLimit-Limit", "4")
+			h.Set("X-RateLimit-Remaining", strconv.Itoa(left))
+			ms := (end.UnixNano() + int64(time.Millisecond) - 1) / int64(time.Millisecond)
+			h.Set("X-RateLimit-Reset", fmt.Sprintf("%d.%03d", ms/1000, ms%1000))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			q, url := newQuotaServer(t, limit, window, tell)
+			c := newTestClient(t, url, func(c *Config) { c.MaxConcurrentRequests = 4; c.MaxRetries = 20 })
+			start := time.Now()
+			var wg sync.WaitGroup
+			errs := make(chan error, requests)
+			for range 4 {
+				wg.Go(func() {
+					for range requests / 4 {
+						errs <- c.CancelJob(context.Background(), testWS, "j")
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			took := time.Since(start)
+			if n := q.refused.Load(); n != 0 {
+				t.Errorf("%d requests refused: the client sent them while the service said none were left", n)
+				q.mu.Lock()
+				for _, h := range q.hits {
+					t.Log(h.at.Sub(q.start), h.refused)
+				}
+				q.mu.Unlock()
+			}
+			// Three windows' worth: the requests waited for two resets.
+			if took < 2*window-50*time.Millisecond {
+				t.Errorf("%d requests over a quota of %d per %v took %v", requests, limit, window, took)
+			}
+		})
+	}
+}
+
+// TestPacing_nonsenseIgnored: headers no service would send do not hold
+// requests: each here, if believed, would hold the next request for 30 s or
+// more.
+func TestPacing_nonsenseIgnored(t *testing.T) {
+	yearAway := strconv.FormatInt(time.Now().Add(365*24*time.Hour).Unix(), 10)
+	for name, headers := range map[string][][2]string{
+		"reset over an hour":      {{"X-RateLimit-Remaining", "0"}, {"X-RateLimit-Reset", "99999"}},
+		"Unix time a year away":   {{"X-RateLimit-Remaining", "0"}, {"X-RateLimit-Reset", yearAway}},
+		"Unix time long past":     {{"X-RateLimit-Remaining", "0"}, {"X-RateLimit-Reset", "1500000000"}},
+		"negative remaining":      {{"RateLimit-Remaining", "-1"}, {"RateLimit-Reset", "30"}},
+		"limit zero":              {{"RateLimit-Limit", "0"}, {"RateLimit-Remaining", "0"}, {"RateLimit-Reset", "30"}},
+		"garbage remaining":       {{"X-RateLimit-Remaining", "none"}, {"X-RateLimit-Reset", "30"}},
+		"garbage reset":           {{"X-RateLimit-Remaining", "0"}, {"X-RateLimit-Reset", "soon"}},
+		"huge reset":              {{"X-RateLimit-Remaining", "0"}, {"X-RateLimit-Reset", "1e308"}},
+		"huge number":             {{"X-RateLimit-Remaining", "0"}, {"X-RateLimit-Reset", "99999999999999999999999"}},
+		"remaining over limit":    {{"X-RateLimit-Limit", "5"}, {"X-RateLimit-Remaining", "9"}, {"X-RateLimit-Reset", "30"}},
+		"structured far reset":    {{"RateLimit", `"default";r=0;t=86400`}},
+		"structured garbage":      {{"RateLimit", `"default";r=0;t=abc`}},
+		"structured limit zero":   {{"RateLimit-Policy", `"default";q=0;w=60`}, {"RateLimit", `"default";r=0;t=30`}},
+		"dictionary negative":     {{"RateLimit", `limit=10, remaining=-1, reset=30`}},
+		"remaining without reset": {{"X-RateLimit-Remaining", "0"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var rec recorder
+			ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+				for _, h := range headers {
+					w.Header().Set(h[0], h[1])
+				}
+				w.WriteHeader(http.StatusNoContent)
+			})
+			c := newTestClient(t, ts.URL)
+			ctx, cancel := WithLimit(context.Background(), "timeouts.read", 10*time.Second)
+			defer cancel()
+			start := time.Now()
+			for range 5 {
+				if err := c.CancelJob(ctx, testWS, "j"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if took := time.Since(start); took > 2*time.Second || rec.count() != 5 {
+				t.Errorf("5 requests took %v, %d sent", took, rec.count())
+			}
+		})
+	}
+}
+
+func TestPacing_readQuota(t *testing.T) {
+	now := time.Now()
+	for _, c := range []struct {
+		headers   [][2]string
+		by        string
+		remaining int64
+		reset     time.Duration
+	}{
+		{[][2]string{{"RateLimit-Policy", `"burst";q=100;w=1, "daily";q=1000;w=86400`}, {"RateLimit", `"burst";r=40;t=1, "daily";r=3;t=7`}}, "RateLimit", 3, 7 * time.Second},
+		{[][2]string{{"RateLimit", `limit=10, remaining=0, reset=3`}}, "RateLimit", 0, 3 * time.Second},
+		{[][2]string{{"RateLimit-Limit", "10, 10;w=1"}, {"RateLimit-Remaining", "2"}, {"RateLimit-Reset", "1.5"}}, "RateLimit-Remaining", 2, 1500 * time.Millisecond},
+		{[][2]string{{"X-RateLimit-Remaining", "0"}, {"X-RateLimit-Reset", strconv.FormatInt(now.Add(90*time.Second).Unix(), 10)}}, "X-RateLimit-Remaining", 0, 90 * time.Second},
+		// A Unix time a moment past, by a clock a little off: no wait.
+		{[][2]string{{"X-RateLimit-Remaining", "0"}, {"X-RateLimit-Reset", strconv.FormatInt(now.Add(-5*time.Second).Unix(), 10)}}, "X-RateLimit-Remaining", 0, 0},
+		// A style ignored leaves the next one read.
+		{[][2]string{{"RateLimit", `"default";r=x`}, {"X-RateLimit-Remaining", "1"}, {"X-RateLimit-Reset", "2"}}, "X-RateLimit-Remaining", 1, 2 * time.Second},
+	} {
+		h := http.Header{}
+		for _, kv := range c.headers {
+			h.Set(kv[0], kv[1])
+		}
+		q, ok := readQuota(h, now)
+		if !ok || q.by != c.by || q.remaining != c.remaining || (q.reset-c.reset).Abs() > time.Second {
+			t.Errorf("%v: %+v, %v; want %s, %d left, reset in %v", c.headers, q, ok, c.by, c.remaining, c.reset)
+		}
+	}
+}
+
+// holdingServer answers every request with the service's count spent, to
+// be reset in 12 s, and counts what reaches it.
+func holdingServer(t *testing.T) (*recorder, string) {
+	var rec recorder
+	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("X-RateLimit-Limit", "100")
+		w.Header().Set("X-RateLimit-Remaining", "0")
+		w.Header().Set("X-RateLimit-Reset", "12")
+		w.WriteHeader(http.StatusNoContent)
+	})
+	return &rec, ts.URL
+}
+
+// TestPacing_waitPastLimitFailsUnsent: a request the count would hold past
+// its time limit fails at once, unsent, naming the header and the wait.
+func TestPacing_waitPastLimitFailsUnsent(t *testing.T) {
+	rec, url := holdingServer(t)
+	c := newTestClient(t, url)
+	if err := c.CancelJob(context.Background(), testWS, "j"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := WithLimit(context.Background(), "timeouts.read", 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := c.ListJobs(ctx, testWS, JobFilter{})
+	took := time.Since(start)
+	var e *Error
+	var rle *RateLimitError
+	if !errors.As(err, &e) || !errors.As(err, &rle) || rec.count() != 1 || took > 500*time.Millisecond {
+		t.Fatalf("after %v, %d requests: %v", took, rec.count(), err)
+	}
+	if e.Sent || e.MayHaveTakenEffect() || rle.By != "X-RateLimit-Remaining" || rle.Wait < 11*time.Second || rle.Limit != "timeouts.read (2s)" {
+		t.Errorf("%#v, %#v", e, rle)
+	}
+	want := `^list jobs: rate-limited by the service's X-RateLimit-Remaining header: the request would wait 1[12](\.[0-9])?s to be sent, past the end of timeouts.read \(2s\), so it was not sent$`
+	if !regexp.MustCompile(want).MatchString(err.Error()) {
+		t.Errorf("error %q does not match %s", err, want)
+	}
+}
+
+// TestPacing_heldHonoursCancel: a request held ends as soon as Terraform
+// interrupts it.
+func TestPacing_heldHonoursCancel(t *testing.T) {
+	rec, url := holdingServer(t)
+	c := newTestClient(t, url)
+	if err := c.CancelJob(context.Background(), testWS, "j"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	err := c.CancelJob(ctx, testWS, "j")
+	if took := time.Since(start); !errors.Is(err, context.Canceled) || took > time.Second || rec.count() != 1 {
+		t.Errorf("after %v, %d requests: %v", took, rec.count(), err)
+	}
+}
+
+// TestPacing_sharedByServiceAndKey: clients of the same service and key
+// share the count; another key has its own.
+func TestPacing_sharedByServiceAndKey(t *testing.T) {
+	rec, url := holdingServer(t)
+	a := newTestClient(t, url)
+	b := newTestClient(t, url)
+	other := newTestClient(t, url, func(c *Config) { c.APIKey = "key-456" })
+	if a.pacer != b.pacer || a.pacer == other.pacer {
+		t.Fatal("clients of the same service and key do not share one pacer, or of another key do")
+	}
+	if err := a.CancelJob(context.Background(), testWS, "j"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := WithLimit(context.Background(), "timeouts.read", time.Second)
+	defer cancel()
+	if err := b.CancelJob(ctx, testWS, "j"); !errors.As(err, new(*RateLimitError)) || rec.count() != 1 {
+		t.Errorf("the other client of the key: %d requests, %v", rec.count(), err)
+	}
+	if err := other.CancelJob(ctx, testWS, "j"); err != nil || rec.count() != 2 {
+		t.Errorf("a client of another key: %d requests, %v", rec.count(), err)
+	}
+}
+
+// TestPacing_learnsFromRefusals: against a service that refuses beyond 20
+// requests a second with bare 429s, four requests at a time are refused
+// most of the time unpaced; the pacing learns a rate from the answers
+// served, and then few are.
+func TestPacing_learnsFromRefusals(t *testing.T) {
+	q, url := newQuotaServer(t, 2, 100*time.Millisecond, nil)
+	c := newTestClient(t, url, func(c *Config) { c.MaxConcurrentRequests = 4; c.MaxRetries = NoRetryLimit })
+	start := time.Now()
+	stop := start.Add(2500 * time.Millisecond)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for time.Now().Before(stop) {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				_ = c.CancelJob(ctx, testWS, "j")
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var served, refused int
+	for _, h := range q.hits {
+		if h.at.Sub(start) < time.Second {
+			continue
+		}
+		if h.refused {
+			refused++
+		} else {
+			served++
+		}
+	}
+	if served < 5 || float64(refused) > 0.5*float64(served+refused) {
+		t.Errorf("after the first second: %d served, %d refused", served, refused)
+	}
+}
