@@ -3,14 +3,33 @@ package sandbox
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
 // RateLimit is the side door's view of the rate limit.
 type RateLimit struct {
 	RequestsPerSecond int `json:"requests_per_second"`
+	// Headers is of RateLimitHeaderStyles; empty means none.
+	Headers string `json:"headers,omitempty"`
 }
+
+// The styles of headers that tell a client its quota on every answer under
+// the rate limit (README.md, "Rate limit").
+const (
+	RateLimitHeadersNone = "none"
+	// RateLimitHeadersIETF: RateLimit-Policy and RateLimit, as
+	// draft-ietf-httpapi-ratelimit-headers writes them.
+	RateLimitHeadersIETF = "ietf"
+	// RateLimitHeadersX: X-RateLimit-Limit, -Remaining and -Reset, as many
+	// services send them.
+	RateLimitHeadersX = "x-ratelimit"
+)
+
+// RateLimitHeaderStyles are the values of Config.RateLimitHeaders.
+var RateLimitHeaderStyles = []string{RateLimitHeadersNone, RateLimitHeadersIETF, RateLimitHeadersX}
 
 // bucket is one API key's token bucket. Tokens are counted in billionths
 // of a request, so that the refill of any span of nanoseconds is exact.
@@ -26,6 +45,40 @@ func checkRateLimit(r int) error {
 		return fmt.Errorf("requests_per_second must not be negative, got %d", r)
 	}
 	return nil
+}
+
+// rateLimitHeaders is style in lower case, empty meaning none, or an error
+// that names the styles allowed.
+func rateLimitHeaders(style string) (string, error) {
+	style = strings.ToLower(style)
+	if style == "" {
+		return RateLimitHeadersNone, nil
+	}
+	if !slices.Contains(RateLimitHeaderStyles, style) {
+		return "", fmt.Errorf(`headers must be "none", "ietf" or "x-ratelimit", got %q`, style)
+	}
+	return style, nil
+}
+
+// SetRateLimitHeaders sets the style of the headers that tell each answer
+// under the rate limit its key's quota: "none", "ietf" or "x-ratelimit", in
+// any letter case; empty means none. The buckets stay as they are.
+func (s *Server) SetRateLimitHeaders(style string) error {
+	style, err := rateLimitHeaders(style)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rateLimitHeaders = style
+	return nil
+}
+
+// RateLimitHeaders returns the style of the rate limit's headers.
+func (s *Server) RateLimitHeaders() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rateLimitHeaders
 }
 
 // SetRateLimit sets the requests a second for each API key (0: none) and
@@ -48,17 +101,30 @@ func (s *Server) RateLimit() int {
 	return s.rateLimit
 }
 
+// quota is a key's bucket as an answer tells it.
+type quota struct {
+	style string
+	// limit is the requests a second, and the bucket's size; 0 when the
+	// request is under no limit.
+	limit     int64
+	remaining int64 // whole tokens left
+	// reset is the whole seconds, rounded up and at least 1, until a token
+	// when none is left, else until the bucket is full.
+	reset int64
+	wait  time.Duration // until the next token, when refused
+}
+
 // limit gives buckets to known keys only, so that unknown ones, refused
 // later anyway, cannot grow the map.
-func (s *Server) limit(key string) (time.Duration, bool) {
+func (s *Server) limit(key string) (q quota, limited bool) {
 	if _, known := s.keys[key]; !known {
-		return 0, false
+		return quota{}, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := int64(s.rateLimit)
 	if r == 0 {
-		return 0, false
+		return quota{}, false
 	}
 	capacity := r * tokenUnit
 	now := s.cfg.Now()
@@ -72,17 +138,51 @@ func (s *Server) limit(key string) (time.Duration, bool) {
 	elapsed := min(max(now.Sub(b.last), 0), time.Second)
 	b.nanoTokens = min(capacity, b.nanoTokens+int64(elapsed)*r)
 	b.last = now
-	if b.nanoTokens >= tokenUnit {
+	if limited = b.nanoTokens < tokenUnit; limited {
+		s.stats.RateLimited++
+	} else {
 		b.nanoTokens -= tokenUnit
-		return 0, false
 	}
-	s.stats.RateLimited++
-	return time.Duration((tokenUnit - b.nanoTokens + r - 1) / r), true
+	q = quota{style: s.rateLimitHeaders, limit: r, remaining: b.nanoTokens / tokenUnit}
+	// The bucket fills at r tokens a second: a nanosecond of refill is r
+	// billionths of a token.
+	short := capacity - b.nanoTokens
+	if q.remaining == 0 {
+		short = tokenUnit - b.nanoTokens
+		q.wait = time.Duration((short + r - 1) / r)
+	}
+	q.reset = wholeSeconds(time.Duration((short + r - 1) / r))
+	return q, limited
+}
+
+// wholeSeconds rounds up, and is at least 1: the headers take whole
+// seconds, and a client told 0 would send again at once.
+func wholeSeconds(d time.Duration) int64 {
+	return max(int64((d+time.Second-1)/time.Second), 1)
+}
+
+// writeQuota sets the headers of q's style; the style "none", or a request
+// under no limit, sets none.
+func writeQuota(w http.ResponseWriter, q quota) {
+	if q.limit == 0 {
+		return
+	}
+	h := w.Header()
+	switch q.style {
+	case RateLimitHeadersIETF:
+		// The bucket holds a second's requests: the policy's window is 1.
+		h.Set("RateLimit-Policy", fmt.Sprintf(`"default";q=%d;w=1`, q.limit))
+		h.Set("RateLimit", fmt.Sprintf(`"default";r=%d;t=%d`, q.remaining, q.reset))
+	case RateLimitHeadersX:
+		h.Set("X-RateLimit-Limit", strconv.FormatInt(q.limit, 10))
+		h.Set("X-RateLimit-Remaining", strconv.FormatInt(q.remaining, 10))
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(q.reset, 10))
+	}
 }
 
 // writeRateLimited rounds up: Retry-After takes whole seconds.
 func writeRateLimited(w http.ResponseWriter, wait time.Duration) {
-	secs := max(int64((wait+time.Second-1)/time.Second), 1)
+	secs := wholeSeconds(wait)
 	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
 	writeError(w, http.StatusTooManyRequests, "Request was throttled. Expected available in "+strconv.FormatInt(secs, 10)+" second"+plural(secs)+".")
 }
@@ -95,11 +195,27 @@ func plural(n int64) string {
 }
 
 func (s *Server) sideGetRateLimit(w http.ResponseWriter, _ *http.Request, _ *workspace) {
-	writeJSON(w, http.StatusOK, RateLimit{RequestsPerSecond: s.RateLimit()})
+	s.mu.Lock()
+	l := RateLimit{RequestsPerSecond: s.rateLimit, Headers: s.rateLimitHeaders}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, l)
 }
 
+// sidePutRateLimit sets the whole rate limit: headers left out means none.
+// Either value refused, nothing changes.
 func (s *Server) sidePutRateLimit(w http.ResponseWriter, r *http.Request, _ *workspace) {
-	sidePut(w, r, `a rate limit object, {"requests_per_second": 20} (0: no limit)`, func(l RateLimit) error {
-		return s.SetRateLimit(l.RequestsPerSecond)
+	sidePut(w, r, `a rate limit object, {"requests_per_second": 20, "headers": "ietf"} (0: no limit; headers "none", "ietf" or "x-ratelimit", none when left out)`, func(l RateLimit) error {
+		if err := checkRateLimit(l.RequestsPerSecond); err != nil {
+			return err
+		}
+		style, err := rateLimitHeaders(l.Headers)
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.rateLimit, s.rateLimitHeaders = l.RequestsPerSecond, style
+		s.buckets = map[string]*bucket{}
+		return nil
 	})
 }

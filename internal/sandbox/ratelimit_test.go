@@ -162,3 +162,129 @@ func TestRateLimit_beforeFaults(t *testing.T) {
 		t.Errorf("after a create refused for the rate: %+v", st)
 	}
 }
+
+// quotaHeaders are every header of every style.
+var quotaHeaders = []string{"RateLimit-Policy", "RateLimit", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"}
+
+// expectQuota sends a list of jobs with key and checks its status and its
+// quota headers: want, by name, and no other header of quotaHeaders.
+func (h *harness) expectQuota(status int, want map[string]string) {
+	h.t.Helper()
+	st, hdr, out := h.call("GET", jobsPath(""), key, nil)
+	if st != status {
+		h.t.Fatalf("status %d (%v), want %d", st, out, status)
+	}
+	for _, name := range quotaHeaders {
+		if got := hdr.Values(name); want[name] != strings.Join(got, ",") {
+			h.t.Errorf("answer %d: %s %q, want %q", st, name, got, want[name])
+		}
+	}
+}
+
+// TestRateLimit_headerStyles: each style tells every answer under the
+// limit, 200 and 429 alike, the whole tokens left and the seconds until a
+// token (none left) or a full bucket (some left); "none" sends no such
+// header, and neither does a sandbox without a limit.
+func TestRateLimit_headerStyles(t *testing.T) {
+	ietf := func(r, t string) map[string]string {
+		return map[string]string{"RateLimit-Policy": `"default";q=3;w=1`, "RateLimit": `"default";r=` + r + ";t=" + t}
+	}
+	x := func(r, t string) map[string]string {
+		return map[string]string{"X-RateLimit-Limit": "3", "X-RateLimit-Remaining": r, "X-RateLimit-Reset": t}
+	}
+	none := func(string, string) map[string]string { return nil }
+	for style, want := range map[string]func(r, t string) map[string]string{
+		"": none, RateLimitHeadersNone: none, RateLimitHeadersIETF: ietf, RateLimitHeadersX: x, "X-RateLimit": x,
+	} {
+		t.Run(style, func(t *testing.T) {
+			clock := &fakeClock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
+			h := newHarness(t, Config{Jobs: 1, Now: clock.Now, RateLimit: 3, RateLimitHeaders: style})
+			h.expectQuota(200, want("2", "1"))
+			h.expectQuota(200, want("1", "1"))
+			h.expectQuota(200, want("0", "1"))
+			h.expectQuota(429, want("0", "1"))
+			// 0.4 s refills 1.2 tokens: one is spent, and the next is
+			// 0.27 s away, which rounds up.
+			clock.Add(400 * time.Millisecond)
+			h.expectQuota(200, want("0", "1"))
+			clock.Add(time.Hour)
+			h.expectQuota(200, want("2", "1"))
+			if err := h.srv.SetRateLimit(0); err != nil {
+				t.Fatal(err)
+			}
+			h.expectQuota(200, nil)
+		})
+	}
+}
+
+// TestRateLimit_headersOnEveryAnswer: a fault, an error of the API and the
+// 429 carry the quota too; the side door and an unknown key, under no
+// bucket, do not.
+func TestRateLimit_headersOnEveryAnswer(t *testing.T) {
+	h := newHarness(t, Config{Jobs: 1, RateLimit: 5, RateLimitHeaders: RateLimitHeadersX})
+	if st, hdr, _ := h.call("GET", "/developers/workspaces/"+ws+"/connectors/"+ws+"/", key, nil); st != 404 || hdr.Get("X-RateLimit-Remaining") != "4" {
+		t.Errorf("a 404 of the API: %d, X-RateLimit-Remaining %q", st, hdr.Get("X-RateLimit-Remaining"))
+	}
+	if err := h.srv.SetFaults(Faults{Rate: 1, Statuses: []int{503}}); err != nil {
+		t.Fatal(err)
+	}
+	if st, hdr, _ := h.call("GET", jobsPath(""), key, nil); st != 503 || hdr.Get("X-RateLimit-Remaining") != "3" || hdr.Get("Retry-After") != "1" {
+		t.Errorf("a fault: %d, X-RateLimit-Remaining %q", st, hdr.Get("X-RateLimit-Remaining"))
+	}
+	for _, c := range []struct{ path, key string }{{"/_sandbox/rate_limit", key}, {jobsPath(""), "unknown-key"}} {
+		_, hdr, _ := h.call("GET", c.path, c.key, nil)
+		for _, name := range quotaHeaders {
+			if v := hdr.Get(name); v != "" {
+				t.Errorf("GET %s with key %s: %s %q, want none", c.path, c.key, name, v)
+			}
+		}
+	}
+}
+
+// TestRateLimit_headersSideDoor: the side door shows the style and sets it
+// with the rate, "none" when left out, in any letter case; a style it does
+// not know is refused, naming those allowed, and changes nothing.
+func TestRateLimit_headersSideDoor(t *testing.T) {
+	h, _ := limitedHarness(t, 2)
+	if out := h.expect("GET", "/_sandbox/rate_limit", nil, 200, "").(map[string]any); out["headers"] != "none" {
+		t.Errorf("GET rate_limit: %v", out)
+	}
+	h.expectQuota(200, nil)
+	if out := h.expect("PUT", "/_sandbox/rate_limit", map[string]any{"requests_per_second": 2, "headers": "IETF"}, 200, "").(map[string]any); out["headers"] != "IETF" {
+		t.Errorf("PUT rate_limit answered %v", out)
+	}
+	if out := h.expect("GET", "/_sandbox/rate_limit", nil, 200, "").(map[string]any); out["headers"] != "ietf" || out["requests_per_second"] != 2.0 {
+		t.Errorf("GET rate_limit after the PUT: %v", out)
+	}
+	h.expectQuota(200, map[string]string{"RateLimit-Policy": `"default";q=2;w=1`, "RateLimit": `"default";r=1;t=1`})
+	h.expect("PUT", "/_sandbox/rate_limit", map[string]any{"requests_per_second": 2, "headers": "x-ratelimit"}, 200, "")
+	h.expectQuota(200, map[string]string{"X-RateLimit-Limit": "2", "X-RateLimit-Remaining": "1", "X-RateLimit-Reset": "1"})
+	h.expect("PUT", "/_sandbox/rate_limit", map[string]any{"requests_per_second": 5, "headers": "draft"}, 400, `headers must be "none", "ietf" or "x-ratelimit", got "draft"`)
+	if r, style := h.srv.RateLimit(), h.srv.RateLimitHeaders(); r != 2 || style != RateLimitHeadersX {
+		t.Errorf("after a refused PUT: %d, %q; want 2, x-ratelimit", r, style)
+	}
+	h.expect("PUT", "/_sandbox/rate_limit", map[string]any{"requests_per_second": 2}, 200, "")
+	h.expectQuota(200, nil)
+}
+
+// TestRateLimit_headersSetter: SetRateLimitHeaders switches the style and
+// leaves the buckets as they are; a style it does not know is refused.
+func TestRateLimit_headersSetter(t *testing.T) {
+	if _, err := New(Config{RateLimitHeaders: "draft-07"}); err == nil || !strings.Contains(err.Error(), `"none", "ietf" or "x-ratelimit"`) {
+		t.Errorf("New with headers draft-07: %v", err)
+	}
+	h, _ := limitedHarness(t, 3)
+	h.expectQuota(200, nil)
+	if err := h.srv.SetRateLimitHeaders("X-RATELIMIT"); err != nil {
+		t.Fatal(err)
+	}
+	h.expectQuota(200, map[string]string{"X-RateLimit-Limit": "3", "X-RateLimit-Remaining": "1", "X-RateLimit-Reset": "1"})
+	if err := h.srv.SetRateLimitHeaders("ietf-draft"); err == nil || !strings.Contains(err.Error(), `got "ietf-draft"`) || h.srv.RateLimitHeaders() != RateLimitHeadersX {
+		t.Errorf("SetRateLimitHeaders(ietf-draft): %v, style now %q", err, h.srv.RateLimitHeaders())
+	}
+	if err := h.srv.SetRateLimitHeaders(""); err != nil || h.srv.RateLimitHeaders() != RateLimitHeadersNone {
+		t.Errorf("SetRateLimitHeaders(\"\"): %v, style now %q", err, h.srv.RateLimitHeaders())
+	}
+	h.expectQuota(200, nil)
+	h.expectLimited(key)
+}

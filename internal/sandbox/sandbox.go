@@ -46,6 +46,10 @@ type Config struct {
 	Variant   Variant
 	// RateLimit is requests a second per API key; 0 means no limit.
 	RateLimit int
+	// RateLimitHeaders is the style of the headers that tell each answer
+	// under the rate limit its quota, of RateLimitHeaderStyles; empty
+	// means none.
+	RateLimitHeaders string
 }
 
 // Server is the sandbox service, an http.Handler.
@@ -65,6 +69,9 @@ type Server struct {
 	buckets    map[string]*bucket // API key → its token bucket
 	closing    chan struct{}      // closed by Close
 	closeOnce  sync.Once
+
+	// rateLimitHeaders is of RateLimitHeaderStyles, never empty.
+	rateLimitHeaders string
 }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
@@ -92,6 +99,10 @@ func New(cfg Config) (*Server, error) {
 	if err := checkRateLimit(cfg.RateLimit); err != nil {
 		return nil, fmt.Errorf("rate limit: %w", err)
 	}
+	headers, err := rateLimitHeaders(cfg.RateLimitHeaders)
+	if err != nil {
+		return nil, fmt.Errorf("rate limit: %w", err)
+	}
 	s := &Server{
 		cfg:        cfg,
 		keys:       map[string][]string{},
@@ -102,6 +113,8 @@ func New(cfg Config) (*Server, error) {
 		rateLimit:  cfg.RateLimit,
 		buckets:    map[string]*bucket{},
 		closing:    make(chan struct{}),
+
+		rateLimitHeaders: headers,
 	}
 	for _, k := range cfg.Keys {
 		if k.APIKey == "" {
@@ -154,6 +167,9 @@ func (s *Server) routes() {
 	side := "/_sandbox/workspaces/{workspace_id}"
 	s.handle("POST "+side+"/jobs/{$}", s.sideCreateJob)
 	s.handle("GET "+side+"/jobs/{_id}/executions/{$}", s.sideExecutions)
+	// The API's create, but never rate limited: a test seeds a workspace
+	// with it without spending a key's quota.
+	s.handle("POST "+side+"/connectors/{$}", s.createConnector)
 	s.handle("GET /_sandbox/stats", s.sideStats)
 	s.handle("PUT /_sandbox/faults", s.sideFaults)
 	s.handle("GET /_sandbox/variant", s.sideGetVariant)
@@ -176,8 +192,12 @@ func (s *Server) handle(pattern string, fn handlerFunc) {
 		if isAPI {
 			// A request refused for the rate is neither held nor faulted:
 			// it changes nothing, as a gateway in front of the service.
-			if wait, limited := s.limit(r.Header.Get("Authorization")); limited {
-				writeRateLimited(w, wait)
+			q, limited := s.limit(r.Header.Get("Authorization"))
+			// Set now, the headers go with whatever answers: the handler's,
+			// a fault's or the refusal.
+			writeQuota(w, q)
+			if limited {
+				writeRateLimited(w, q.wait)
 				return
 			}
 			s.hold(1)

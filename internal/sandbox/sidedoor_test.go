@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -53,4 +54,28 @@ func TestSideDoor_oneValue(t *testing.T) {
 	}
 	// No fault was set: the list answers.
 	h.expect("GET", jobsPath(""), nil, 200, "")
+}
+
+// TestSideDoor_createConnector: the side door creates connectors as the
+// API does, under the same rules, however many a key sends past its rate
+// limit.
+func TestSideDoor_createConnector(t *testing.T) {
+	h := newHarness(t, Config{Jobs: 0, RateLimit: 1})
+	for i := range 5 {
+		if c := h.expect("POST", "/_sandbox/workspaces/"+ws+"/connectors/", connectorBody(fmt.Sprint("seeded ", i)), 201, "").(map[string]any); c["name"] != fmt.Sprint("seeded ", i) {
+			t.Errorf("side-door connector: %v", c)
+		}
+	}
+	h.expect("POST", "/_sandbox/workspaces/"+ws+"/connectors/", map[string]any{"name": "x"}, 400, "connector_name")
+	if n := len(h.srv.ConnectorIDs(ws)); n != 5 {
+		t.Errorf("%d connectors, want 5", n)
+	}
+	if jobs := h.srv.Jobs(ws); len(jobs) != 5 || !strings.HasPrefix(jobs[0].Name, "seeded ") {
+		t.Errorf("the connectors' jobs: %+v", jobs)
+	}
+	if st := h.srv.Stats(); st.RateLimited != 0 || st.ByRoute["POST /_sandbox/workspaces/{workspace_id}/connectors/"] != 6 {
+		t.Errorf("stats: %+v", st)
+	}
+	// The API's bucket is still full.
+	h.expectServed(1, key)
 }

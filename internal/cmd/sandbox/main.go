@@ -92,6 +92,7 @@ func options(args []string) (sandbox.Config, listen, error) {
 		return sandbox.Config{}, listen{}, fmt.Errorf("SANDBOX_RATE_LIMIT: %w", err)
 	}
 	rateLimit := fs.Int("rate-limit", rateDefault, "requests a second each API key may send to the API, in bursts of as many, beyond which it answers 429 with Retry-After (0: no limit) (SANDBOX_RATE_LIMIT)")
+	rateHeaders := fs.String("rate-limit-headers", env("SANDBOX_RATE_LIMIT_HEADERS", sandbox.RateLimitHeadersNone), "the headers that tell each answer under the rate limit its quota: \"none\", \"ietf\" (RateLimit-Policy and RateLimit) or \"x-ratelimit\" (X-RateLimit-Limit, -Remaining, -Reset) (SANDBOX_RATE_LIMIT_HEADERS)")
 	certFile := fs.String("tls-cert", os.Getenv("SANDBOX_TLS_CERT"), "serve https with this PEM certificate file (the server's certificate, then any intermediates); needs -tls-key (SANDBOX_TLS_CERT)")
 	keyFile := fs.String("tls-key", os.Getenv("SANDBOX_TLS_KEY"), "the PEM file of the -tls-cert certificate's private key (SANDBOX_TLS_KEY)")
 	proxyAddr := fs.String("proxy", os.Getenv("SANDBOX_PROXY"), "also run an HTTP proxy at this address (such as 127.0.0.1:3128) that tunnels every CONNECT to the sandbox, as a corporate proxy would; needs -tls-cert (SANDBOX_PROXY)")
@@ -119,6 +120,9 @@ func options(args []string) (sandbox.Config, listen, error) {
 	case *proxyAuth != "" && !strings.Contains(*proxyAuth, ":"):
 		// The value is not echoed: it holds a password.
 		return sandbox.Config{}, listen{}, errors.New("-proxy-auth (SANDBOX_PROXY_AUTH) must be user:password")
+	}
+	if !slices.Contains(sandbox.RateLimitHeaderStyles, strings.ToLower(*rateHeaders)) {
+		return sandbox.Config{}, listen{}, fmt.Errorf("-rate-limit-headers (SANDBOX_RATE_LIMIT_HEADERS): %q is not a style: give none, ietf or x-ratelimit", *rateHeaders)
 	}
 	envelopeFields, err := envelopeList(*envelope)
 	if err != nil {
@@ -148,6 +152,8 @@ func options(args []string) (sandbox.Config, listen, error) {
 			ExtraFields: *extraFields,
 			NullFields:  list(*nullFields),
 		},
+		// The sandbox reads the style in any letter case.
+		RateLimitHeaders: *rateHeaders,
 	}
 	for i := range keys {
 		cfg.Keys = append(cfg.Keys, sandbox.KeyBinding{APIKey: keys[i], WorkspaceID: workspaces[i]})

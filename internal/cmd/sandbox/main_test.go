@@ -30,7 +30,7 @@ func TestCommand_helpExitsZero(t *testing.T) {
 			t.Errorf("sandbox %s: %v\n%s", arg, err, out)
 		}
 		for _, want := range []string{"Usage of dataintegration-sandbox:", "SANDBOX_ADDR", "SANDBOX_API_KEY", "SANDBOX_WORKSPACE_ID", "SANDBOX_JOBS", "SANDBOX_STATE", "SANDBOX_RUN_DURATION",
-			"SANDBOX_ENVELOPE", "SANDBOX_MAX_PAGE_SIZE", "SANDBOX_PAST_END", "SANDBOX_FILTERS", "SANDBOX_EXTRA_FIELDS", "SANDBOX_NULL_FIELDS", "SANDBOX_TLS_CERT", "SANDBOX_TLS_KEY", "SANDBOX_PROXY", "SANDBOX_PROXY_AUTH", "SANDBOX_RATE_LIMIT"} {
+			"SANDBOX_ENVELOPE", "SANDBOX_MAX_PAGE_SIZE", "SANDBOX_PAST_END", "SANDBOX_FILTERS", "SANDBOX_EXTRA_FIELDS", "SANDBOX_NULL_FIELDS", "SANDBOX_TLS_CERT", "SANDBOX_TLS_KEY", "SANDBOX_PROXY", "SANDBOX_PROXY_AUTH", "SANDBOX_RATE_LIMIT", "SANDBOX_RATE_LIMIT_HEADERS"} {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("sandbox %s does not mention %s:\n%s", arg, want, out)
 			}
@@ -103,6 +103,38 @@ func TestCommand_rateLimitFlag(t *testing.T) {
 	t.Setenv("SANDBOX_RATE_LIMIT", "fast")
 	if _, _, err := options(nil); err == nil || !strings.Contains(err.Error(), "SANDBOX_RATE_LIMIT") {
 		t.Errorf("a bad SANDBOX_RATE_LIMIT: %v", err)
+	}
+}
+
+// TestCommand_rateLimitHeadersFlag: -rate-limit-headers, or
+// SANDBOX_RATE_LIMIT_HEADERS, sets the style of the quota headers, none by
+// default, in any letter case; another style is refused, naming the three.
+func TestCommand_rateLimitHeadersFlag(t *testing.T) {
+	if cfg, _, err := options(nil); err != nil || cfg.RateLimitHeaders != sandbox.RateLimitHeadersNone {
+		t.Errorf("default: %q, %v", cfg.RateLimitHeaders, err)
+	}
+	t.Setenv("SANDBOX_RATE_LIMIT_HEADERS", "IETF")
+	cfg, _, err := options([]string{"-rate-limit", "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sandbox.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if style := srv.RateLimitHeaders(); style != sandbox.RateLimitHeadersIETF {
+		t.Errorf("from SANDBOX_RATE_LIMIT_HEADERS=IETF: %q", style)
+	}
+	if cfg, _, err := options([]string{"-rate-limit-headers", "x-ratelimit"}); err != nil || cfg.RateLimitHeaders != sandbox.RateLimitHeadersX {
+		t.Errorf("-rate-limit-headers x-ratelimit over SANDBOX_RATE_LIMIT_HEADERS: %q, %v", cfg.RateLimitHeaders, err)
+	}
+	for _, args := range [][]string{{"-rate-limit-headers", "draft"}, nil} {
+		if args == nil {
+			t.Setenv("SANDBOX_RATE_LIMIT_HEADERS", "draft")
+		}
+		if _, _, err := options(args); err == nil || !strings.Contains(err.Error(), "SANDBOX_RATE_LIMIT_HEADERS") || !strings.Contains(err.Error(), `"draft" is not a style: give none, ietf or x-ratelimit`) {
+			t.Errorf("%v, or SANDBOX_RATE_LIMIT_HEADERS=draft: %v", args, err)
+		}
 	}
 }
 

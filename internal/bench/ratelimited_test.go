@@ -1,0 +1,281 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
+)
+
+// The service's rate limit in BenchmarkRateLimited: requests a second per
+// API key, in bursts of as many.
+const benchRate = 20
+
+// rateStyle is a kind of rate-limited service: the headers it tells its
+// quota by, and the share of requests an apply may see refused against it.
+type rateStyle struct {
+	label, headers string
+	refused        float64 // percent, the target of one apply
+}
+
+var rateStyles = []rateStyle{
+	{label: "Retry-After alone", headers: sandbox.RateLimitHeadersNone, refused: 10},
+	{label: "ietf", headers: sandbox.RateLimitHeadersIETF, refused: 2},
+	{label: "x-ratelimit", headers: sandbox.RateLimitHeadersX, refused: 2},
+}
+
+// rateRun is what one or more applies at once cost the sandbox.
+type rateRun struct {
+	requests, refused, creates int64
+	wall                       time.Duration
+	failed                     int
+}
+
+func (r rateRun) refusedPercent() float64 {
+	if r.requests == 0 {
+		return 0
+	}
+	return 100 * float64(r.refused) / float64(r.requests)
+}
+
+// floorOf is the time the creates take at the rate alone: creates ÷ rate,
+// computed, which leaves out the engine's own start and the first burst.
+func floorOf(creates int) time.Duration {
+	return time.Duration(creates) * time.Second / benchRate
+}
+
+// prefixedConnectorsHCL is n connectors named "<prefix> <index>", so that
+// the applies sharing a workspace never ask for one name twice.
+func prefixedConnectorsHCL(n int, prefix string) string {
+	return fmt.Sprintf(`
+resource "dataintegration_customer_service_connector" "c" {
+  count       = %d
+  name        = "%s ${count.index}"
+  url         = "https://acme.example.com"
+  agent_email = "agent@acme.com"
+  token       = "%s-token-${count.index}"
+  streams     = ["tickets"]
+}
+`, n, prefix, prefix)
+}
+
+// limitedEnv is a sandbox with no jobs behind the bench's rate limit, its
+// answers telling the quota in style's headers, its key bound to
+// workspaces (none: the default one).
+func limitedEnv(b *testing.B, style rateStyle, workspaces ...string) *acctest.Env {
+	b.Helper()
+	cfg := sandbox.Config{Jobs: 0, RateLimit: benchRate, RateLimitHeaders: style.headers}
+	for _, ws := range workspaces {
+		cfg.Keys = append(cfg.Keys, sandbox.KeyBinding{APIKey: sandbox.DefaultAPIKey, WorkspaceID: ws})
+	}
+	e := acctest.NewEnv(b, cfg)
+	e.RequireSandbox(b, "limit the rate and count the requests refused")
+	return e
+}
+
+// rateApply is one apply of applyAtOnce: its configuration's folder, and
+// the workspace it creates in (empty: e's).
+type rateApply struct{ dir, workspace string }
+
+// applyAtOnce runs applies at once, each in a data folder of its own, and
+// returns what they cost e's sandbox; a failed apply is counted, and its
+// output goes to standard error.
+func applyAtOnce(b *testing.B, eng *acctest.Engine, e *acctest.Env, applies ...rateApply) rateRun {
+	b.Helper()
+	before := e.Sandbox.Stats()
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		failed int
+	)
+	start := time.Now()
+	for _, a := range applies {
+		dir := a.dir
+		// The last of a name wins in a command's environment.
+		env := e.ServiceEnv(append([]string{"TF_DATA_DIR=" + filepath.Join(dir, ".data")}, acctest.NoLogVars...)...)
+		if a.workspace != "" {
+			env = append(env, acctest.EnvWorkspaceID+"="+a.workspace)
+		}
+		wg.Go(func() {
+			if _, err := eng.Try(dir, env, "apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+				mu.Lock()
+				failed++
+				mu.Unlock()
+				// The plan and the progress before the errors run to
+				// thousands of lines.
+				msg := err.Error()
+				if i := strings.Index(msg, "\nError: "); i >= 0 {
+					msg = msg[i:]
+				}
+				fmt.Fprintf(os.Stderr, "apply in %s failed:%s\n", dir, msg)
+			}
+		})
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	after := e.Sandbox.Stats()
+	return rateRun{
+		requests: after.Requests - before.Requests,
+		refused:  after.RateLimited - before.RateLimited,
+		creates:  after.ByRoute["POST "+acctest.RouteConnectors] - before.ByRoute["POST "+acctest.RouteConnectors],
+		wall:     wall,
+		failed:   failed,
+	}
+}
+
+// seedConnectors creates n connectors in e's workspace through the side
+// door, which spends none of the key's quota.
+func seedConnectors(b *testing.B, e *acctest.Env, n int) {
+	b.Helper()
+	url := e.BaseURL + "/_sandbox/workspaces/" + e.WorkspaceID + "/connectors/"
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	const workers = 4
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < n; i += workers {
+				body, _ := json.Marshal(map[string]any{
+					"name": fmt.Sprintf("seeded %d", i), "connector_name": "customer_service", "streams": []string{"tickets"},
+					"configuration": map[string]string{"url": "https://acme.example.com", "token": "seeded-token", "agent_email": "agent@acme.com"},
+				})
+				req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+				req.Header.Set("Authorization", e.APIKey)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					errs <- err
+					return
+				}
+				_ = resp.Body.Close()
+				if resp.StatusCode != http.StatusCreated {
+					errs <- fmt.Errorf("seeding connector %d: %s", i, resp.Status)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		b.Fatal(err)
+	}
+}
+
+// expectConnectors fails b unless e's workspace holds n connectors.
+func expectConnectors(b *testing.B, e *acctest.Env, n int, what string) {
+	b.Helper()
+	if got := len(e.Sandbox.ConnectorIDs(e.WorkspaceID)); got != n {
+		b.Fatalf("%s: the workspace holds %d connectors, want %d", what, got, n)
+	}
+}
+
+// BenchmarkRateLimited applies connectors behind a rate limit of 20
+// requests a second per key (bursts of 20), against each kind of service:
+// one that tells its quota by Retry-After on a 429 alone, and ones that
+// tell it on every answer, in the IETF draft's headers or X-RateLimit-*.
+// It measures one apply of 200 connectors, four applies of 100 at once
+// sharing the key, and 20 creates into a workspace of 1,500 connectors,
+// each against its targets. A missed target fails the run only with
+// BENCH_RATE_TARGETS=1. Run it through `make bench`.
+func BenchmarkRateLimited(b *testing.B) {
+	if b.N > 1 {
+		b.Skip("one run is the measure: use -benchtime 1x, as `make bench` does")
+	}
+	eng := acctest.NewEngine(b)
+	var rows []acctest.BenchRow
+	add := func(r acctest.BenchRow) {
+		rows = append(rows, r)
+		fmt.Fprintf(os.Stderr, "measured: %s = %s\n", r.Figure, r.Value)
+	}
+	const (
+		fleet    = 200
+		teams    = 4
+		perTeam  = 100
+		seeded   = 1500
+		newOnes  = 20
+		teamsAll = teams * perTeam
+	)
+	for _, style := range rateStyles {
+		metric := strings.ReplaceAll(style.headers, "-", "")
+
+		// 1. One apply of 200 connectors into an empty workspace.
+		e := limitedEnv(b, style)
+		one := applyAtOnce(b, eng, e, rateApply{dir: acctest.ConfigDir(b, acctest.FleetConnectorsHCL(fleet))})
+		if one.failed > 0 {
+			b.Fatalf("%s: the apply of %d connectors failed", style.label, fleet)
+		}
+		expectConnectors(b, e, fleet, "after the apply of 200")
+		perCreate := float64(one.requests) / fleet
+		ratio := float64(one.wall) / float64(floorOf(fleet))
+		add(acctest.BenchRow{
+			Figure: fmt.Sprintf("%s: `apply` of %d connectors into an empty workspace: requests per create, %% refused with 429, wall time against the floor (%v)", style.label, fleet, floorOf(fleet)),
+			Value: fmt.Sprintf("%.2f (%d requests, %d of them creates); %.1f%% (%d); %.2f× (%v)",
+				perCreate, one.requests, one.creates, one.refusedPercent(), one.refused, ratio, one.wall.Round(100*time.Millisecond)),
+			Target: fmt.Sprintf("at most 1.5 requests a create; at most %g%% refused; at most 1.7×", style.refused),
+			Met:    perCreate <= 1.5 && one.refusedPercent() <= style.refused && ratio <= 1.7,
+		})
+		b.ReportMetric(perCreate, metric+"-req/create")
+		b.ReportMetric(one.refusedPercent(), metric+"-%refused")
+		b.ReportMetric(ratio, metric+"-×floor")
+
+		// 2. Four applies of 100 at once, sharing the key, each in a
+		// workspace of its own, as teams of one account would. In one
+		// workspace, each apply's name checks list a workspace the others
+		// keep changing, which fails applies for a reason other than the
+		// rate (BENCHMARKS.md, "Rate limits").
+		workspaces := make([]string, teams)
+		var applies []rateApply
+		for t := range teams {
+			workspaces[t] = fmt.Sprintf("00000000-0000-4000-8000-%012d", t+1)
+			applies = append(applies, rateApply{dir: acctest.ConfigDir(b, prefixedConnectorsHCL(perTeam, fmt.Sprintf("team %c", 'a'+t))), workspace: workspaces[t]})
+		}
+		e = limitedEnv(b, style, workspaces...)
+		four := applyAtOnce(b, eng, e, applies...)
+		made := 0
+		for _, ws := range workspaces {
+			made += len(e.Sandbox.ConnectorIDs(ws))
+		}
+		ratio = float64(four.wall) / float64(floorOf(teamsAll))
+		add(acctest.BenchRow{
+			Figure: fmt.Sprintf("%s: %d applies of %d connectors at once, one key, a workspace each: failed applies, %% refused with 429, wall time against the floor (%v)", style.label, teams, perTeam, floorOf(teamsAll)),
+			Value: fmt.Sprintf("%d failed (%d connectors made); %.1f%% (%d of %d requests); %.2f× (%v)",
+				four.failed, made, four.refusedPercent(), four.refused, four.requests, ratio, four.wall.Round(100*time.Millisecond)),
+			Target: "none fails; at most 5% refused; at most 2×",
+			Met:    four.failed == 0 && made == teamsAll && four.refusedPercent() <= 5 && ratio <= 2,
+		})
+		b.ReportMetric(float64(four.failed), metric+"-failed/4")
+		b.ReportMetric(four.refusedPercent(), metric+"-%refused/4")
+		b.ReportMetric(ratio, metric+"-×floor/4")
+
+		// 3. 20 creates into a workspace of 1,500 connectors.
+		e = limitedEnv(b, style)
+		seedConnectors(b, e, seeded)
+		few := applyAtOnce(b, eng, e, rateApply{dir: acctest.ConfigDir(b, acctest.FleetConnectorsHCL(newOnes))})
+		if few.failed > 0 {
+			b.Fatalf("%s: the apply of %d connectors beside %d failed", style.label, newOnes, seeded)
+		}
+		expectConnectors(b, e, seeded+newOnes, "after the apply of 20 beside 1,500")
+		add(acctest.BenchRow{
+			Figure: fmt.Sprintf("%s: `apply` of %d connectors into a workspace of %d: requests", style.label, newOnes, seeded),
+			Value:  fmt.Sprintf("%d (%d refused with 429; %v)", few.requests, few.refused, few.wall.Round(100*time.Millisecond)),
+			Target: "at most 60", Met: few.requests <= 60,
+		})
+		b.ReportMetric(float64(few.requests), metric+"-req/20-in-1500")
+	}
+
+	fmt.Printf("\nMachine: %s/%s, %d CPUs, %s; %s %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), filepath.Base(eng.Path), eng.Info)
+	fmt.Printf("Rate limit %d requests a second per key, bursts of %d; the floor is the creates ÷ %d a second, computed.\n\n", benchRate, benchRate, benchRate)
+	acctest.PrintFigures(rows)
+	if os.Getenv("BENCH_RATE_TARGETS") == "1" {
+		acctest.Missed(b, rows)
+	}
+}
