@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +43,9 @@ type workspaceNames struct {
 	// loose: the service answered a list of one name with other names, so
 	// that lists by name do not cost one request each.
 	loose bool
+	// churning: a whole list changed under other creates while it was read;
+	// lists by name, which they leave alone, answer from then on.
+	churning bool
 	// What the next list runs with: the client, and the context of the latest
 	// check without its end.
 	client *client.Client
@@ -158,7 +162,7 @@ func (n *nameChecks) consider(w *workspaceNames) {
 	round := &nameRound{checks: w.waiting}
 	w.waiting, w.listing = nil, true
 	names := distinctNames(round.checks)
-	byName := w.byName(names)
+	byName, loose := w.byName(names), w.loose
 	ctx := w.ctx
 	if !byName {
 		w.open = round
@@ -171,7 +175,7 @@ func (n *nameChecks) consider(w *workspaceNames) {
 		})
 	}
 	go func() {
-		found, err := w.list(ctx, names, byName)
+		found, err := w.list(ctx, names, byName, loose)
 		n.mu.Lock()
 		defer n.mu.Unlock()
 		if w.open == round {
@@ -198,6 +202,9 @@ func (w *workspaceNames) byName(names []string) bool {
 	if w.loose {
 		return false
 	}
+	if w.churning {
+		return true
+	}
 	if w.held < 0 {
 		return len(names) == 1
 	}
@@ -210,11 +217,12 @@ type listed struct {
 	pages    int
 	pageSize int
 	loose    bool
+	churned  bool // the whole list changed as it was read: listed by name
 }
 
 // list reads the connectors the checks need: the whole list, its pages side
 // by side, or one list a name, side by side.
-func (w *workspaceNames) list(ctx context.Context, names []string, byName bool) (listed, error) {
+func (w *workspaceNames) list(ctx context.Context, names []string, byName, loose bool) (listed, error) {
 	c := w.client
 	f, match := connectorFilter(nil)
 	if !byName {
@@ -232,13 +240,25 @@ func (w *workspaceNames) list(ctx context.Context, names []string, byName bool) 
 		}
 		err := c.EachConnectorPage(ctx, w.ws, f, counting)
 		out.items = *items
+		if !errors.Is(err, client.ErrListChanged) || loose {
+			return out, err
+		}
+		// Other creates keep changing the workspace's pages, and leave a
+		// list of one name alone.
+		out, err = listByName(ctx, c, w.ws, names)
+		out.churned = true
 		return out, err
 	}
+	return listByName(ctx, c, w.ws, names)
+}
+
+// listByName reads one list a name, side by side.
+func listByName(ctx context.Context, c *client.Client, ws string, names []string) (listed, error) {
 	results := make([][]client.Connector, len(names))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
-		wg.Go(func() { results[i], errs[i] = connectorsOfName(ctx, c, w.ws, name) })
+		wg.Go(func() { results[i], errs[i] = connectorsOfName(ctx, c, ws, name) })
 	}
 	wg.Wait()
 	var out listed
@@ -260,7 +280,8 @@ func (w *workspaceNames) learn(l listed, byName bool, err error) {
 		return
 	}
 	w.loose = w.loose || l.loose
-	if !byName {
+	w.churning = w.churning || l.churned
+	if !byName && !l.churned {
 		w.held = len(l.items)
 		if l.pages > 1 && l.pageSize > 0 {
 			w.pageSize = l.pageSize

@@ -26,6 +26,8 @@ type gatedLists struct {
 	mu     sync.Mutex
 	gate   chan struct{} // nil: lists go at once
 	began  chan struct{} // a list reached the gate
+	// before, when set, runs before the sandbox answers a read.
+	before func(*http.Request)
 }
 
 func newGatedLists(t *testing.T, cfg sandbox.Config, edit ...func(*client.Config)) *gatedLists {
@@ -39,6 +41,9 @@ func newGatedLists(t *testing.T, cfg sandbox.Config, edit ...func(*client.Config
 		if r.Method != http.MethodGet {
 			srv.ServeHTTP(w, r)
 			return
+		}
+		if g.before != nil {
+			g.before(r)
 		}
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, r)
@@ -219,6 +224,53 @@ func seed(t *testing.T, data *providerData, n int) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestNameChecks_churningWorkspaceListsByName: other creates that change
+// the workspace's pages while the whole list is read make it unreadable;
+// the checks are answered by lists of their names instead, and later ones
+// go by name at once.
+func TestNameChecks_churningWorkspaceListsByName(t *testing.T) {
+	g := newGatedLists(t, sandbox.Config{})
+	ws := g.data.workspaceID
+	seed(t, g.data, 250)
+	g.data.checks.counted(ws, 250)
+	var outside atomic.Int64
+	g.before = func(r *http.Request) {
+		if r.URL.Query().Get("page") == "2" && !r.URL.Query().Has("name") {
+			n := outside.Add(1)
+			if _, err := g.data.client.CreateConnector(context.Background(), ws, deskNamed(fmt.Sprintf("outside %d", n))); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	round := func(names ...string) {
+		t.Helper()
+		for range names {
+			defer g.data.checks.begin(ws)()
+		}
+		var answers []<-chan checked
+		for _, name := range names {
+			answers = append(answers, g.check(t.Context(), name))
+		}
+		for i, ch := range answers {
+			if r := <-ch; r.err != nil || len(r.found) != 1 || r.found[0].Name != names[i] {
+				t.Fatalf("%s: found %v (%v), want the one connector of the name", names[i], r.found, r.err)
+			}
+		}
+	}
+	round("seeded 1", "seeded 2", "seeded 3", "seeded 4")
+	if outside.Load() == 0 {
+		t.Fatal("no whole list was read: the test no longer changes the workspace under one")
+	}
+	if n := g.byName.Load(); n != 4 {
+		t.Errorf("%d lists of one name after the whole list changed twice, want 4", n)
+	}
+	lists := g.lists.Load()
+	round("seeded 5", "seeded 6", "seeded 7", "seeded 8")
+	if n, byName := g.lists.Load()-lists, g.byName.Load()-4; n != 4 || byName != 4 {
+		t.Errorf("the next 4 checks sent %d lists (%d of one name), want 4 of one name", n, byName)
+	}
 }
 
 // TestNameChecks_looseFilterListsWhole: a service that answers a list of
