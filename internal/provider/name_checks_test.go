@@ -30,9 +30,9 @@ type gatedLists struct {
 	before func(*http.Request)
 }
 
-func newGatedLists(t *testing.T, cfg sandbox.Config, edit ...func(*client.Config)) *gatedLists {
+func newGatedLists(t *testing.T, edit ...func(*client.Config)) *gatedLists {
 	t.Helper()
-	srv, err := sandbox.New(cfg)
+	srv, err := sandbox.New(sandbox.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func deskNamed(name string) client.ConnectorSpec {
 // in flight waits for the next list, which sees a connector made meanwhile;
 // answered by the list in flight, it would find the name free.
 func TestNameChecks_neverAnsweredByAnEarlierList(t *testing.T) {
-	g := newGatedLists(t, sandbox.Config{})
+	g := newGatedLists(t)
 	release := g.hold()
 	first := g.check(t.Context(), "first")
 	<-g.began
@@ -146,7 +146,7 @@ func TestNameChecks_neverAnsweredByAnEarlierList(t *testing.T) {
 // in flight share the next one, whatever their number, in a workspace of
 // one page.
 func TestNameChecks_waitingChecksShareOneList(t *testing.T) {
-	g := newGatedLists(t, sandbox.Config{})
+	g := newGatedLists(t)
 	g.data.checks.counted(g.data.workspaceID, 0)
 	made(t, g.data, deskNamed("taken 3"))
 	release := g.hold()
@@ -186,7 +186,7 @@ func TestNameChecks_cheaperListChosen(t *testing.T) {
 		{held: 1500, names: 10, lists: 10, listByName: 10},
 	} {
 		t.Run(fmt.Sprintf("%d held, %d names", tc.held, tc.names), func(t *testing.T) {
-			g := newGatedLists(t, sandbox.Config{})
+			g := newGatedLists(t)
 			seed(t, g.data, 250)
 			g.data.checks.counted(g.data.workspaceID, tc.held)
 			release := g.hold()
@@ -231,7 +231,7 @@ func seed(t *testing.T, data *providerData, n int) {
 // the checks are answered by lists of their names instead, and later ones
 // go by name at once.
 func TestNameChecks_churningWorkspaceListsByName(t *testing.T) {
-	g := newGatedLists(t, sandbox.Config{})
+	g := newGatedLists(t)
 	ws := g.data.workspaceID
 	seed(t, g.data, 250)
 	g.data.checks.counted(ws, 250)
@@ -277,7 +277,7 @@ func TestNameChecks_churningWorkspaceListsByName(t *testing.T) {
 // one name with others does not keep to the name filter, so that lists by
 // name may cost as much as the whole list: the next checks read it whole.
 func TestNameChecks_looseFilterListsWhole(t *testing.T) {
-	g := newGatedLists(t, sandbox.Config{})
+	g := newGatedLists(t)
 	if err := g.srv.SetVariant(sandbox.Variant{Filters: sandbox.FiltersPartial}); err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestNameChecks_looseFilterListsWhole(t *testing.T) {
 // other creates in progress in its workspace, at most shareWindow; when each
 // of them waits on one, one list answers them all.
 func TestNameChecks_waitForTheOtherCreates(t *testing.T) {
-	g := newGatedLists(t, sandbox.Config{})
+	g := newGatedLists(t)
 	ws := g.data.workspaceID
 	endA, endB := g.data.checks.begin(ws), g.data.checks.begin(ws)
 	start := time.Now()
@@ -327,7 +327,7 @@ func TestNameChecks_waitForTheOtherCreates(t *testing.T) {
 // TestNameChecks_joinAListNotSentYet: a whole list still waiting for its turn
 // to be sent has not begun: a check asked meanwhile joins it.
 func TestNameChecks_joinAListNotSentYet(t *testing.T) {
-	g := newGatedLists(t, sandbox.Config{}, func(c *client.Config) { c.MaxConcurrentRequests = 1 })
+	g := newGatedLists(t, func(c *client.Config) { c.MaxConcurrentRequests = 1 })
 	ws := g.data.workspaceID
 	id := made(t, g.data, deskNamed("taken"))
 	g.data.checks.counted(ws, 1)
