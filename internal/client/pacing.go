@@ -26,9 +26,11 @@ const (
 
 	minRate = 1.0 // requests a second; below, backoff and Retry-After serve
 	maxRate = 1000.0
-	// servedSpan is how far back served answers are counted for a rate.
-	servedSpan    = time.Second
-	minServedSpan = 250 * time.Millisecond
+	// servedSpan is how far back served answers are counted for a rate,
+	// however young the pacer: a service's burst, spent in its first
+	// moments, is no rate, and counted over less than this it would pace
+	// every process of the key above the rate the service serves.
+	servedSpan = time.Second
 	// dropPacing: a learned rate that held no request for this long no
 	// longer limits more than the slots do, and is dropped.
 	dropPacing = 2 * time.Second
@@ -90,7 +92,7 @@ func pacerFor(baseURL, apiKey string) *pacer {
 	if p, ok := pacers.Load(k); ok {
 		return p.(*pacer)
 	}
-	p, _ := pacers.LoadOrStore(k, &pacer{tokens: -1, limit: -1, born: time.Now()})
+	p, _ := pacers.LoadOrStore(k, &pacer{tokens: -1, limit: -1})
 	return p.(*pacer)
 }
 
@@ -132,7 +134,6 @@ type pacer struct {
 	next       time.Time // the next free turn at that rate
 	held       time.Time // the latest request that rate held
 	served     []time.Time
-	born       time.Time
 }
 
 // rollover starts a new window once the one the service named has ended.
@@ -374,12 +375,11 @@ func (p *pacer) refused(sent, now time.Time) {
 	if sent.Before(p.decreased) {
 		return
 	}
-	span := min(servedSpan, max(minServedSpan, now.Sub(p.born)))
 	n := 0
-	for i := len(p.served) - 1; i >= 0 && now.Sub(p.served[i]) <= span; i-- {
+	for i := len(p.served) - 1; i >= 0 && now.Sub(p.served[i]) <= servedSpan; i-- {
 		n++
 	}
-	servedRate := float64(n) / span.Seconds()
+	servedRate := float64(n) / servedSpan.Seconds()
 	cur := p.rate(now)
 	r := servedRate
 	if cur > 0 {

@@ -503,3 +503,22 @@ func TestPacing_shareCut(t *testing.T) {
 		t.Errorf("paced at %v a second, want %v", hr, 20*shareCut)
 	}
 }
+
+// TestPacing_burstIsNoRate: a process of a key that others share spends a
+// burst in its first 300 ms and is refused: the rate it learns is what was
+// served over a second, not over those 300 ms, three times as many.
+func TestPacing_burstIsNoRate(t *testing.T) {
+	start := time.Now()
+	p := pacerFor("http://burst.test", "key")
+	for i := range 6 {
+		at := start.Add(time.Duration(i) * 50 * time.Millisecond)
+		seq, _ := p.take(at, true)
+		p.observe(seq, at, at, http.StatusNoContent, nil)
+	}
+	now := start.Add(300 * time.Millisecond)
+	seq, _ := p.take(now, true)
+	p.observe(seq, now, now, http.StatusTooManyRequests, nil)
+	if got := p.rate(now); got != 6 {
+		t.Errorf("6 served in 300 ms, then a 429: %v a second, want 6", got)
+	}
+}
