@@ -387,7 +387,10 @@ func (p *pacer) refused(sent, now time.Time) {
 	} else if n < 2 || r < minRate {
 		return // nothing measured: backoff and Retry-After serve
 	}
-	p.base, p.step, p.decreased = r, 1+r/10, now
+	// A slow rise: processes of one key each rise, and the sum of their
+	// rises overshoots the service's rate the sooner. A token bucket keeps
+	// what a process alone leaves while it rises, and serves it after.
+	p.base, p.step, p.decreased = r, 0.1+r/20, now
 	if p.next.Before(now) {
 		p.next = now
 	}

@@ -522,3 +522,25 @@ func TestPacing_burstIsNoRate(t *testing.T) {
 		t.Errorf("6 served in 300 ms, then a 429: %v a second, want 6", got)
 	}
 }
+
+// TestPacing_refusalsRiseSlowly: a rate learned from 429s rises by a tenth
+// and a twentieth of itself a second, so that four processes of one key,
+// each rising, overshoot the service's rate seldom.
+func TestPacing_refusalsRiseSlowly(t *testing.T) {
+	start := time.Now()
+	p := pacerFor("http://rise.test", "key")
+	for i := range 20 {
+		at := start.Add(time.Duration(i) * 50 * time.Millisecond)
+		seq, _ := p.take(at, true)
+		p.observe(seq, at, at, http.StatusNoContent, nil)
+	}
+	now := start.Add(time.Second)
+	seq, _ := p.take(now, true)
+	p.observe(seq, now, now, http.StatusTooManyRequests, nil)
+	if got := p.rate(now); got != 20 {
+		t.Fatalf("after 20 served in a second and a 429: %v a second", got)
+	}
+	if got, want := p.rate(now.Add(time.Second)), 20+0.1+20.0/20; math.Abs(got-want) > 1e-9 {
+		t.Errorf("a second later: %v a second, want %v", got, want)
+	}
+}
