@@ -26,13 +26,30 @@ const (
 
 	minRate = 1.0 // requests a second; below, backoff and Retry-After serve
 	maxRate = 1000.0
-	// servedSpan is how far back served answers are counted for a rate.
-	servedSpan    = time.Second
-	minServedSpan = 250 * time.Millisecond
+	// servedSpan is how far back served answers are counted for a rate,
+	// however young the pacer: a service's burst, spent in its first
+	// moments, is no rate, and counted over less than this it would pace
+	// every process of the key above the rate the service serves.
+	servedSpan = time.Second
 	// dropPacing: a learned rate that held no request for this long no
 	// longer limits more than the slots do, and is dropped.
 	dropPacing = 2 * time.Second
 	maxServed  = 4096
+
+	// maxSmoothWindow is the longest window whose limit is paced as a rate:
+	// a longer one is a quota for a whole run rather than a rate, and
+	// spacing what is left of it evenly would slow a run that fits in it.
+	maxSmoothWindow = 10 * time.Second
+	// shareSpan is the least time between the answers compared to tell
+	// whether other processes spend the same count.
+	shareSpan = 100 * time.Millisecond
+	// A process's share of a published rate: cut by shareCut when others
+	// spend the count, by shareRefused on a 429, never below minShare,
+	// and it rises by shareRise each second since.
+	shareCut     = 0.75
+	shareRefused = 0.5
+	minShare     = 0.05
+	shareRise    = 0.1
 
 	byRefusals = "429 answers"
 )
@@ -75,7 +92,7 @@ func pacerFor(baseURL, apiKey string) *pacer {
 	if p, ok := pacers.Load(k); ok {
 		return p.(*pacer)
 	}
-	p, _ := pacers.LoadOrStore(k, &pacer{tokens: -1, limit: -1, born: time.Now()})
+	p, _ := pacers.LoadOrStore(k, &pacer{tokens: -1, limit: -1})
 	return p.(*pacer)
 }
 
@@ -93,6 +110,23 @@ type pacer struct {
 	flying int64  // requests let go whose attempt has not ended
 	epoch  uint64 // sends when the latest window began: answers to earlier ones describe an older window
 
+	// What the headers say of the rate: the limit's window, when short
+	// enough to pace by (0 when not), and the tokens it refilled since the
+	// latest answer counted, less the whole ones added to tokens.
+	window  time.Duration
+	credit  float64
+	counted time.Time
+	// This process's share of limit/window: share (0 meaning whole) rising
+	// by shareRise each second since cut, and cut at most once for the
+	// requests sent before the last cut (cutSeq). ref is the answer the
+	// next is compared with to tell whether others spend the count.
+	share   float64
+	cut     time.Time
+	cutSeq  uint64
+	refSeq  uint64
+	refLeft int64
+	refAt   time.Time
+
 	// What 429 answers without headers taught: a rate in requests a second
 	// that rises by step each second since decreased; base 0 when none.
 	base, step float64
@@ -100,14 +134,63 @@ type pacer struct {
 	next       time.Time // the next free turn at that rate
 	held       time.Time // the latest request that rate held
 	served     []time.Time
-	born       time.Time
 }
 
 // rollover starts a new window once the one the service named has ended.
+// A process counts on its share of the limit only: other processes of the
+// same key start the window too.
 func (p *pacer) rollover(now time.Time) {
 	if !p.until.IsZero() && !now.Before(p.until) {
 		p.until, p.tokens, p.epoch = time.Time{}, p.limit, p.sends
+		if p.limit > 0 {
+			p.tokens = max(int64(math.Ceil(float64(p.limit)*p.shareNow(now))), 1)
+		}
 	}
+}
+
+// published is the rate the headers publish, limit/window, in requests a
+// second; 0 when they tell no limit or no window short enough.
+func (p *pacer) published() float64 {
+	if p.limit <= 0 || p.window <= 0 {
+		return 0
+	}
+	return float64(p.limit) / p.window.Seconds()
+}
+
+// shareNow is the share of the published rate this process keeps to.
+func (p *pacer) shareNow(now time.Time) float64 {
+	if p.share == 0 {
+		return 1
+	}
+	s := p.share + shareRise*now.Sub(p.cut).Seconds()
+	if s >= 1 {
+		p.share = 0
+		return 1
+	}
+	return s
+}
+
+// headerRate is the rate the headers pace requests at, 0 when none: once
+// half the limit or less is left, requests go evenly at this process's
+// share of limit/window, which a token bucket refills as fast and a fixed
+// window holds, instead of spending the rest at once and waiting for the
+// reset.
+func (p *pacer) headerRate(now time.Time) float64 {
+	pub := p.published()
+	if pub == 0 || p.tokens < 0 || p.tokens > p.limit/2 {
+		return 0
+	}
+	return max(pub*p.shareNow(now), min(pub, minRate))
+}
+
+// cutShare lowers this process's share of the published rate by f, once
+// for the requests sent before the last cut.
+func (p *pacer) cutShare(seq uint64, now time.Time, f float64) {
+	if seq <= p.cutSeq {
+		return
+	}
+	p.share = max(p.shareNow(now)*f, minShare)
+	p.cut, p.cutSeq = now, p.sends
 }
 
 // reserve tells how long a request must wait to be sent, and what holds
@@ -126,7 +209,10 @@ func (p *pacer) reserve(now, end time.Time) (wait time.Duration, by string, rese
 		wait = p.until.Sub(now)
 		return wait, p.by, false, !now.Add(wait).After(end)
 	}
-	rate := p.rate(now)
+	rate, by := p.rate(now), byRefusals
+	if hr := p.headerRate(now); hr > 0 && (rate == 0 || hr < rate) {
+		rate, by = hr, p.by
+	}
 	if rate == 0 {
 		return 0, "", false, true
 	}
@@ -136,13 +222,13 @@ func (p *pacer) reserve(now, end time.Time) (wait time.Duration, by string, rese
 	}
 	wait = turn.Sub(now)
 	if turn.After(end) {
-		return wait, byRefusals, false, false
+		return wait, by, false, false
 	}
 	p.next = turn.Add(time.Duration(float64(time.Second) / rate))
-	if wait > 0 {
+	if wait > 0 && by == byRefusals {
 		p.held = now
 	}
-	return wait, byRefusals, true, true
+	return wait, by, true, true
 }
 
 // take lets a request go once it holds a slot, unless a window's hold began
@@ -173,6 +259,11 @@ func (p *pacer) observe(seq uint64, sent, now time.Time, status int, h http.Head
 	switch {
 	case ok:
 		p.count(seq, now, q)
+		if status == http.StatusTooManyRequests {
+			// The count did not keep this process from spending what
+			// others spend too: it takes a smaller share.
+			p.cutShare(seq, now, shareRefused)
+		}
 	case p.tokens == 0 && p.until.IsZero():
 		// Held for an answer that would tell the count: this one does not,
 		// so stop waiting for it.
@@ -202,10 +293,20 @@ func (p *pacer) count(seq uint64, now time.Time, q quota) {
 		return // it tells of a window already over
 	}
 	left := max(q.remaining-p.flying, 0)
-	if p.tokens < 0 {
-		p.tokens = left
+	// Since the latest answer counted, the count may have refilled at the
+	// published rate, and no faster: an answer to a request the service
+	// took earlier, arriving later, cannot raise it further.
+	var add int64
+	if pub := p.published(); pub > 0 && !p.counted.IsZero() && p.tokens >= 0 {
+		p.credit = min(p.credit+pub*now.Sub(p.counted).Seconds(), float64(p.limit))
+		add = int64(p.credit)
+		p.credit -= float64(add)
+	}
+	p.counted = now
+	if p.tokens < 0 || p.tokens+add >= left {
+		p.tokens, p.credit = left, 0
 	} else {
-		p.tokens = min(p.tokens, left)
+		p.tokens += add
 	}
 	if p.until.IsZero() || resetAt.After(p.until) {
 		p.until = resetAt
@@ -213,7 +314,40 @@ func (p *pacer) count(seq uint64, now time.Time, q quota) {
 	if q.limit > 0 {
 		p.limit = q.limit
 	}
+	p.window = 0
+	switch {
+	case q.window > 0 && q.window <= maxSmoothWindow:
+		p.window = q.window
+	case q.window == 0 && q.reset <= time.Second:
+		// A reset a second away or less, with no window said, tells a
+		// limit a second.
+		p.window = time.Second
+	}
 	p.by = q.by
+	p.compare(seq, now, q.remaining)
+}
+
+// compare tells whether other processes spend the count this one paces by:
+// since the answer compared with (ref), the count fell by more than this
+// process sent, less what its share of the published rate refilled. The
+// requests sent after seq that the service took first are allowed for.
+func (p *pacer) compare(seq uint64, now time.Time, remaining int64) {
+	pub := p.published()
+	if pub == 0 || seq <= p.refSeq {
+		return
+	}
+	if !p.refAt.IsZero() {
+		dt := now.Sub(p.refAt)
+		if dt < shareSpan {
+			return
+		}
+		mine := float64(seq - p.refSeq)
+		expected := min(float64(p.refLeft)-mine+pub*p.shareNow(now)*dt.Seconds(), float64(p.limit))
+		if float64(remaining+1+p.flying) < expected {
+			p.cutShare(seq, now, shareCut)
+		}
+	}
+	p.refSeq, p.refLeft, p.refAt = seq, remaining, now
 }
 
 // rate is the learned rate now, 0 when none: it rises by step each second
@@ -241,12 +375,11 @@ func (p *pacer) refused(sent, now time.Time) {
 	if sent.Before(p.decreased) {
 		return
 	}
-	span := min(servedSpan, max(minServedSpan, now.Sub(p.born)))
 	n := 0
-	for i := len(p.served) - 1; i >= 0 && now.Sub(p.served[i]) <= span; i-- {
+	for i := len(p.served) - 1; i >= 0 && now.Sub(p.served[i]) <= servedSpan; i-- {
 		n++
 	}
-	servedRate := float64(n) / span.Seconds()
+	servedRate := float64(n) / servedSpan.Seconds()
 	cur := p.rate(now)
 	r := servedRate
 	if cur > 0 {
@@ -254,7 +387,10 @@ func (p *pacer) refused(sent, now time.Time) {
 	} else if n < 2 || r < minRate {
 		return // nothing measured: backoff and Retry-After serve
 	}
-	p.base, p.step, p.decreased = r, 1+r/10, now
+	// A slow rise: processes of one key each rise, and the sum of their
+	// rises overshoots the service's rate the sooner. A token bucket keeps
+	// what a process alone leaves while it rises, and serves it after.
+	p.base, p.step, p.decreased = r, 0.1+r/20, now
 	if p.next.Before(now) {
 		p.next = now
 	}
@@ -265,7 +401,8 @@ type quota struct {
 	limit     int64 // negative when not said
 	remaining int64
 	reset     time.Duration
-	by        string // the header that says remaining
+	window    time.Duration // the limit's window; 0 when not said
+	by        string        // the header that says remaining
 }
 
 // readQuota reads the first of the header styles an answer holds whose
@@ -374,9 +511,14 @@ func structuredQuota(rl, policy string, now time.Time) (quota, bool) {
 		return checkQuota(limit, dict["remaining"], dict["reset"], headerRateLimit, now)
 	}
 	limits := map[string]string{}
+	windows := map[string]time.Duration{}
 	for _, m := range sfMembers(policy) {
 		name, params := sfItem(m)
 		limits[name] = params["q"]
+		// A window that is no count leaves the limit without one.
+		if w, ok := count(params["w"]); ok && w > 0 {
+			windows[name] = time.Duration(min(w, int64(maxReset/time.Second))) * time.Second
+		}
 	}
 	var best quota
 	found := false
@@ -393,6 +535,9 @@ func structuredQuota(rl, policy string, now time.Time) (quota, bool) {
 		q, ok := checkQuota(limit, params["r"], params["t"], headerRateLimit, now)
 		if !ok {
 			return quota{}, false
+		}
+		if limit > 0 {
+			q.window = windows[name]
 		}
 		if !found || q.remaining < best.remaining || q.remaining == best.remaining && q.reset > best.reset {
 			best, found = q, true

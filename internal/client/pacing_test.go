@@ -336,3 +336,211 @@ func TestPacing_learnsFromRefusals(t *testing.T) {
 		t.Errorf("after the first second: %d served, %d refused", served, refused)
 	}
 }
+
+// bucketServer is a token bucket of rate requests a second, as many at
+// most, shared by every key, as the sandbox keeps one: each answer tells
+// the whole tokens left and the whole seconds, at least 1, until the bucket
+// is full (or, when empty, until a token), in the style tell writes, and a
+// refusal says Retry-After: 1.
+type bucketServer struct {
+	served, refused atomic.Int64
+	mu              sync.Mutex
+	tokens          float64
+	last            time.Time
+}
+
+func newBucketServer(t *testing.T, rate int, tell func(h http.Header, limit, left, reset int)) (*bucketServer, string) {
+	t.Helper()
+	b := &bucketServer{tokens: float64(rate)}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		b.mu.Lock()
+		now := time.Now()
+		if !b.last.IsZero() {
+			b.tokens = min(float64(rate), b.tokens+float64(rate)*now.Sub(b.last).Seconds())
+		}
+		b.last = now
+		ok := b.tokens >= 1
+		if ok {
+			b.tokens--
+		}
+		short := float64(rate) - b.tokens
+		if b.tokens < 1 {
+			short = 1 - b.tokens
+		}
+		left, reset := int(b.tokens), max(int(math.Ceil(short/float64(rate))), 1)
+		b.mu.Unlock()
+		tell(w.Header(), rate, left, reset)
+		if !ok {
+			b.refused.Add(1)
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		b.served.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(ts.Close)
+	return b, ts.URL
+}
+
+var bucketStyles = map[string]func(h http.Header, limit, left, reset int){
+	"RateLimit": func(h http.Header, limit, left, reset int) {
+		h.Set("RateLimit-Policy", fmt.Sprintf(`"default";q=%d;w=1`, limit))
+		h.Set("RateLimit", fmt.Sprintf(`"default";r=%d;t=%d`, left, reset))
+	},
+	"X-RateLimit-Remaining": func(h http.Header, limit, left, reset int) {
+		h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(left))
+		h.Set("X-RateLimit-Reset", strconv.Itoa(reset))
+	},
+}
+
+// sendFor sends requests one after another through c, gap apart, until
+// stop.
+func sendFor(c *Client, gap time.Duration, stop time.Time) {
+	for time.Now().Before(stop) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = c.CancelJob(ctx, testWS, "j")
+		cancel()
+		time.Sleep(gap)
+	}
+}
+
+// TestPacing_smoothsToTheRate: against a token bucket of 20 a second that
+// rounds its reset up to a second, a process that spends what is left and
+// waits for the reset each time gets about 13 a second when it asks for 30;
+// counting the refill at the published rate, it gets close to 20, none
+// refused.
+func TestPacing_smoothsToTheRate(t *testing.T) {
+	const rate, span = 20, 3 * time.Second
+	for name, tell := range bucketStyles {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b, url := newBucketServer(t, rate, tell)
+			c := newTestClient(t, url)
+			sendFor(c, 33*time.Millisecond, time.Now().Add(span))
+			// 10 at once, then 20 a second: 60 in 3 s; bursts and resets: 40.
+			if n, r := b.served.Load(), b.refused.Load(); n < 50 || r != 0 {
+				t.Errorf("in %v at %d a second: %d served, %d refused", span, rate, n, r)
+			}
+		})
+	}
+}
+
+// TestPacing_sharesWithOtherProcesses: four processes of one key, each
+// asking for 50 a second of a token bucket of 20, each told the same count:
+// counting it as theirs alone, they spend it four times over; cutting their
+// shares when the count falls faster than they spend it, and on a 429, few
+// are refused.
+func TestPacing_sharesWithOtherProcesses(t *testing.T) {
+	const rate, span = 20, 4 * time.Second
+	for name, tell := range bucketStyles {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b, url := newBucketServer(t, rate, tell)
+			stop := time.Now().Add(span)
+			var wg sync.WaitGroup
+			for i := range 4 {
+				// Another key is another pacer, as another process has.
+				c := newTestClient(t, url, func(c *Config) { c.APIKey = fmt.Sprintf("key-%d", i); c.MaxRetries = NoRetryLimit })
+				wg.Go(func() { sendFor(c, 20*time.Millisecond, stop) })
+			}
+			wg.Wait()
+			n, r := b.served.Load(), b.refused.Load()
+			if float64(r) > 0.08*float64(n+r) || n < 50 {
+				t.Errorf("in %v at %d a second: %d served, %d refused", span, rate, n, r)
+			}
+		})
+	}
+}
+
+// TestPacing_shareCut: a 429 with headers halves the process's share of
+// the published rate, once for the requests sent before; an answer whose
+// count fell more than this process spent cuts it too; the share rises
+// back with time.
+func TestPacing_shareCut(t *testing.T) {
+	start := time.Now()
+	h := func(left int) http.Header {
+		return http.Header{"Ratelimit-Policy": {`"default";q=20;w=1`}, "Ratelimit": {fmt.Sprintf(`"default";r=%d;t=1`, left)}}
+	}
+	p := &pacer{tokens: -1, limit: -1}
+	send := func(now time.Time) uint64 {
+		seq, _ := p.take(now, true)
+		return seq
+	}
+	s1, s2 := send(start), send(start)
+	p.observe(s1, start, start, http.StatusTooManyRequests, h(0))
+	if got := p.shareNow(start); got != shareRefused {
+		t.Fatalf("after a 429: share %v, want %v", got, shareRefused)
+	}
+	p.observe(s2, start, start, http.StatusTooManyRequests, h(0))
+	if got := p.shareNow(start); got != shareRefused {
+		t.Fatalf("after a second 429 to a request sent before the cut: share %v", got)
+	}
+	if got := p.shareNow(start.Add(2 * time.Second)); math.Abs(got-(shareRefused+2*shareRise)) > 1e-9 {
+		t.Errorf("2 s after the cut: share %v", got)
+	}
+
+	// Alone, spending one every 50 ms of 20 a second, the count holds.
+	p = &pacer{tokens: -1, limit: -1}
+	now := start
+	for range 10 {
+		seq := send(now)
+		p.observe(seq, now, now, http.StatusNoContent, h(10))
+		now = now.Add(50 * time.Millisecond)
+	}
+	if got := p.shareNow(now); got != 1 {
+		t.Fatalf("alone: share %v", got)
+	}
+	// Others spend 10 in 100 ms besides.
+	seq := send(now)
+	now = now.Add(100 * time.Millisecond)
+	p.observe(seq, now, now, http.StatusNoContent, h(2))
+	if got := p.shareNow(now); got != shareCut {
+		t.Errorf("the count fell by 8 in 100 ms, 1 spent: share %v, want %v", got, shareCut)
+	}
+	if hr := p.headerRate(now); math.Abs(hr-20*shareCut) > 1e-9 {
+		t.Errorf("paced at %v a second, want %v", hr, 20*shareCut)
+	}
+}
+
+// TestPacing_burstIsNoRate: a process of a key that others share spends a
+// burst in its first 300 ms and is refused: the rate it learns is what was
+// served over a second, not over those 300 ms, three times as many.
+func TestPacing_burstIsNoRate(t *testing.T) {
+	start := time.Now()
+	p := pacerFor("http://burst.test", "key")
+	for i := range 6 {
+		at := start.Add(time.Duration(i) * 50 * time.Millisecond)
+		seq, _ := p.take(at, true)
+		p.observe(seq, at, at, http.StatusNoContent, nil)
+	}
+	now := start.Add(300 * time.Millisecond)
+	seq, _ := p.take(now, true)
+	p.observe(seq, now, now, http.StatusTooManyRequests, nil)
+	if got := p.rate(now); got != 6 {
+		t.Errorf("6 served in 300 ms, then a 429: %v a second, want 6", got)
+	}
+}
+
+// TestPacing_refusalsRiseSlowly: a rate learned from 429s rises by a tenth
+// and a twentieth of itself a second, so that four processes of one key,
+// each rising, overshoot the service's rate seldom.
+func TestPacing_refusalsRiseSlowly(t *testing.T) {
+	start := time.Now()
+	p := pacerFor("http://rise.test", "key")
+	for i := range 20 {
+		at := start.Add(time.Duration(i) * 50 * time.Millisecond)
+		seq, _ := p.take(at, true)
+		p.observe(seq, at, at, http.StatusNoContent, nil)
+	}
+	now := start.Add(time.Second)
+	seq, _ := p.take(now, true)
+	p.observe(seq, now, now, http.StatusTooManyRequests, nil)
+	if got := p.rate(now); got != 20 {
+		t.Fatalf("after 20 served in a second and a 429: %v a second", got)
+	}
+	if got, want := p.rate(now.Add(time.Second)), 20+0.1+20.0/20; math.Abs(got-want) > 1e-9 {
+		t.Errorf("a second later: %v a second, want %v", got, want)
+	}
+}
