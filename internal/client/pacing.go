@@ -85,15 +85,21 @@ func (e *RateLimitError) Error() string {
 // that every Client of the same service and key (provider instances,
 // aliases) keeps to one rate limit. The key is a hash: the API key is never
 // kept here.
-var pacers sync.Map // [sha256.Size]byte → *pacer
+var pacers = struct {
+	sync.Mutex
+	by map[[sha256.Size]byte]*pacer
+}{by: map[[sha256.Size]byte]*pacer{}}
 
 func pacerFor(baseURL, apiKey string) *pacer {
 	k := sha256.Sum256([]byte(baseURL + "\x00" + apiKey))
-	if p, ok := pacers.Load(k); ok {
-		return p.(*pacer)
+	pacers.Lock()
+	defer pacers.Unlock()
+	p := pacers.by[k]
+	if p == nil {
+		p = &pacer{tokens: -1, limit: -1}
+		pacers.by[k] = p
 	}
-	p, _ := pacers.LoadOrStore(k, &pacer{tokens: -1, limit: -1})
-	return p.(*pacer)
+	return p
 }
 
 // pacer is the pacing of one service and API key.
