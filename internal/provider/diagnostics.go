@@ -36,10 +36,16 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 		return
 	}
 	if rle, ok := errors.AsType[*client.RateLimitError](err); ok {
+		limit := cmp.Or(rle.Limit, "the operation's timeout")
+		fix := "Raise " + limit + ", or run again"
+		if strings.HasPrefix(limit, "the retry budget") || strings.HasPrefix(limit, "the action's limit") {
+			// Neither is a setting: only time frees the service's quota.
+			fix = "Run again once the service's quota has reset"
+		}
 		diags.AddError("Rate-Limited by the Service", fmt.Sprintf(
 			"%s. The service's rate limit would hold the request longer than its time limit allows. "+
-				"Raise %s, or send fewer requests at once: lower max_concurrent_requests, or terraform apply -parallelism.",
-			answer(e), cmp.Or(rle.Limit, "the operation's timeout")))
+				"%s; other runs with the same API key spend the same quota (provider page, \"Rate limits\").",
+			answer(e), fix))
 		return
 	}
 	msg := serviceMessage(e)

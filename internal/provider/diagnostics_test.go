@@ -161,8 +161,17 @@ func TestDiagnostics_rateLimited(t *testing.T) {
 	addRequestError(&diags, "Unable to List Jobs", sandbox.DefaultWorkspaceID, e)
 	onlyError(t, diags, "Rate-Limited by the Service",
 		"GET /jobs/ was not sent: rate-limited by the service's X-RateLimit-Remaining header: the request would wait 12.5s to be sent, past the end of timeouts.read (2s), so it was not sent.",
-		"Raise timeouts.read (2s)", "max_concurrent_requests", "-parallelism")
+		"Raise timeouts.read (2s)", "same API key", "Rate limits")
 	if d := diags[0].Detail(); strings.Contains(d, "No answer") {
 		t.Errorf("a request never sent is told as unanswered: %s", d)
+	}
+
+	// The retry budget is no setting: the fix is to wait for the quota.
+	e.Err = &client.RateLimitError{By: "RateLimit", Wait: 400 * time.Second, Limit: "the retry budget (5m0s)"}
+	diags = nil
+	addRequestError(&diags, "Unable to Create Connector", sandbox.DefaultWorkspaceID, e)
+	onlyError(t, diags, "Rate-Limited by the Service", "would wait 6m40s", "Run again once the service's quota has reset")
+	if d := diags[0].Detail(); strings.Contains(d, "Raise the retry budget") {
+		t.Errorf("the diagnostic asks to raise what no one can set: %s", d)
 	}
 }
