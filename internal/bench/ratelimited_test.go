@@ -50,6 +50,37 @@ func (r rateRun) refusedPercent() float64 {
 
 // floorOf is the time the creates take at the rate alone: creates ÷ rate,
 // computed, which leaves out the engine's own start and the first burst.
+// teamApplies applies, at once and under one key, teams configurations of
+// perTeam connectors each, in a workspace each or all in one, and returns
+// the run, the connectors made and its wall time against the floor.
+func teamApplies(b *testing.B, eng *acctest.Engine, style rateStyle, teams, perTeam int, oneWorkspace bool) (rateRun, int, float64) {
+	var workspaces []string
+	var applies []rateApply
+	for t := range teams {
+		a := rateApply{dir: acctest.ConfigDir(b, prefixedConnectorsHCL(perTeam, fmt.Sprintf("team %c", 'a'+t)))}
+		if !oneWorkspace {
+			a.workspace = fmt.Sprintf("00000000-0000-4000-8000-%012d", t+1)
+			workspaces = append(workspaces, a.workspace)
+		}
+		applies = append(applies, a)
+	}
+	e := limitedEnv(b, style, workspaces...)
+	run := applyAtOnce(b, eng, e, applies...)
+	if oneWorkspace {
+		workspaces = []string{e.WorkspaceID}
+	}
+	made := 0
+	for _, ws := range workspaces {
+		made += len(e.Sandbox.ConnectorIDs(ws))
+	}
+	return run, made, float64(run.wall) / float64(floorOf(teams*perTeam))
+}
+
+func (r rateRun) teamsValue(made int, ratio float64) string {
+	return fmt.Sprintf("%d failed (%d connectors made); %.1f%% (%d of %d requests); %.2f× (%v)",
+		r.failed, made, r.refusedPercent(), r.refused, r.requests, ratio, r.wall.Round(100*time.Millisecond))
+}
+
 func floorOf(creates int) time.Duration {
 	return time.Duration(creates) * time.Second / benchRate
 }
@@ -229,23 +260,10 @@ func BenchmarkRateLimited(b *testing.B) {
 
 		// 2. Four applies of 100 at once, sharing the key, each in a
 		// workspace of its own, as teams of one account would.
-		workspaces := make([]string, teams)
-		var applies []rateApply
-		for t := range teams {
-			workspaces[t] = fmt.Sprintf("00000000-0000-4000-8000-%012d", t+1)
-			applies = append(applies, rateApply{dir: acctest.ConfigDir(b, prefixedConnectorsHCL(perTeam, fmt.Sprintf("team %c", 'a'+t))), workspace: workspaces[t]})
-		}
-		e = limitedEnv(b, style, workspaces...)
-		four := applyAtOnce(b, eng, e, applies...)
-		made := 0
-		for _, ws := range workspaces {
-			made += len(e.Sandbox.ConnectorIDs(ws))
-		}
-		ratio = float64(four.wall) / float64(floorOf(teamsAll))
+		four, made, ratio := teamApplies(b, eng, style, teams, perTeam, false)
 		add(acctest.BenchRow{
 			Figure: fmt.Sprintf("%s: %d applies of %d connectors at once, one key, a workspace each: failed applies, %% refused with 429, wall time against the floor (%v)", style.label, teams, perTeam, floorOf(teamsAll)),
-			Value: fmt.Sprintf("%d failed (%d connectors made); %.1f%% (%d of %d requests); %.2f× (%v)",
-				four.failed, made, four.refusedPercent(), four.refused, four.requests, ratio, four.wall.Round(100*time.Millisecond)),
+			Value:  four.teamsValue(made, ratio),
 			Target: "none fails; at most 5% refused; at most 2×",
 			Met:    four.failed == 0 && made == teamsAll && four.refusedPercent() <= 5 && ratio <= 2,
 		})
@@ -256,18 +274,10 @@ func BenchmarkRateLimited(b *testing.B) {
 		// 2b. The same four applies in one workspace: each one's whole
 		// list changes under the others' creates, and the name checks go
 		// by name instead.
-		applies = nil
-		for t := range teams {
-			applies = append(applies, rateApply{dir: acctest.ConfigDir(b, prefixedConnectorsHCL(perTeam, fmt.Sprintf("team %c", 'a'+t)))})
-		}
-		e = limitedEnv(b, style)
-		shared := applyAtOnce(b, eng, e, applies...)
-		made = len(e.Sandbox.ConnectorIDs(e.WorkspaceID))
-		ratio = float64(shared.wall) / float64(floorOf(teamsAll))
+		shared, made, ratio := teamApplies(b, eng, style, teams, perTeam, true)
 		add(acctest.BenchRow{
 			Figure: fmt.Sprintf("%s: %d applies of %d connectors at once, one key, one workspace: failed applies, %% refused with 429, wall time against the floor (%v)", style.label, teams, perTeam, floorOf(teamsAll)),
-			Value: fmt.Sprintf("%d failed (%d connectors made); %.1f%% (%d of %d requests); %.2f× (%v)",
-				shared.failed, made, shared.refusedPercent(), shared.refused, shared.requests, ratio, shared.wall.Round(100*time.Millisecond)),
+			Value:  shared.teamsValue(made, ratio),
 			Target: "none fails",
 			Met:    shared.failed == 0 && made == teamsAll,
 		})
