@@ -52,15 +52,35 @@ type workspaceNames struct {
 	ctx    context.Context
 }
 
+// nameRound is one list and the checks it answers. The list runs on the
+// latest check's context without its end, so that one check giving up does
+// not fail the others, and stops once every check it answers has given up.
 type nameRound struct {
 	checks []*nameCheck
+	live   int // checks whose callers still wait
+	cancel context.CancelFunc
 }
 
 type nameCheck struct {
+	ctx   context.Context
 	name  string
 	done  chan struct{}
 	found []client.Connector // set before done is closed
 	err   error
+	stop  func() bool // ends the watch of ctx
+}
+
+// join adds check to r; called with n.mu held.
+func (r *nameRound) join(n *nameChecks, check *nameCheck) {
+	r.checks = append(r.checks, check)
+	r.live++
+	check.stop = context.AfterFunc(check.ctx, func() {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		if r.live--; r.live == 0 {
+			r.cancel()
+		}
+	})
 }
 
 func (n *nameChecks) of(ws string) *workspaceNames {
@@ -114,13 +134,13 @@ func (n *nameChecks) made(ws string) {
 // named returns the customer-service connectors of ws named name (exact
 // matches), from a list that began after the call.
 func (n *nameChecks) named(ctx context.Context, c *client.Client, ws, name string) ([]client.Connector, error) {
-	check := &nameCheck{name: name, done: make(chan struct{})}
+	check := &nameCheck{ctx: ctx, name: name, done: make(chan struct{})}
 	n.mu.Lock()
 	w := n.of(ws)
 	switch {
 	case w.open != nil:
 		// Not sent yet: the list begins after this check.
-		w.open.checks = append(w.open.checks, check)
+		w.open.join(n, check)
 	default:
 		if len(w.waiting) == 0 {
 			w.first = time.Now()
@@ -159,11 +179,20 @@ func (n *nameChecks) consider(w *workspaceNames) {
 		w.timer.Stop()
 		w.timer = nil
 	}
-	round := &nameRound{checks: w.waiting}
+	ctx, cancel := context.WithCancel(w.ctx)
+	round := &nameRound{cancel: cancel}
+	for _, ch := range w.waiting {
+		round.join(n, ch)
+	}
 	w.waiting, w.listing = nil, true
-	names := distinctNames(round.checks)
-	byName, loose := w.byName(names), w.loose
-	ctx := w.ctx
+	byName, loose, c := w.byName(distinctNames(round.checks)), w.loose, w.client
+	// The names asked, read when listed: checks join a whole list until it
+	// is sent, and a whole list that changes as it is read lists them.
+	names := func() []string {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		return distinctNames(round.checks)
+	}
 	if !byName {
 		w.open = round
 		ctx = client.OnSend(ctx, func() {
@@ -175,7 +204,7 @@ func (n *nameChecks) consider(w *workspaceNames) {
 		})
 	}
 	go func() {
-		found, err := w.list(ctx, names, byName, loose)
+		found, err := w.list(ctx, c, names, byName, loose)
 		n.mu.Lock()
 		defer n.mu.Unlock()
 		if w.open == round {
@@ -183,7 +212,9 @@ func (n *nameChecks) consider(w *workspaceNames) {
 		}
 		w.listing = false
 		w.learn(found, byName, err)
+		cancel()
 		for _, ch := range round.checks {
+			ch.stop()
 			if err != nil {
 				ch.err = err
 			} else {
@@ -222,8 +253,7 @@ type listed struct {
 
 // list reads the connectors the checks need: the whole list, its pages side
 // by side, or one list a name, side by side.
-func (w *workspaceNames) list(ctx context.Context, names []string, byName, loose bool) (listed, error) {
-	c := w.client
+func (w *workspaceNames) list(ctx context.Context, c *client.Client, names func() []string, byName, loose bool) (listed, error) {
 	f, match := connectorFilter(nil)
 	if !byName {
 		var out listed
@@ -245,11 +275,11 @@ func (w *workspaceNames) list(ctx context.Context, names []string, byName, loose
 		}
 		// Other creates keep changing the workspace's pages, and leave a
 		// list of one name alone.
-		out, err = listByName(ctx, c, w.ws, names)
+		out, err = listByName(ctx, c, w.ws, names())
 		out.churned = true
 		return out, err
 	}
-	return listByName(ctx, c, w.ws, names)
+	return listByName(ctx, c, w.ws, names())
 }
 
 // listByName reads one list a name, side by side.

@@ -1,7 +1,10 @@
 package provider
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -112,6 +115,39 @@ func (g *gatedLists) untilWaiting(t *testing.T, n int) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d checks waiting, want %d", g.waiting(), n)
 		}
+	}
+}
+
+// untilJoined waits until the whole list waiting to be sent holds n checks.
+func (g *gatedLists) untilJoined(t *testing.T, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		g.data.checks.mu.Lock()
+		open := g.data.checks.of(g.data.workspaceID).open
+		held := open != nil && len(open.checks) == n
+		g.data.checks.mu.Unlock()
+		if held {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the list waiting to be sent does not hold %d checks", n)
+		}
+	}
+}
+
+// sideCreate makes a connector by the sandbox's side door, past the
+// client and its slots.
+func (g *gatedLists) sideCreate(t *testing.T, name string) {
+	body, _ := json.Marshal(map[string]any{
+		"name": name, "connector_name": "customer_service", "streams": []string{"tickets"},
+		"configuration": map[string]string{"url": "https://acme.example.com", "token": "t", "agent_email": "agent@acme.com"},
+	})
+	r := httptest.NewRequest(http.MethodPost, "/_sandbox/workspaces/"+g.data.workspaceID+"/connectors/", bytes.NewReader(body))
+	r.Header.Set("Authorization", sandbox.DefaultAPIKey)
+	rec := httptest.NewRecorder()
+	g.srv.ServeHTTP(rec, r)
+	if rec.Code != http.StatusCreated {
+		t.Errorf("side-door create of %q: %d %s", name, rec.Code, rec.Body)
 	}
 }
 
@@ -336,23 +372,9 @@ func TestNameChecks_joinAListNotSentYet(t *testing.T) {
 	go func() { _, err := g.data.client.GetConnector(t.Context(), ws, id); read <- err }()
 	<-g.began // the one request at a time is held
 	first := g.check(t.Context(), "first")
-	joined := func(n int) {
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-			g.data.checks.mu.Lock()
-			open := g.data.checks.of(ws).open
-			held := open != nil && len(open.checks) == n
-			g.data.checks.mu.Unlock()
-			if held {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the list waiting to be sent does not hold %d checks", n)
-			}
-		}
-	}
-	joined(1)
+	g.untilJoined(t, 1)
 	taken := g.check(t.Context(), "taken")
-	joined(2)
+	g.untilJoined(t, 2)
 	release()
 	if err := <-read; err != nil {
 		t.Fatal(err)
@@ -365,5 +387,76 @@ func TestNameChecks_joinAListNotSentYet(t *testing.T) {
 	}
 	if n := g.lists.Load(); n != 1 {
 		t.Errorf("two checks asked before the list was sent sent %d lists, want 1", n)
+	}
+}
+
+// TestNameChecks_listStopsWhenAllGiveUp: a list runs for the checks it
+// answers, not for one of them: once every check waiting on it has given
+// up, it stops, instead of running on until the retry budget ends.
+func TestNameChecks_listStopsWhenAllGiveUp(t *testing.T) {
+	g := newGatedLists(t)
+	release := g.hold()
+	defer release()
+	ctxA, cancelA := context.WithCancel(t.Context())
+	ctxB, cancelB := context.WithCancel(t.Context())
+	a, b := g.check(ctxA, "a"), g.check(ctxB, "b")
+	<-g.began
+	listing := func() bool {
+		g.data.checks.mu.Lock()
+		defer g.data.checks.mu.Unlock()
+		return g.data.checks.of(g.data.workspaceID).listing
+	}
+	cancelA()
+	if r := <-a; !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("a check given up: %v", r.err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if !listing() {
+		t.Fatal("the list stopped when one of its two checks gave up")
+	}
+	cancelB()
+	<-b
+	for deadline := time.Now().Add(5 * time.Second); listing(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the list runs on after every check waiting on it gave up")
+		}
+	}
+}
+
+// TestNameChecks_joinedNamesListedWhenWholeListChurns: a check that joined a
+// whole list before it was sent is answered by the lists by name that
+// replace it when other creates change its pages.
+func TestNameChecks_joinedNamesListedWhenWholeListChurns(t *testing.T) {
+	g := newGatedLists(t, func(c *client.Config) { c.MaxConcurrentRequests = 1 })
+	ws := g.data.workspaceID
+	seed(t, g.data, 150) // two pages
+	id := made(t, g.data, deskNamed("held"))
+	g.data.checks.counted(ws, 0) // thought one page: a whole list for one name
+	var outside atomic.Int64
+	g.before = func(r *http.Request) {
+		if r.URL.Query().Get("page") == "2" && !r.URL.Query().Has("name") {
+			g.sideCreate(t, fmt.Sprintf("outside %d", outside.Add(1)))
+		}
+	}
+	release := g.hold()
+	read := make(chan error, 1)
+	go func() { _, err := g.data.client.GetConnector(t.Context(), ws, id); read <- err }()
+	<-g.began // the one request at a time is held
+	first := g.check(t.Context(), "first")
+	g.untilJoined(t, 1)
+	joined := g.check(t.Context(), "seeded 7")
+	g.untilJoined(t, 2)
+	release()
+	if err := <-read; err != nil {
+		t.Fatal(err)
+	}
+	if r := <-first; r.err != nil || len(r.found) != 0 {
+		t.Errorf("first: %v (%v)", r.found, r.err)
+	}
+	if r := <-joined; r.err != nil || len(r.found) != 1 || r.found[0].Name != "seeded 7" {
+		t.Errorf("the check that joined the whole list found %v (%v), want its one connector", r.found, r.err)
+	}
+	if g.byName.Load() == 0 {
+		t.Error("the whole list did not change as it was read: the test no longer churns it")
 	}
 }
