@@ -135,6 +135,30 @@ func (g *gatedLists) untilJoined(t *testing.T, n int) {
 	}
 }
 
+// joinedBehindARead asks two checks, "first" and name, while the one
+// request at a time (a read of connector id) is held, so that both join the
+// one whole list waiting to be sent, and returns name's answer once "first"
+// found none.
+func (g *gatedLists) joinedBehindARead(t *testing.T, id, name string) checked {
+	t.Helper()
+	release := g.hold()
+	read := make(chan error, 1)
+	go func() { _, err := g.data.client.GetConnector(t.Context(), g.data.workspaceID, id); read <- err }()
+	<-g.began // the one request at a time is held
+	first := g.check(t.Context(), "first")
+	g.untilJoined(t, 1)
+	second := g.check(t.Context(), name)
+	g.untilJoined(t, 2)
+	release()
+	if err := <-read; err != nil {
+		t.Fatal(err)
+	}
+	if r := <-first; r.err != nil || len(r.found) != 0 {
+		t.Errorf("first: %v (%v)", r.found, r.err)
+	}
+	return <-second
+}
+
 // sideCreate makes a connector by the sandbox's side door, past the
 // client and its slots.
 func (g *gatedLists) sideCreate(t *testing.T, name string) {
@@ -367,22 +391,7 @@ func TestNameChecks_joinAListNotSentYet(t *testing.T) {
 	ws := g.data.workspaceID
 	id := made(t, g.data, deskNamed("taken"))
 	g.data.checks.counted(ws, 1)
-	release := g.hold()
-	read := make(chan error, 1)
-	go func() { _, err := g.data.client.GetConnector(t.Context(), ws, id); read <- err }()
-	<-g.began // the one request at a time is held
-	first := g.check(t.Context(), "first")
-	g.untilJoined(t, 1)
-	taken := g.check(t.Context(), "taken")
-	g.untilJoined(t, 2)
-	release()
-	if err := <-read; err != nil {
-		t.Fatal(err)
-	}
-	if r := <-first; r.err != nil || len(r.found) != 0 {
-		t.Errorf("first: %v (%v)", r.found, r.err)
-	}
-	if r := <-taken; r.err != nil || len(r.found) != 1 {
+	if r := g.joinedBehindARead(t, id, "taken"); r.err != nil || len(r.found) != 1 {
 		t.Errorf("taken: %v (%v)", r.found, r.err)
 	}
 	if n := g.lists.Load(); n != 1 {
@@ -438,22 +447,7 @@ func TestNameChecks_joinedNamesListedWhenWholeListChurns(t *testing.T) {
 			g.sideCreate(t, fmt.Sprintf("outside %d", outside.Add(1)))
 		}
 	}
-	release := g.hold()
-	read := make(chan error, 1)
-	go func() { _, err := g.data.client.GetConnector(t.Context(), ws, id); read <- err }()
-	<-g.began // the one request at a time is held
-	first := g.check(t.Context(), "first")
-	g.untilJoined(t, 1)
-	joined := g.check(t.Context(), "seeded 7")
-	g.untilJoined(t, 2)
-	release()
-	if err := <-read; err != nil {
-		t.Fatal(err)
-	}
-	if r := <-first; r.err != nil || len(r.found) != 0 {
-		t.Errorf("first: %v (%v)", r.found, r.err)
-	}
-	if r := <-joined; r.err != nil || len(r.found) != 1 || r.found[0].Name != "seeded 7" {
+	if r := g.joinedBehindARead(t, id, "seeded 7"); r.err != nil || len(r.found) != 1 || r.found[0].Name != "seeded 7" {
 		t.Errorf("the check that joined the whole list found %v (%v), want its one connector", r.found, r.err)
 	}
 	if g.byName.Load() == 0 {
