@@ -254,14 +254,14 @@ func (r *connectorResource) outlivesRivals(ctx context.Context, diags *diag.Diag
 		return true
 	}
 	rival := older[0]
-	raced := fmt.Sprintf("Another apply created connector %s, named %q, in workspace %s a moment ago (created at %s), while this one created connector %s (created at %s): "+
+	raced := fmt.Sprintf("Another apply, or another provider configuration of this one, created connector %s, named %q, in workspace %s a moment ago (created at %s), while this one created connector %s (created at %s): "+
 		"two pipelines or runs created the same name at once. Two connectors of one name would make two jobs of that name, and the one created first is kept.",
 		rival.ID, c.Name, ws, rival.CreatedAt, c.ID, c.CreatedAt)
 	next := fmt.Sprintf("If connector %s is the one this resource stands for, import it (or let the apply that created it manage it); "+
 		"otherwise give this resource another name:\n%s", rival.ID, importList(ws, []client.Connector{rival}))
 	if !createdAfter(*c, rival) {
 		// A tie: the other apply deletes rival too, so it is not one to import.
-		raced = fmt.Sprintf("Another apply created connector %s, named %q, in workspace %s at the same moment as this one created connector %s "+
+		raced = fmt.Sprintf("Another apply, or another provider configuration of this one, created connector %s, named %q, in workspace %s at the same moment as this one created connector %s "+
 			"(both created at %s, or at a time that cannot be read). Two connectors of one name would make two jobs of that name, "+
 			"and neither can be told to be first, so each apply deletes the one it made.", rival.ID, c.Name, ws, c.ID, c.CreatedAt)
 		next = "Then apply again, which creates one."

@@ -520,7 +520,7 @@ func TestConnector_raceLoserDeletesOnlyItsOwn(t *testing.T) {
 	if r.outlivesRivals(t.Context(), &diags, data.workspaceID, newer) {
 		t.Fatal("the newer connector stands beside the older one")
 	}
-	onlyError(t, diags, "Connector Name Taken", "Another apply created connector "+older.ID, "Deleting connector "+newer.ID, "failed too",
+	onlyError(t, diags, "Connector Name Taken", "Another apply, or another provider configuration of this one, created connector "+older.ID, "Deleting connector "+newer.ID, "failed too",
 		"Delete connector "+newer.ID+" by hand", "import")
 
 	if err := srv.SetFaults(sandbox.Faults{}); err != nil {
@@ -530,7 +530,7 @@ func TestConnector_raceLoserDeletesOnlyItsOwn(t *testing.T) {
 	if r.outlivesRivals(t.Context(), &diags, data.workspaceID, newer) {
 		t.Fatal("the newer connector stands beside the older one")
 	}
-	onlyError(t, diags, "Connector Name Taken", "Another apply created connector "+older.ID, "a moment ago", "This apply deleted connector "+newer.ID)
+	onlyError(t, diags, "Connector Name Taken", "Another apply, or another provider configuration of this one, created connector "+older.ID, "a moment ago", "This apply deleted connector "+newer.ID)
 	if ids := srv.ConnectorIDs(data.workspaceID); len(ids) != 1 || !sameID(ids[0], older.ID) {
 		t.Errorf("the sandbox holds %v, want the older connector %s alone", ids, older.ID)
 	}
