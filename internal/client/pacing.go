@@ -35,6 +35,13 @@ const (
 	// longer limits more than the slots do, and is dropped.
 	dropPacing = 2 * time.Second
 	maxServed  = 4096
+	// troubleAnswers: 429s within this many answers of a 5xx slow nothing,
+	// and a 5xx drops the rate learned from 429s. A service that also
+	// answers 500, 502, 503 or 504 is in trouble, and refuses requests
+	// whatever their rate: slowing on each of its 429s would halve the rate
+	// down to minRate. Their Retry-After and the backoff still hold the
+	// requests.
+	troubleAnswers = 32
 
 	// maxSmoothWindow is the longest window whose limit is paced as a rate:
 	// a longer one is a quota for a whole run rather than a rate, and
@@ -96,7 +103,7 @@ func pacerFor(baseURL, apiKey string) *pacer {
 	defer pacers.Unlock()
 	p := pacers.by[k]
 	if p == nil {
-		p = &pacer{tokens: -1, limit: -1}
+		p = &pacer{tokens: -1, limit: -1, sinceTrouble: troubleAnswers}
 		pacers.by[k] = p
 	}
 	return p
@@ -140,6 +147,10 @@ type pacer struct {
 	next       time.Time // the next free turn at that rate
 	held       time.Time // the latest request that rate held
 	served     []time.Time
+	// sinceTrouble counts the answers since the latest 5xx (more than
+	// troubleAnswers when none came yet): 429s amid a service's 5xx tell of
+	// its trouble rather than of its rate.
+	sinceTrouble int
 }
 
 // rollover starts a new window once the one the service named has ended.
@@ -276,8 +287,17 @@ func (p *pacer) observe(seq uint64, sent, now time.Time, status int, h http.Head
 		p.tokens = -1
 	}
 	switch {
+	case status >= http.StatusInternalServerError:
+		// What its 429s taught before is dropped too.
+		p.sinceTrouble, p.base = 0, 0
+	case status != 0:
+		p.sinceTrouble++
+	}
+	switch {
 	case status == http.StatusTooManyRequests && !ok:
-		p.refused(sent, now)
+		if p.sinceTrouble > troubleAnswers {
+			p.refused(sent, now)
+		}
 	case status != 0 && status < http.StatusInternalServerError && status != http.StatusTooManyRequests:
 		// Served: a 5xx tells of a service in trouble, not of its rate.
 		p.served = append(p.served, now)

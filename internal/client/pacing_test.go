@@ -544,3 +544,67 @@ func TestPacing_refusalsRiseSlowly(t *testing.T) {
 		t.Errorf("a second later: %v a second, want %v", got, want)
 	}
 }
+
+// simulate sends for 10 simulated seconds at up to 50 requests a second,
+// each when the pacer gives it its turn, answered at once with the status
+// answer gives, and returns the requests served and refused in its last 5
+// seconds.
+func simulate(p *pacer, start time.Time, answer func(at time.Time) int) (served, refused int) {
+	end := start.Add(10 * time.Second)
+	for at := start; at.Before(end); at = at.Add(20 * time.Millisecond) {
+		wait, _, _, _ := p.reserve(at, end.Add(time.Hour))
+		at = at.Add(wait)
+		seq, _ := p.take(at, true)
+		status := answer(at)
+		p.observe(seq, at, at, status, nil)
+		if at.Sub(start) >= 5*time.Second {
+			if status == http.StatusNoContent {
+				served++
+			} else {
+				refused++
+			}
+		}
+	}
+	return served, refused
+}
+
+// TestPacing_troubleIsNoRate: a service answering one request in five 429
+// and one in five 503, whatever the rate, is in trouble: its 429s do not
+// slow the pacing, which halving on each would take down to 1 a second,
+// and the rate learned from its first 429, before any 503, is dropped.
+func TestPacing_troubleIsNoRate(t *testing.T) {
+	n := 0
+	served, refused := simulate(pacerFor("http://trouble.test", "key"), time.Now(), func(time.Time) int {
+		n++
+		switch n % 10 {
+		case 3, 8:
+			return http.StatusTooManyRequests
+		case 5, 0:
+			return http.StatusServiceUnavailable
+		}
+		return http.StatusNoContent
+	})
+	if sent := served + refused; sent < 240 {
+		t.Errorf("%d requests sent in 5 s at up to 50 a second, 1 in 5 answered 429 and 1 in 5 503: the pacing slowed for a service in trouble", sent)
+	}
+}
+
+// TestPacing_limitStillSlows: a token bucket of 20 a second, burst 20,
+// refuses what is sent beyond it: the pacing keeps to about 20 a second,
+// and few are refused.
+func TestPacing_limitStillSlows(t *testing.T) {
+	start := time.Now()
+	tokens, last := 20.0, start
+	served, refused := simulate(pacerFor("http://limit.test", "key"), start, func(at time.Time) int {
+		tokens = min(tokens+20*at.Sub(last).Seconds(), 20)
+		last = at
+		if tokens < 1 {
+			return http.StatusTooManyRequests
+		}
+		tokens--
+		return http.StatusNoContent
+	})
+	if served < 60 || refused*10 > served+refused {
+		t.Errorf("in the last 5 s behind 20 a second: %d served, %d refused", served, refused)
+	}
+}
