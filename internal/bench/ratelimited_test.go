@@ -48,8 +48,6 @@ func (r rateRun) refusedPercent() float64 {
 	return 100 * float64(r.refused) / float64(r.requests)
 }
 
-// floorOf is the time the creates take at the rate alone: creates ÷ rate,
-// computed, which leaves out the engine's own start and the first burst.
 // teamApplies applies, at once and under one key, teams configurations of
 // perTeam connectors each, in a workspace each or all in one, and returns
 // the run, the connectors made and its wall time against the floor.
@@ -81,6 +79,8 @@ func (r rateRun) teamsValue(made int, ratio float64) string {
 		r.failed, made, r.refusedPercent(), r.refused, r.requests, ratio, r.wall.Round(100*time.Millisecond))
 }
 
+// floorOf is the time the creates take at the rate alone: creates ÷ rate,
+// computed, which leaves out the engine's own start and the first burst.
 func floorOf(creates int) time.Duration {
 	return time.Duration(creates) * time.Second / benchRate
 }
@@ -215,8 +215,8 @@ func expectConnectors(b *testing.B, e *acctest.Env, n int, what string) {
 // tell it on every answer, in the IETF draft's headers or X-RateLimit-*.
 // It measures one apply of 200 connectors, four applies of 100 at once
 // sharing the key (in a workspace each, and in one), and 20 creates into a
-// workspace of 1,500 connectors, each against its targets. A missed target fails the run only with
-// BENCH_RATE_TARGETS=1. Run it through `make bench`.
+// workspace of 1,500 connectors, each against its targets. A missed target
+// fails the run only with BENCH_RATE_TARGETS=1. Run it through `make bench`.
 func BenchmarkRateLimited(b *testing.B) {
 	if b.N > 1 {
 		b.Skip("one run is the measure: use -benchtime 1x, as `make bench` does")
