@@ -504,20 +504,26 @@ func TestPacing_shareCut(t *testing.T) {
 	}
 }
 
+// servedThenRefused has p serve n requests 50 ms apart from now, then
+// refuse one with a bare 429 50 ms after the last, and returns that time.
+func servedThenRefused(p *pacer, n int) time.Time {
+	at := time.Now()
+	for range n {
+		seq, _ := p.take(at, true)
+		p.observe(seq, at, at, http.StatusNoContent, nil)
+		at = at.Add(50 * time.Millisecond)
+	}
+	seq, _ := p.take(at, true)
+	p.observe(seq, at, at, http.StatusTooManyRequests, nil)
+	return at
+}
+
 // TestPacing_burstIsNoRate: a process of a key that others share spends a
 // burst in its first 300 ms and is refused: the rate it learns is what was
 // served over a second, not over those 300 ms, three times as many.
 func TestPacing_burstIsNoRate(t *testing.T) {
-	start := time.Now()
 	p := pacerFor("http://burst.test", "key")
-	for i := range 6 {
-		at := start.Add(time.Duration(i) * 50 * time.Millisecond)
-		seq, _ := p.take(at, true)
-		p.observe(seq, at, at, http.StatusNoContent, nil)
-	}
-	now := start.Add(300 * time.Millisecond)
-	seq, _ := p.take(now, true)
-	p.observe(seq, now, now, http.StatusTooManyRequests, nil)
+	now := servedThenRefused(p, 6)
 	if got := p.rate(now); got != 6 {
 		t.Errorf("6 served in 300 ms, then a 429: %v a second, want 6", got)
 	}
@@ -527,16 +533,8 @@ func TestPacing_burstIsNoRate(t *testing.T) {
 // and a twentieth of itself a second, so that four processes of one key,
 // each rising, overshoot the service's rate seldom.
 func TestPacing_refusalsRiseSlowly(t *testing.T) {
-	start := time.Now()
 	p := pacerFor("http://rise.test", "key")
-	for i := range 20 {
-		at := start.Add(time.Duration(i) * 50 * time.Millisecond)
-		seq, _ := p.take(at, true)
-		p.observe(seq, at, at, http.StatusNoContent, nil)
-	}
-	now := start.Add(time.Second)
-	seq, _ := p.take(now, true)
-	p.observe(seq, now, now, http.StatusTooManyRequests, nil)
+	now := servedThenRefused(p, 20)
 	if got := p.rate(now); got != 20 {
 		t.Fatalf("after 20 served in a second and a 429: %v a second", got)
 	}
