@@ -103,7 +103,7 @@ func pacerFor(baseURL, apiKey string) *pacer {
 	defer pacers.Unlock()
 	p := pacers.by[k]
 	if p == nil {
-		p = &pacer{tokens: -1, limit: -1, sinceTrouble: troubleAnswers}
+		p = &pacer{tokens: -1, limit: -1, sinceTrouble: troubleAnswers + 1}
 		pacers.by[k] = p
 	}
 	return p
@@ -618,6 +618,15 @@ func sfDictionary(members []string) map[string]string {
 		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	return out
+}
+
+// Troubled tells whether the service answered 500, 502, 503 or 504 within
+// its latest answers: its answers then fail and wait at random, and callers
+// that would make many requests wait on one may prefer them apart.
+func (c *Client) Troubled() bool {
+	c.pacer.mu.Lock()
+	defer c.pacer.mu.Unlock()
+	return c.pacer.sinceTrouble < troubleAnswers
 }
 
 // pace waits for r's turn before it takes a slot, so that requests held do

@@ -606,3 +606,28 @@ func TestPacing_limitStillSlows(t *testing.T) {
 		t.Errorf("in the last 5 s behind 20 a second: %d served, %d refused", served, refused)
 	}
 }
+
+// TestPacing_troubled: a client is troubled from a 5xx answer until
+// troubleAnswers answers without one, and not before any answer.
+func TestPacing_troubled(t *testing.T) {
+	c, err := New(Config{BaseURL: "http://troubled.test", APIKey: "key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Troubled() {
+		t.Fatal("troubled before any answer")
+	}
+	now := time.Now()
+	for i, status := range []int{http.StatusOK, http.StatusTooManyRequests, http.StatusBadGateway} {
+		c.pacer.observe(uint64(i+1), now, now, status, nil)
+	}
+	for i := range troubleAnswers {
+		if !c.Troubled() {
+			t.Fatalf("not troubled %d answers after a 502", i)
+		}
+		c.pacer.observe(uint64(i+4), now, now, http.StatusOK, nil)
+	}
+	if c.Troubled() {
+		t.Errorf("still troubled %d answers after a 502", troubleAnswers)
+	}
+}

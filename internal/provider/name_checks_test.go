@@ -31,6 +31,8 @@ type gatedLists struct {
 	began  chan struct{} // a list reached the gate
 	// before, when set, runs before the sandbox answers a read.
 	before func(*http.Request)
+	// unavailable is how many reads from now on answer 503 instead.
+	unavailable atomic.Int64
 }
 
 func newGatedLists(t *testing.T, edit ...func(*client.Config)) *gatedLists {
@@ -47,6 +49,10 @@ func newGatedLists(t *testing.T, edit ...func(*client.Config)) *gatedLists {
 		}
 		if g.before != nil {
 			g.before(r)
+		}
+		if g.unavailable.Add(-1) >= 0 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
 		}
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, r)
@@ -452,5 +458,43 @@ func TestNameChecks_joinedNamesListedWhenWholeListChurns(t *testing.T) {
 	}
 	if g.byName.Load() == 0 {
 		t.Error("the whole list did not change as it was read: the test no longer churns it")
+	}
+}
+
+// TestNameChecks_troubledServiceListsApart: once the service answers 503,
+// each check lists its own name at once, beside a list still in flight,
+// instead of waiting to share the next whole list: where answers fail and
+// pause at random, a shared list would hold every check it answers.
+func TestNameChecks_troubledServiceListsApart(t *testing.T) {
+	g := newGatedLists(t, func(c *client.Config) {
+		c.MaxRetries, c.MinBackoff, c.MaxBackoff = 1, time.Millisecond, time.Millisecond
+	})
+	seed(t, g.data, 250)
+	g.data.checks.counted(g.data.workspaceID, 250)
+	made(t, g.data, deskNamed("taken"))
+	g.unavailable.Store(1)
+	if r := <-g.check(t.Context(), "first"); r.err != nil || len(r.found) != 0 {
+		t.Fatalf("the check answered 503, then served, found %v (%v)", r.found, r.err)
+	}
+	before := g.byName.Load()
+	release := g.hold()
+	names := []string{"taken", "new 1", "new 2", "new 3", "new 4", "new 5"}
+	var checks []<-chan checked
+	for i, name := range names {
+		checks = append(checks, g.check(t.Context(), name))
+		select {
+		case <-g.began:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("check %d waits while %d lists are in flight", i+1, i)
+		}
+	}
+	release()
+	for i, ch := range checks {
+		if r, want := <-ch, map[bool]int{true: 1, false: 0}[i == 0]; r.err != nil || len(r.found) != want {
+			t.Errorf("check of %q found %v (%v), want %d", names[i], r.found, r.err, want)
+		}
+	}
+	if n := g.byName.Load() - before; n != int64(len(names)) {
+		t.Errorf("%d lists of one name, want one a check (%d)", n, len(names))
 	}
 }
