@@ -25,7 +25,10 @@ const (
 	pollHeld = 50 * time.Millisecond
 
 	minRate = 1.0 // requests a second; below, backoff and Retry-After serve
-	maxRate = 1000.0
+	// firstCut is the share of the rate served lately that the first 429
+	// without headers slows to.
+	firstCut = 0.75
+	maxRate  = 1000.0
 	// servedSpan is how far back served answers are counted for a rate,
 	// however young the pacer: a service's burst, spent in its first
 	// moments, is no rate, and counted over less than this it would pace
@@ -395,8 +398,11 @@ func (p *pacer) rate(now time.Time) float64 {
 	return r
 }
 
-// refused slows to about the rate served lately, or halves the rate, once
-// for the requests sent before the last decrease.
+// refused slows to three quarters of the rate served lately, or halves the
+// rate, once for the requests sent before the last decrease. What was served
+// lately holds some of the service's burst, and other processes of the key
+// each learn their own rate at once: their sum at the rate served would
+// overshoot the service's rate as soon as the first pause ends.
 func (p *pacer) refused(sent, now time.Time) {
 	if sent.Before(p.decreased) {
 		return
@@ -412,6 +418,8 @@ func (p *pacer) refused(sent, now time.Time) {
 		r = max(min(servedRate, cur/2), minRate)
 	} else if n < 2 || r < minRate {
 		return // nothing measured: backoff and Retry-After serve
+	} else {
+		r = max(r*firstCut, minRate)
 	}
 	// A slow rise: processes of one key each rise, and the sum of their
 	// rises overshoots the service's rate the sooner. A token bucket keeps

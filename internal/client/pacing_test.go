@@ -520,12 +520,13 @@ func servedThenRefused(p *pacer, n int) time.Time {
 
 // TestPacing_burstIsNoRate: a process of a key that others share spends a
 // burst in its first 300 ms and is refused: the rate it learns is what was
-// served over a second, not over those 300 ms, three times as many.
+// served over a second, not over those 300 ms, three times as many, and
+// cut by a quarter.
 func TestPacing_burstIsNoRate(t *testing.T) {
 	p := pacerFor("http://burst.test", "key")
 	now := servedThenRefused(p, 6)
-	if got := p.rate(now); got != 6 {
-		t.Errorf("6 served in 300 ms, then a 429: %v a second, want 6", got)
+	if got := p.rate(now); got != 6*firstCut {
+		t.Errorf("6 served in 300 ms, then a 429: %v a second, want %v", got, 6*firstCut)
 	}
 }
 
@@ -535,10 +536,11 @@ func TestPacing_burstIsNoRate(t *testing.T) {
 func TestPacing_refusalsRiseSlowly(t *testing.T) {
 	p := pacerFor("http://rise.test", "key")
 	now := servedThenRefused(p, 20)
-	if got := p.rate(now); got != 20 {
-		t.Fatalf("after 20 served in a second and a 429: %v a second", got)
+	learned := 20 * firstCut
+	if got := p.rate(now); got != learned {
+		t.Fatalf("after 20 served in a second and a 429: %v a second, want %v", got, learned)
 	}
-	if got, want := p.rate(now.Add(time.Second)), 20+0.1+20.0/20; math.Abs(got-want) > 1e-9 {
+	if got, want := p.rate(now.Add(time.Second)), learned+0.1+learned/20; math.Abs(got-want) > 1e-9 {
 		t.Errorf("a second later: %v a second, want %v", got, want)
 	}
 }
