@@ -1,10 +1,7 @@
 package bench
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -172,35 +169,11 @@ func applyAtOnce(b *testing.B, eng *acctest.Engine, e *acctest.Env, applies ...r
 // door, which spends none of the key's quota.
 func seedConnectors(b *testing.B, e *acctest.Env, n int) {
 	b.Helper()
-	url := e.BaseURL + "/_sandbox/workspaces/" + e.WorkspaceID + "/connectors/"
-	errs := make(chan error, n)
-	var wg sync.WaitGroup
-	const workers = 4
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < n; i += workers {
-				body, _ := json.Marshal(map[string]any{
-					"name": fmt.Sprintf("seeded %d", i), "connector_name": "customer_service", "streams": []string{"tickets"},
-					"configuration": map[string]string{"url": "https://acme.example.com", "token": "seeded-token", "agent_email": "agent@acme.com"},
-				})
-				req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-				req.Header.Set("Authorization", e.APIKey)
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					errs <- err
-					return
-				}
-				_ = resp.Body.Close()
-				if resp.StatusCode != http.StatusCreated {
-					errs <- fmt.Errorf("seeding connector %d: %s", i, resp.Status)
-					return
-				}
-			}
-		})
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("seeded %d", i)
 	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
+	if err := e.Sandbox.AddConnectors(e.WorkspaceID, names...); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -252,18 +252,23 @@ func (s *Server) createConnector(w http.ResponseWriter, r *http.Request, ws *wor
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	streams := in.streams
-	if streams == nil {
-		streams = slices.Clone(AllStreams)
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.now()
-	c := &connector{
-		ID: uuid.NewString(), CreatedAt: now, UpdatedAt: now,
-		Name: *in.name, URL: *in.url, Token: *in.token, AgentEmail: *in.agentEmail,
-		Streams: streams, TokenWrites: 1,
+	c := s.addConnectorLocked(ws, &connector{Name: *in.name, URL: *in.url, Token: *in.token, AgentEmail: *in.agentEmail, Streams: in.streams})
+	if !s.saveOrFail(w) {
+		return
 	}
+	writeJSON(w, http.StatusCreated, c.wire(s.variant))
+}
+
+// addConnectorLocked stores c (every stream when it names none) and the job
+// created with it, as a create does; called with s.mu held.
+func (s *Server) addConnectorLocked(ws *workspace, c *connector) *connector {
+	if c.Streams == nil {
+		c.Streams = slices.Clone(AllStreams)
+	}
+	now := s.now()
+	c.ID, c.CreatedAt, c.UpdatedAt, c.TokenWrites = uuid.NewString(), now, now, 1
 	job := &Job{
 		ID: uuid.NewString(), CreatedAt: now, UpdatedAt: now, ConnectorName: connectorKind, IsActive: true,
 	}
@@ -271,10 +276,23 @@ func (s *Server) createConnector(w http.ResponseWriter, r *http.Request, ws *wor
 	c.JobID = job.ID
 	ws.Connectors[c.ID] = c
 	ws.Jobs[job.ID] = job
-	if !s.saveOrFail(w) {
-		return
+	return c
+}
+
+// AddConnectors adds a connector of each name to a workspace, each with its
+// job, as creates through the API would but spending no rate limit, for
+// tests; names are not checked against the API's rules.
+func (s *Server) AddConnectors(workspaceID string, names ...string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ws := s.workspaces[strings.ToLower(workspaceID)]
+	if ws == nil {
+		return fmt.Errorf("no workspace %s", workspaceID)
 	}
-	writeJSON(w, http.StatusCreated, c.wire(s.variant))
+	for _, name := range names {
+		s.addConnectorLocked(ws, &connector{Name: name, URL: "https://acme.example.com", Token: "added-token", AgentEmail: "agent@acme.com"})
+	}
+	return s.saveLocked()
 }
 
 func (s *Server) getConnector(w http.ResponseWriter, r *http.Request, ws *workspace) {

@@ -79,3 +79,25 @@ func TestSideDoor_createConnector(t *testing.T) {
 	// The API's bucket is still full.
 	h.expectServed(1, key)
 }
+
+// TestSideDoor_addConnectors: connectors added in Go are what the API lists,
+// each with its job, and spend none of the rate limit.
+func TestSideDoor_addConnectors(t *testing.T) {
+	h := newHarness(t, Config{Jobs: 0, RateLimit: 1})
+	if err := h.srv.AddConnectors(ws, "added 1", "added 2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.srv.AddConnectors("00000000-0000-4000-8000-0000000000ff", "x"); err == nil {
+		t.Error("a connector added to a workspace that does not exist")
+	}
+	page := h.expect("GET", "/developers/workspaces/"+ws+"/connectors/?name=added+2", nil, 200, "").(map[string]any)
+	if results, _ := page["results"].([]any); len(results) != 1 || results[0].(map[string]any)["name"] != "added 2" {
+		t.Errorf("the API lists %v", page["results"])
+	}
+	if jobs := h.srv.Jobs(ws); len(jobs) != 2 || !strings.HasPrefix(jobs[0].Name, "added ") {
+		t.Errorf("the connectors' jobs: %+v", jobs)
+	}
+	if st := h.srv.Stats(); st.RateLimited != 0 {
+		t.Errorf("stats: %+v", st)
+	}
+}
