@@ -25,6 +25,9 @@ const (
 	pollHeld = 50 * time.Millisecond
 
 	minRate = 1.0 // requests a second; below, backoff and Retry-After serve
+	// minStep is the least rise of a rate learned from 429s, in requests a
+	// second each second.
+	minStep = 0.1
 	// firstCut is the share of the rate served lately that the first 429
 	// without headers slows to.
 	firstCut = 0.75
@@ -421,10 +424,12 @@ func (p *pacer) refused(sent, now time.Time) {
 	} else {
 		r = max(r*firstCut, minRate)
 	}
-	// A slow rise: processes of one key each rise, and the sum of their
-	// rises overshoots the service's rate the sooner. A token bucket keeps
-	// what a process alone leaves while it rises, and serves it after.
-	p.base, p.step, p.decreased = r, 0.1+r/20, now
+	// A slow rise, a twentieth of the rate a second: processes of one key
+	// each rise, and the sum of their rises overshoots the service's rate
+	// the sooner; in proportion to each one's rate, the sum rises as one
+	// process at the service's rate would. A token bucket keeps what a
+	// process alone leaves while it rises, and serves it after.
+	p.base, p.step, p.decreased = r, max(r/20, minStep), now
 	if p.next.Before(now) {
 		p.next = now
 	}

@@ -530,9 +530,10 @@ func TestPacing_burstIsNoRate(t *testing.T) {
 	}
 }
 
-// TestPacing_refusalsRiseSlowly: a rate learned from 429s rises by a tenth
-// and a twentieth of itself a second, so that four processes of one key,
-// each rising, overshoot the service's rate seldom.
+// TestPacing_refusalsRiseSlowly: a rate learned from 429s rises by a
+// twentieth of itself a second (a tenth of a request at least), so that
+// four processes of one key, each rising, overshoot the service's rate
+// seldom.
 func TestPacing_refusalsRiseSlowly(t *testing.T) {
 	p := pacerFor("http://rise.test", "key")
 	now := servedThenRefused(p, 20)
@@ -540,8 +541,13 @@ func TestPacing_refusalsRiseSlowly(t *testing.T) {
 	if got := p.rate(now); got != learned {
 		t.Fatalf("after 20 served in a second and a 429: %v a second, want %v", got, learned)
 	}
-	if got, want := p.rate(now.Add(time.Second)), learned+0.1+learned/20; math.Abs(got-want) > 1e-9 {
+	if got, want := p.rate(now.Add(time.Second)), learned+learned/20; math.Abs(got-want) > 1e-9 {
 		t.Errorf("a second later: %v a second, want %v", got, want)
+	}
+	slow := pacerFor("http://rise-slow.test", "key")
+	now = servedThenRefused(slow, 2)
+	if got, want := slow.rate(now.Add(time.Second)), 2*firstCut+minStep; math.Abs(got-want) > 1e-9 {
+		t.Errorf("learned at %v a second, a second later: %v, want %v", 2*firstCut, got, want)
 	}
 }
 
