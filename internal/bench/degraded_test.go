@@ -49,7 +49,7 @@ func BenchmarkDegraded(b *testing.B) {
 }
 
 // gaveUpAfter is how a request that ran out of retries says so.
-var gaveUpAfter = regexp.MustCompile(`gave up after (\d+) attempts over (\S+), at the end of the retry budget \(5m0s\)`)
+var gaveUpAfter = regexp.MustCompile(`gave up after (\d+) attempts over (\S+)(?:, at the end of|: the next attempt would wait \S+, past the end of) the retry budget \(5m0s\)`)
 
 // BenchmarkServiceDown applies one connector against a service that answers
 // every request 503 (Retry-After: 1 s): the apply fails within the default

@@ -33,7 +33,10 @@ type Error struct {
 	Attempts int
 	Tried    time.Duration
 	// Limit is the time limit that ended the retries; empty when Capped.
+	// Wait is the wait before the next attempt that would have passed
+	// Limit, and so was not begun; 0 when Limit itself ran out.
 	Limit  string
+	Wait   time.Duration
 	Capped bool
 	// KeyRefused is set on a request that was not sent because the service
 	// refused the API key (401) earlier in this Client's life; StatusCode and
@@ -51,6 +54,8 @@ func (e *Error) Retries() string {
 		s = fmt.Sprintf(" (gave up after 1 attempt over %s", e.Tried.Round(100*time.Millisecond))
 	}
 	switch {
+	case e.Limit != "" && e.Wait > 0:
+		s += fmt.Sprintf(": the next attempt would wait %s, past the end of %s", roundWait(e.Wait), e.Limit)
 	case e.Limit != "":
 		s += ", at the end of " + e.Limit
 	case e.Capped:
@@ -229,4 +234,13 @@ func cut(s string) string {
 		return string(r[:maxMessageRunes]) + "…"
 	}
 	return s
+}
+
+// roundWait rounds a wait for a message: to the millisecond under a second,
+// else to a tenth of a second.
+func roundWait(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
 }

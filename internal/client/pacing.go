@@ -74,6 +74,8 @@ type RateLimitError struct {
 	// learned from refusals.
 	By   string
 	Wait time.Duration
+	// Left is what was left of the time limit.
+	Left time.Duration
 	// Limit names the time limit, as Error.Limit does.
 	Limit string
 }
@@ -83,15 +85,12 @@ func (e *RateLimitError) Error() string {
 	if e.By == byRefusals {
 		by = "the service's " + byRefusals
 	}
-	wait := e.Wait.Round(time.Millisecond)
-	if e.Wait >= time.Second {
-		wait = e.Wait.Round(100 * time.Millisecond)
-	}
 	limit := e.Limit
 	if limit == "" {
 		limit = "the operation's time limit"
 	}
-	return fmt.Sprintf("rate-limited by %s: the request would wait %s to be sent, past the end of %s, so it was not sent", by, wait, limit)
+	return fmt.Sprintf("rate-limited by %s: the request would wait %s to be sent, past the end of %s, %s away, so it was not sent",
+		by, roundWait(e.Wait), limit, roundWait(max(e.Left, 0)))
 }
 
 // pacers holds a pacer per service and API key for the whole process, so
@@ -651,7 +650,7 @@ func (c *Client) pace(ctx context.Context, r *request) error {
 		case wait <= 0:
 			return nil
 		case !fits:
-			return &RateLimitError{By: by, Wait: wait, Limit: r.budget}
+			return &RateLimitError{By: by, Wait: wait, Limit: r.budget, Left: time.Until(r.end)}
 		}
 		if c.log != nil && wait >= pollHeld {
 			c.log(ctx, "API request held by the rate limit", map[string]any{"operation": r.op, "by": by, "wait_ms": wait.Milliseconds()})

@@ -253,7 +253,7 @@ func TestPacing_waitPastLimitFailsUnsent(t *testing.T) {
 	if e.Sent || e.MayHaveTakenEffect() || rle.By != "X-RateLimit-Remaining" || rle.Wait < 11*time.Second || rle.Limit != "timeouts.read (2s)" {
 		t.Errorf("%#v, %#v", e, rle)
 	}
-	want := `^list jobs: rate-limited by the service's X-RateLimit-Remaining header: the request would wait 1[12](\.[0-9])?s to be sent, past the end of timeouts.read \(2s\), so it was not sent$`
+	want := `^list jobs: rate-limited by the service's X-RateLimit-Remaining header: the request would wait 1[12](\.[0-9])?s to be sent, past the end of timeouts.read \(2s\), [12](\.[0-9])?s away, so it was not sent$`
 	if !regexp.MustCompile(want).MatchString(err.Error()) {
 		t.Errorf("error %q does not match %s", err, want)
 	}

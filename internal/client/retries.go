@@ -47,17 +47,22 @@ func (c *Client) do(ctx context.Context, r request) error {
 		end, budget = start.Add(c.budget), fmt.Sprintf("the retry budget (%s)", c.budget)
 	}
 	r.end, r.budget = end, budget
-	var last *Error
+	var (
+		last *Error
+		held *RateLimitError
+	)
 	for attempt := 0; ; attempt++ {
 		retryAfter, retryable, err := c.attempt(ctx, &r, payload, attempt)
 		if err == nil {
 			return nil
 		}
 		switch {
-		case last != nil && errors.As(err.Err, new(*RateLimitError)):
+		case last != nil && errors.As(err.Err, &held):
 			// The retry would be held past the limit: like a backoff that
 			// would, it is not begun, and the last answer tells why.
-			return gaveUp(last, attempt, start, budget)
+			last = gaveUp(last, attempt, start, budget)
+			last.Wait = held.Wait
+			return last
 		case !retryable && attempt > 0 && !err.Sent && unreachedError(err) != nil:
 			// Refused without sending: the retries of reaching the service
 			// stopped while this request waited for its next attempt.
@@ -98,7 +103,9 @@ func (c *Client) do(ctx context.Context, r request) error {
 					c.stopReaching(unreached, budget)
 				}
 			}
-			return gaveUp(err, attempt+1, start, budget)
+			err = gaveUp(err, attempt+1, start, budget)
+			err.Wait = wait
+			return err
 		}
 		last = err
 		if Sleep(ctx, wait) != nil {

@@ -108,7 +108,7 @@ func TestClient_retriesWithinBudget(t *testing.T) {
 	if !errors.As(err, &e) || e.StatusCode == 0 || e.Attempts < 10 || took > time.Second || e.Tried > took {
 		t.Fatalf("a service that is down: after %v, %#v", took, err)
 	}
-	if want := fmt.Sprintf("(gave up after %d attempts over ", e.Attempts); !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "at the end of the retry budget (300ms))") {
+	if want := fmt.Sprintf("(gave up after %d attempts over ", e.Attempts); !strings.Contains(err.Error(), want) || !regexp.MustCompile(`(, at the end of|: the next attempt would wait [0-9.]+m?s, past the end of) the retry budget \(300ms\)\)`).MatchString(err.Error()) {
 		t.Errorf("the error does not say how long it tried: %v", err)
 	}
 
@@ -556,5 +556,30 @@ func TestClient_lostAnswerAfterUnreachable(t *testing.T) {
 	var ce *ConnectError
 	if !errors.As(err, &e) || !e.Sent || !e.MayHaveTakenEffect() || errors.As(err, &ce) || reached.Load() != 1 {
 		t.Errorf("a lost answer: %v (sent %v, %d requests); want one that may have taken effect", err, e != nil && e.Sent, reached.Load())
+	}
+}
+
+// TestRetries_waitPastLimitSaysSo: a retry whose Retry-After would end past
+// the operation's limit is not begun, and the error says the wait, not that
+// the limit ran out (most of it is left).
+func TestRetries_waitPastLimitSaysSo(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, `{"detail": "Request was throttled."}`, http.StatusTooManyRequests)
+	}))
+	t.Cleanup(ts.Close)
+	ctx, cancel := WithLimit(context.Background(), "timeouts.create", 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	err := newTestClient(t, ts.URL).CancelJob(ctx, testWS, "j")
+	var e *Error
+	if !errors.As(err, &e) || e.StatusCode != http.StatusTooManyRequests || time.Since(start) > time.Second {
+		t.Fatalf("after %v: %v", time.Since(start), err)
+	}
+	if want := "(gave up after 1 attempt over 0s: the next attempt would wait 5s, past the end of timeouts.create (2s))"; !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("error %q, want it to end %q", err, want)
+	}
+	if !OutOfTime(err) {
+		t.Error("a retry cut by its limit is not told as out of time")
 	}
 }

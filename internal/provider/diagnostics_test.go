@@ -156,11 +156,11 @@ func TestDiagnostics_keyRefusedIsShort(t *testing.T) {
 // what the user can change.
 func TestDiagnostics_rateLimited(t *testing.T) {
 	e := &client.Error{Operation: "list jobs", Method: "GET", Path: "/jobs/",
-		Err: &client.RateLimitError{By: "X-RateLimit-Remaining", Wait: 12500 * time.Millisecond, Limit: "timeouts.read (2s)"}}
+		Err: &client.RateLimitError{By: "X-RateLimit-Remaining", Wait: 12500 * time.Millisecond, Limit: "timeouts.read (2s)", Left: 1500 * time.Millisecond}}
 	var diags diag.Diagnostics
 	addRequestError(&diags, "Unable to List Jobs", sandbox.DefaultWorkspaceID, e)
 	onlyError(t, diags, "Rate-Limited by the Service",
-		"GET /jobs/ was not sent: rate-limited by the service's X-RateLimit-Remaining header: the request would wait 12.5s to be sent, past the end of timeouts.read (2s), so it was not sent.",
+		"GET /jobs/ was not sent: rate-limited by the service's X-RateLimit-Remaining header: the request would wait 12.5s to be sent, past the end of timeouts.read (2s), 1.5s away, so it was not sent.",
 		"Raise timeouts.read (2s)", "same API key", "Rate limits")
 	if d := diags[0].Detail(); strings.Contains(d, "No answer") {
 		t.Errorf("a request never sent is told as unanswered: %s", d)
