@@ -198,8 +198,8 @@ func (r *connectorResource) nameFree(ctx context.Context, diags *diag.Diagnostic
 	diags.AddError("Connector Name Taken", fmt.Sprintf(
 		"Workspace %s already holds a connector named %q: %s, created at %s. No second one was created: "+
 			"two connectors of one name would make two jobs of that name. "+
-			"If it is the one this resource stands for (an apply killed while creating it leaves it out of the state), "+
-			"adopt it with an import block, then apply again:\n\n"+
+			"Another apply or pipeline may have just created it, or someone else; or an apply of this resource was killed while creating it, which leaves it out of the state. "+
+			"If it is the one this resource stands for, adopt it with an import block, then apply again:\n\n"+
 			"import {\n  to = <this resource's address>\n  id = \"%s/%s\"\n}\n\n"+
 			"Otherwise give this resource another name, or delete that connector.",
 		ws, name.name, c.ID, c.CreatedAt, ws, c.ID))
