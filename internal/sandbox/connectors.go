@@ -64,8 +64,8 @@ type ConnectorView struct {
 func (s *Server) Connector(workspaceID, id string) (ConnectorView, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ws := s.workspaces[strings.ToLower(workspaceID)]
-	if ws == nil {
+	ws, err := s.workspaceLocked(workspaceID)
+	if err != nil {
 		return ConnectorView{}, false
 	}
 	c, ok := ws.Connectors[strings.ToLower(id)]
@@ -81,7 +81,7 @@ func (s *Server) ConnectorIDs(workspaceID string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var ids []string
-	if ws := s.workspaces[strings.ToLower(workspaceID)]; ws != nil {
+	if ws, err := s.workspaceLocked(workspaceID); err == nil {
 		for id := range ws.Connectors {
 			ids = append(ids, id)
 		}
@@ -285,9 +285,9 @@ func (s *Server) addConnectorLocked(ws *workspace, c *connector) *connector {
 func (s *Server) AddConnectors(workspaceID string, names ...string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ws := s.workspaces[strings.ToLower(workspaceID)]
-	if ws == nil {
-		return fmt.Errorf("no workspace %s", workspaceID)
+	ws, err := s.workspaceLocked(workspaceID)
+	if err != nil {
+		return err
 	}
 	for _, name := range names {
 		s.addConnectorLocked(ws, &connector{Name: name, URL: "https://acme.example.com", Token: "added-token", AgentEmail: "agent@acme.com"})

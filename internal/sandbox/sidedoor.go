@@ -100,8 +100,8 @@ func (s *Server) executionsLocked(ws *workspace, jobID string) []executionView {
 func (s *Server) Executions(workspaceID, jobID string) []Execution {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ws := s.workspaces[strings.ToLower(workspaceID)]
-	if ws == nil {
+	ws, err := s.workspaceLocked(workspaceID)
+	if err != nil {
 		return nil
 	}
 	s.running(ws, strings.ToLower(jobID))
@@ -116,9 +116,9 @@ func (s *Server) Executions(workspaceID, jobID string) []Execution {
 func (s *Server) AddJobs(workspaceID string, jobs ...Job) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ws := s.workspaces[strings.ToLower(workspaceID)]
-	if ws == nil {
-		return fmt.Errorf("no workspace %s", workspaceID)
+	ws, err := s.workspaceLocked(workspaceID)
+	if err != nil {
+		return err
 	}
 	now := s.now()
 	for _, j := range jobs {
@@ -137,8 +137,8 @@ func (s *Server) AddJobs(workspaceID string, jobs ...Job) error {
 func (s *Server) Jobs(workspaceID string) []Job {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ws := s.workspaces[strings.ToLower(workspaceID)]
-	if ws == nil {
+	ws, err := s.workspaceLocked(workspaceID)
+	if err != nil {
 		return nil
 	}
 	order, _ := ordering("")
@@ -152,6 +152,16 @@ func (s *Server) Jobs(workspaceID string) []Job {
 		out[i] = *j
 	}
 	return out
+}
+
+// workspaceLocked finds a workspace by its ID in any letter case, so that
+// every Go side door finds and fails alike; s.mu is held.
+func (s *Server) workspaceLocked(id string) (*workspace, error) {
+	ws := s.workspaces[strings.ToLower(id)]
+	if ws == nil {
+		return nil, fmt.Errorf("no workspace %s", id)
+	}
+	return ws, nil
 }
 
 // sidePut decodes the body as a T, of no other fields, and gives it to set;
