@@ -7,30 +7,10 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/google/uuid"
 )
-
-// connectorKind is the only connector_name the contract knows.
-const connectorKind = "customer_service"
-
-// connector is a connector as stored, token included.
-type connector struct {
-	ID         string    `json:"_id"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
-	Name       string    `json:"name"`
-	URL        string    `json:"url"`
-	Token      string    `json:"token"`
-	AgentEmail string    `json:"agent_email"`
-	Streams    []string  `json:"streams"`
-	// JobID is the job created with the connector.
-	JobID string `json:"job_id"`
-	// TokenWrites counts how many times a token was received.
-	TokenWrites int `json:"token_writes"`
-}
 
 // wire is the connector as the service under v answers it: never the token.
 func (c *connector) wire(v Variant) map[string]any {

@@ -2,9 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -152,36 +150,4 @@ func (s *Server) Jobs(workspaceID string) []Job {
 		out[i] = *j
 	}
 	return out
-}
-
-// workspaceLocked finds a workspace by its ID in any letter case, so that
-// every Go side door finds and fails alike; s.mu is held.
-func (s *Server) workspaceLocked(id string) (*workspace, error) {
-	ws := s.workspaces[strings.ToLower(id)]
-	if ws == nil {
-		return nil, fmt.Errorf("no workspace %s", id)
-	}
-	return ws, nil
-}
-
-// sidePut decodes the body as a T, of no other fields, and gives it to set;
-// 400 with the decoder's reason and what the body must be (its shape) when
-// it cannot, or the reason set refuses it; else 200 with what was set.
-func sidePut[T any](w http.ResponseWriter, r *http.Request, what string, set func(T) error) {
-	var v T
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(&v)
-	if _, more := dec.Token(); err == nil && more != io.EOF {
-		err = errors.New("the body holds more than one JSON value")
-	}
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error()+": the body must be "+what)
-		return
-	}
-	if err := set(v); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
 }
