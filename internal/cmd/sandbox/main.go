@@ -154,6 +154,11 @@ func (f *flags) check(fs *flag.FlagSet) error {
 		// The value is not echoed: it holds a password.
 		return errors.New("-proxy-auth (SANDBOX_PROXY_AUTH) must be user:password")
 	}
+	// The sandbox's own refusal would name its field, requests_per_second,
+	// which the command has no flag of.
+	if *f.rateLimit < 0 {
+		return fmt.Errorf("-rate-limit (SANDBOX_RATE_LIMIT) must not be negative, got %d", *f.rateLimit)
+	}
 	if !slices.Contains(sandbox.RateLimitHeaderStyles, strings.ToLower(*f.rateHeaders)) {
 		return fmt.Errorf("-rate-limit-headers (SANDBOX_RATE_LIMIT_HEADERS): %q is not a style: give none, ietf or x-ratelimit", *f.rateHeaders)
 	}
