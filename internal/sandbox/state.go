@@ -335,8 +335,10 @@ func readBody(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessag
 
 // sidePut decodes the body as a T, of no other fields, and gives it to set;
 // 400 with the decoder's reason and what the body must be (its shape) when
-// it cannot, or the reason set refuses it; else 200 with what was set.
-func sidePut[T any](w http.ResponseWriter, r *http.Request, what string, set func(T) error) {
+// it cannot, or the reason set refuses it; else 200 with what was set. set
+// may write back the form it keeps the value in, so that the answer shows
+// what a GET would.
+func sidePut[T any](w http.ResponseWriter, r *http.Request, what string, set func(*T) error) {
 	var v T
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16))
 	dec.DisallowUnknownFields()
@@ -348,7 +350,7 @@ func sidePut[T any](w http.ResponseWriter, r *http.Request, what string, set fun
 		writeError(w, http.StatusBadRequest, err.Error()+": the body must be "+what)
 		return
 	}
-	if err := set(v); err != nil {
+	if err := set(&v); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}

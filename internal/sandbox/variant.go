@@ -80,7 +80,7 @@ func (s *Server) sideGetVariant(w http.ResponseWriter, _ *http.Request, _ *works
 
 func (s *Server) sidePutVariant(w http.ResponseWriter, r *http.Request, _ *workspace) {
 	sidePut(w, r, `a variant object, {"envelope": ["count", "next_page", "previous_page", "page_size", "total_pages", "current_page"] (null: all, []: none), `+
-		`"max_page_size": 100, "past_end": "404" or "empty", "filters": "exact", "partial" or "ignored", "extra_fields": true or false, "null_fields": ["data_source", "name"]}`, s.SetVariant)
+		`"max_page_size": 100, "past_end": "404" or "empty", "filters": "exact", "partial" or "ignored", "extra_fields": true or false, "null_fields": ["data_source", "name"]}`, func(v *Variant) error { return s.SetVariant(*v) })
 }
 
 func (v Variant) maxPageSize() int {
