@@ -1,5 +1,5 @@
 // Package sandbox is a local stand-in for the data-integration service.
-// README.md describes every choice it makes.
+// README.md describes the choices it makes.
 package sandbox
 
 import (
