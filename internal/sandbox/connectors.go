@@ -7,30 +7,10 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/google/uuid"
 )
-
-// connectorKind is the only connector_name the contract knows.
-const connectorKind = "customer_service"
-
-// connector is a connector as stored, token included.
-type connector struct {
-	ID         string    `json:"_id"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
-	Name       string    `json:"name"`
-	URL        string    `json:"url"`
-	Token      string    `json:"token"`
-	AgentEmail string    `json:"agent_email"`
-	Streams    []string  `json:"streams"`
-	// JobID is the job created with the connector.
-	JobID string `json:"job_id"`
-	// TokenWrites counts how many times a token was received.
-	TokenWrites int `json:"token_writes"`
-}
 
 // wire is the connector as the service under v answers it: never the token.
 func (c *connector) wire(v Variant) map[string]any {
@@ -64,8 +44,8 @@ type ConnectorView struct {
 func (s *Server) Connector(workspaceID, id string) (ConnectorView, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ws := s.workspaces[strings.ToLower(workspaceID)]
-	if ws == nil {
+	ws, err := s.workspaceLocked(workspaceID)
+	if err != nil {
 		return ConnectorView{}, false
 	}
 	c, ok := ws.Connectors[strings.ToLower(id)]
@@ -81,7 +61,7 @@ func (s *Server) ConnectorIDs(workspaceID string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var ids []string
-	if ws := s.workspaces[strings.ToLower(workspaceID)]; ws != nil {
+	if ws, err := s.workspaceLocked(workspaceID); err == nil {
 		for id := range ws.Connectors {
 			ids = append(ids, id)
 		}
@@ -285,9 +265,9 @@ func (s *Server) addConnectorLocked(ws *workspace, c *connector) *connector {
 func (s *Server) AddConnectors(workspaceID string, names ...string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ws := s.workspaces[strings.ToLower(workspaceID)]
-	if ws == nil {
-		return fmt.Errorf("no workspace %s", workspaceID)
+	ws, err := s.workspaceLocked(workspaceID)
+	if err != nil {
+		return err
 	}
 	for _, name := range names {
 		s.addConnectorLocked(ws, &connector{Name: name, URL: "https://acme.example.com", Token: "added-token", AgentEmail: "agent@acme.com"})

@@ -230,5 +230,5 @@ func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (d *discardWriter) WriteHeader(int) {}
 
 func (s *Server) sideFaults(w http.ResponseWriter, r *http.Request, _ *workspace) {
-	sidePut(w, r, `a faults object, {"rate": 0 to 1, "statuses": [429, 500, 502, 503, 504], "latency_ms": 0, "seed": 1, "when": "before", "after", "hang" or "cut", "methods": ["POST"]}`, s.SetFaults)
+	sidePut(w, r, `a faults object, {"rate": 0 to 1, "statuses": [429, 500, 502, 503, 504], "latency_ms": 0, "seed": 1, "when": "before", "after", "hang" or "cut", "methods": ["POST"]}`, func(f *Faults) error { return s.SetFaults(*f) })
 }

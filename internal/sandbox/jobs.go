@@ -6,68 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 )
-
-// Job is a job as the service shows it.
-type Job struct {
-	ID            string    `json:"_id"`
-	CreatedAt     time.Time `json:"-"`
-	UpdatedAt     time.Time `json:"-"`
-	DataSource    string    `json:"data_source"`
-	ConnectorName string    `json:"connector_name"`
-	SchemaName    string    `json:"schema_name"`
-	Name          string    `json:"name"`
-	IsActive      bool      `json:"is_active"`
-}
-
-// MarshalJSON writes the job as the default variant shows it, timestamps in
-// the service's format.
-func (j Job) MarshalJSON() ([]byte, error) { return j.wire(Variant{}).MarshalJSON() }
-
-// wire is the job as a list under v shows it.
-func (j *Job) wire(v Variant) object {
-	o := object{
-		{"_id", j.ID}, {"_created_at", stamp(j.CreatedAt)}, {"_updated_at", stamp(j.UpdatedAt)},
-		{"data_source", j.DataSource}, {"connector_name", j.ConnectorName},
-		{"schema_name", j.SchemaName}, {"name", j.Name}, {"is_active", j.IsActive},
-	}
-	for i, m := range o {
-		if slices.Contains(v.NullFields, m.key) {
-			o[i].value = nil
-		}
-	}
-	if v.ExtraFields {
-		o = append(o, extraFields("job")...)
-	}
-	return o
-}
-
-// Execution is one run of a job.
-type Execution struct {
-	ID               string     `json:"_id"`
-	Status           string     `json:"status"`
-	ForceFullRefresh bool       `json:"force_full_refresh"`
-	CreatedAt        time.Time  `json:"_created_at"`
-	EndedAt          *time.Time `json:"_ended_at"`
-}
-
-// Execution statuses.
-const (
-	StatusRunning   = "running"
-	StatusSucceeded = "succeeded"
-	StatusCancelled = "cancelled"
-)
-
-type workspace struct {
-	ID         string                  `json:"id"`
-	Jobs       map[string]*Job         `json:"jobs"`
-	Executions map[string][]*Execution `json:"executions"` // by job ID
-	Connectors map[string]*connector   `json:"connectors"`
-}
 
 func newWorkspace(id string, jobs int) *workspace {
 	ws := &workspace{
@@ -117,6 +61,28 @@ func SeedJobs(workspaceID string, n int) []Job {
 		})
 	}
 	return jobs
+}
+
+// MarshalJSON writes the job as the default variant shows it, timestamps in
+// the service's format.
+func (j Job) MarshalJSON() ([]byte, error) { return j.wire(Variant{}).MarshalJSON() }
+
+// wire is the job as a list under v shows it.
+func (j *Job) wire(v Variant) object {
+	o := object{
+		{"_id", j.ID}, {"_created_at", stamp(j.CreatedAt)}, {"_updated_at", stamp(j.UpdatedAt)},
+		{"data_source", j.DataSource}, {"connector_name", j.ConnectorName},
+		{"schema_name", j.SchemaName}, {"name", j.Name}, {"is_active", j.IsActive},
+	}
+	for i, m := range o {
+		if slices.Contains(v.NullFields, m.key) {
+			o[i].value = nil
+		}
+	}
+	if v.ExtraFields {
+		o = append(o, extraFields("job")...)
+	}
+	return o
 }
 
 // jobFields are the fields a list may be ordered by, with their comparison.
@@ -376,4 +342,24 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request, ws *workspace
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+func parseBool(v string, extra ...string) (bool, bool) {
+	switch v {
+	case "true", "1":
+		return true, true
+	case "false", "0":
+		return false, true
+	}
+	for _, e := range extra {
+		if v == e {
+			return strings.EqualFold(v, "true"), true
+		}
+	}
+	return false, false
+}
+
+func positive(v string) (int, bool) {
+	n, err := strconv.Atoi(v)
+	return n, err == nil && n > 0
 }

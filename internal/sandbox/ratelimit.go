@@ -202,9 +202,10 @@ func (s *Server) sideGetRateLimit(w http.ResponseWriter, _ *http.Request, _ *wor
 }
 
 // sidePutRateLimit sets the whole rate limit: headers left out means none.
-// Either value refused, nothing changes.
+// Either value refused, nothing changes. It answers the style as kept, in
+// lower case, as GET shows it.
 func (s *Server) sidePutRateLimit(w http.ResponseWriter, r *http.Request, _ *workspace) {
-	sidePut(w, r, `a rate limit object, {"requests_per_second": 20, "headers": "ietf"} (0: no limit; headers "none", "ietf" or "x-ratelimit", none when left out)`, func(l RateLimit) error {
+	sidePut(w, r, `a rate limit object, {"requests_per_second": 20, "headers": "ietf"} (0: no limit; headers "none", "ietf" or "x-ratelimit", none when left out)`, func(l *RateLimit) error {
 		if err := checkRateLimit(l.RequestsPerSecond); err != nil {
 			return err
 		}
@@ -215,6 +216,7 @@ func (s *Server) sidePutRateLimit(w http.ResponseWriter, r *http.Request, _ *wor
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.rateLimit, s.rateLimitHeaders = l.RequestsPerSecond, style
+		l.Headers = style
 		s.buckets = map[string]*bucket{}
 		return nil
 	})

@@ -242,15 +242,16 @@ func TestRateLimit_headersOnEveryAnswer(t *testing.T) {
 }
 
 // TestRateLimit_headersSideDoor: the side door shows the style and sets it
-// with the rate, "none" when left out, in any letter case; a style it does
-// not know is refused, naming those allowed, and changes nothing.
+// with the rate, "none" when left out, in any letter case, answering it as
+// kept; a style it does not know is refused, naming those allowed, and
+// changes nothing.
 func TestRateLimit_headersSideDoor(t *testing.T) {
 	h, _ := limitedHarness(t, 2)
 	if out := h.expect("GET", "/_sandbox/rate_limit", nil, 200, "").(map[string]any); out["headers"] != "none" {
 		t.Errorf("GET rate_limit: %v", out)
 	}
 	h.expectQuota(200, nil)
-	if out := h.expect("PUT", "/_sandbox/rate_limit", map[string]any{"requests_per_second": 2, "headers": "IETF"}, 200, "").(map[string]any); out["headers"] != "IETF" {
+	if out := h.expect("PUT", "/_sandbox/rate_limit", map[string]any{"requests_per_second": 2, "headers": "IETF"}, 200, "").(map[string]any); out["headers"] != "ietf" {
 		t.Errorf("PUT rate_limit answered %v", out)
 	}
 	if out := h.expect("GET", "/_sandbox/rate_limit", nil, 200, "").(map[string]any); out["headers"] != "ietf" || out["requests_per_second"] != 2.0 {
@@ -263,7 +264,9 @@ func TestRateLimit_headersSideDoor(t *testing.T) {
 	if r, style := h.srv.RateLimit(), h.srv.RateLimitHeaders(); r != 2 || style != RateLimitHeadersX {
 		t.Errorf("after a refused PUT: %d, %q; want 2, x-ratelimit", r, style)
 	}
-	h.expect("PUT", "/_sandbox/rate_limit", map[string]any{"requests_per_second": 2}, 200, "")
+	if out := h.expect("PUT", "/_sandbox/rate_limit", map[string]any{"requests_per_second": 2}, 200, "").(map[string]any); out["headers"] != "none" {
+		t.Errorf("PUT rate_limit without headers answered %v", out)
+	}
 	h.expectQuota(200, nil)
 }
 

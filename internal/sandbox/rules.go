@@ -32,6 +32,9 @@ func checkName(s string) error {
 	return nil
 }
 
+// connectorKind is the only connector_name the contract knows.
+const connectorKind = "customer_service"
+
 // checkKind: "always customer_service for this kind of connector".
 func checkKind(s string) error {
 	if s != connectorKind {

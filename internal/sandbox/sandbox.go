@@ -1,82 +1,16 @@
 // Package sandbox is a local stand-in for the data-integration service.
-// README.md describes every choice it makes.
+// README.md describes the choices it makes.
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log"
 	"math/rand/v2"
 	"net/http"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
-
-// Defaults of Config.
-const (
-	DefaultAPIKey      = "sandbox-api-key"
-	DefaultWorkspaceID = "00000000-0000-4000-8000-000000000001"
-	DefaultJobs        = 25
-	DefaultRunDuration = 2 * time.Second
-)
-
-// KeyBinding binds an API key to a workspace it may reach; a key may have
-// several.
-type KeyBinding struct {
-	APIKey      string
-	WorkspaceID string
-}
-
-// Config configures a Server.
-type Config struct {
-	// Keys: none means DefaultAPIKey on DefaultWorkspaceID.
-	Keys []KeyBinding
-	// Jobs is how many generated jobs each workspace starts with.
-	Jobs        int
-	RunDuration time.Duration
-	// StatePath, if set, is loaded at start and saved after every change.
-	StatePath string
-	Now       func() time.Time
-	Log       *log.Logger
-	Variant   Variant
-	// RateLimit is requests a second per API key; 0 means no limit.
-	RateLimit int
-	// RateLimitHeaders is the style of the headers that tell each answer
-	// under the rate limit its quota, of RateLimitHeaderStyles; empty
-	// means none.
-	RateLimitHeaders string
-}
-
-// Server is the sandbox service, an http.Handler.
-type Server struct {
-	cfg  Config
-	mux  *http.ServeMux
-	keys map[string][]string // API key → the workspace IDs it reaches
-
-	mu         sync.Mutex
-	workspaces map[string]*workspace
-	stats      Stats
-	inFlight   int64
-	faults     Faults
-	rng        *rand.Rand
-	variant    Variant
-	rateLimit  int
-	buckets    map[string]*bucket // API key → its token bucket
-	closing    chan struct{}      // closed by Close
-	closeOnce  sync.Once
-
-	// rateLimitHeaders is of RateLimitHeaderStyles, never empty.
-	rateLimitHeaders string
-}
-
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-
-func isUUID(s string) bool { return uuidRE.MatchString(s) }
 
 // New returns a Server for cfg, with the state of cfg.StatePath when that
 // file exists.
@@ -281,47 +215,3 @@ func (s *Server) Workspaces() []string {
 	}
 	return out
 }
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-func writeError(w http.ResponseWriter, status int, detail string) {
-	writeJSON(w, status, map[string]string{"detail": detail})
-}
-
-func readBody(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, bool) {
-	var m map[string]json.RawMessage
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
-	if err := dec.Decode(&m); err != nil || m == nil {
-		writeError(w, http.StatusBadRequest, "the body must be a JSON object")
-		return nil, false
-	}
-	return m, true
-}
-
-func parseBool(v string, extra ...string) (bool, bool) {
-	switch v {
-	case "true", "1":
-		return true, true
-	case "false", "0":
-		return false, true
-	}
-	for _, e := range extra {
-		if v == e {
-			return strings.EqualFold(v, "true"), true
-		}
-	}
-	return false, false
-}
-
-func positive(v string) (int, bool) {
-	n, err := strconv.Atoi(v)
-	return n, err == nil && n > 0
-}
-
-const timeFormat = "2006-01-02T15:04:05.000Z"
-
-func stamp(t time.Time) string { return t.UTC().Format(timeFormat) }

@@ -2,9 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -100,8 +98,8 @@ func (s *Server) executionsLocked(ws *workspace, jobID string) []executionView {
 func (s *Server) Executions(workspaceID, jobID string) []Execution {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ws := s.workspaces[strings.ToLower(workspaceID)]
-	if ws == nil {
+	ws, err := s.workspaceLocked(workspaceID)
+	if err != nil {
 		return nil
 	}
 	s.running(ws, strings.ToLower(jobID))
@@ -116,9 +114,9 @@ func (s *Server) Executions(workspaceID, jobID string) []Execution {
 func (s *Server) AddJobs(workspaceID string, jobs ...Job) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ws := s.workspaces[strings.ToLower(workspaceID)]
-	if ws == nil {
-		return fmt.Errorf("no workspace %s", workspaceID)
+	ws, err := s.workspaceLocked(workspaceID)
+	if err != nil {
+		return err
 	}
 	now := s.now()
 	for _, j := range jobs {
@@ -137,8 +135,8 @@ func (s *Server) AddJobs(workspaceID string, jobs ...Job) error {
 func (s *Server) Jobs(workspaceID string) []Job {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ws := s.workspaces[strings.ToLower(workspaceID)]
-	if ws == nil {
+	ws, err := s.workspaceLocked(workspaceID)
+	if err != nil {
 		return nil
 	}
 	order, _ := ordering("")
@@ -152,26 +150,4 @@ func (s *Server) Jobs(workspaceID string) []Job {
 		out[i] = *j
 	}
 	return out
-}
-
-// sidePut decodes the body as a T, of no other fields, and gives it to set;
-// 400 with the decoder's reason and what the body must be (its shape) when
-// it cannot, or the reason set refuses it; else 200 with what was set.
-func sidePut[T any](w http.ResponseWriter, r *http.Request, what string, set func(T) error) {
-	var v T
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(&v)
-	if _, more := dec.Token(); err == nil && more != io.EOF {
-		err = errors.New("the body holds more than one JSON value")
-	}
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error()+": the body must be "+what)
-		return
-	}
-	if err := set(v); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
 }

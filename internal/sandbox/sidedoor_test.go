@@ -2,8 +2,6 @@ package sandbox
 
 import (
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 )
@@ -27,33 +25,6 @@ func TestSideDoor_endpoints(t *testing.T) {
 	if s, _, _ := h.call("GET", "/_sandbox/stats", "", nil); s != 401 {
 		t.Errorf("side door without a key: %d", s)
 	}
-}
-
-// TestSideDoor_oneValue: a side-door body of two JSON values, or of one with
-// trailing text, is refused, and sets nothing.
-func TestSideDoor_oneValue(t *testing.T) {
-	h := newHarness(t, Config{Jobs: 1})
-	for _, c := range []struct{ path, body string }{
-		{"/_sandbox/variant", `{"envelope": []} trailing`},
-		{"/_sandbox/faults", `{"rate": 0}{"rate": 1, "statuses": [503]}`},
-	} {
-		req, _ := http.NewRequest("PUT", h.ts.URL+c.path, strings.NewReader(c.body))
-		req.Header.Set("Authorization", key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		_ = resp.Body.Close()
-		if resp.StatusCode != 400 || !strings.Contains(string(b), "the body holds more than one JSON value") {
-			t.Errorf("PUT %s %s: %d %s", c.path, c.body, resp.StatusCode, b)
-		}
-	}
-	if v := h.srv.Variant(); v.Envelope != nil {
-		t.Errorf("a refused body set the variant %+v", v)
-	}
-	// No fault was set: the list answers.
-	h.expect("GET", jobsPath(""), nil, 200, "")
 }
 
 // TestSideDoor_createConnector: the side door creates connectors as the

@@ -4,17 +4,6 @@ import (
 	"net/http"
 )
 
-// Stats counts the requests served since start.
-type Stats struct {
-	Requests    int64            `json:"requests"`
-	ByRoute     map[string]int64 `json:"by_route"`
-	Faults      int64            `json:"faults"`
-	RateLimited int64            `json:"rate_limited"`
-	MaxInFlight int64            `json:"max_in_flight"`
-	// UserAgents lets a test tell who called.
-	UserAgents map[string]int64 `json:"user_agents"`
-}
-
 func (s *Server) count(r *http.Request, route string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -1,27 +1,11 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 )
-
-// Variant settles the points the published API leaves open, so that the
-// sandbox can play each service the API allows (README.md, "Variants").
-type Variant struct {
-	// Envelope: nil means all of EnvelopeFields, and empty none.
-	Envelope []string `json:"envelope"`
-	// MaxPageSize: 0 means 100.
-	MaxPageSize int    `json:"max_page_size,omitempty"`
-	PastEnd     string `json:"past_end,omitempty"`
-	Filters     string `json:"filters,omitempty"`
-	// ExtraFields shows whether clients ignore fields the API does not list.
-	ExtraFields bool `json:"extra_fields,omitempty"`
-	// NullFields are of NullableFields.
-	NullFields []string `json:"null_fields,omitempty"`
-}
 
 // The values of Variant.PastEnd and Variant.Filters; empty means the first
 // of each.
@@ -96,7 +80,7 @@ func (s *Server) sideGetVariant(w http.ResponseWriter, _ *http.Request, _ *works
 
 func (s *Server) sidePutVariant(w http.ResponseWriter, r *http.Request, _ *workspace) {
 	sidePut(w, r, `a variant object, {"envelope": ["count", "next_page", "previous_page", "page_size", "total_pages", "current_page"] (null: all, []: none), `+
-		`"max_page_size": 100, "past_end": "404" or "empty", "filters": "exact", "partial" or "ignored", "extra_fields": true or false, "null_fields": ["data_source", "name"]}`, s.SetVariant)
+		`"max_page_size": 100, "past_end": "404" or "empty", "filters": "exact", "partial" or "ignored", "extra_fields": true or false, "null_fields": ["data_source", "name"]}`, func(v *Variant) error { return s.SetVariant(*v) })
 }
 
 func (v Variant) maxPageSize() int {
@@ -125,29 +109,4 @@ func extraFields(kind string) object {
 		{"revision", 1},
 		{"archived_at", nil},
 	}
-}
-
-// object keeps its members in order, so that a page reads as the API lists
-// its fields.
-type object []member
-
-type member struct {
-	key   string
-	value any
-}
-
-func (o object) MarshalJSON() ([]byte, error) {
-	b := []byte{'{'}
-	for i, m := range o {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		k, _ := json.Marshal(m.key)
-		v, err := json.Marshal(m.value)
-		if err != nil {
-			return nil, err
-		}
-		b = append(append(append(b, k...), ':'), v...)
-	}
-	return append(b, '}'), nil
 }

@@ -51,55 +51,88 @@ type listen struct {
 	proxyAddr, proxyAuth    string
 }
 
+// flags are the command's flags, each defaulting to its variable.
+type flags struct {
+	addr, state, envelope, pastEnd, filters, nullFields, rateHeaders *string
+	certFile, keyFile, proxyAddr, proxyAuth                          *string
+	jobs, maxPageSize, rateLimit                                     *int
+	runDuration                                                      *time.Duration
+	extraFields                                                      *bool
+	keys, workspaces                                                 repeated
+}
+
 func options(args []string) (sandbox.Config, listen, error) {
 	// The usage names the command as it was run: sandbox (go run, make
 	// sandbox), dataintegration-sandbox (the release archives).
 	fs := flag.NewFlagSet(strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"), flag.ContinueOnError)
-	addr := fs.String("addr", env("SANDBOX_ADDR", "127.0.0.1:8089"), "address to listen on (\":0\" picks a free port) (SANDBOX_ADDR)")
-	var keys, workspaces repeated
-	fs.Var(&keys, "api-key", "an accepted API key (repeat to add keys, or repeat a key to bind it to another workspace; paired in order with -workspace) (SANDBOX_API_KEY, one key)")
-	fs.Var(&workspaces, "workspace", "the workspace of the API key in the same position (SANDBOX_WORKSPACE_ID, one workspace)")
-	jobsDefault, err := strconv.Atoi(env("SANDBOX_JOBS", strconv.Itoa(sandbox.DefaultJobs)))
+	f, err := defineFlags(fs)
 	if err != nil {
-		return sandbox.Config{}, listen{}, fmt.Errorf("SANDBOX_JOBS: %w", err)
+		return sandbox.Config{}, listen{}, err
 	}
-	jobs := fs.Int("jobs", jobsDefault, "how many generated jobs each workspace starts with (SANDBOX_JOBS)")
-	state := fs.String("state", os.Getenv("SANDBOX_STATE"), "file to keep state in (none: in memory) (SANDBOX_STATE)")
-	runDefault, err := time.ParseDuration(env("SANDBOX_RUN_DURATION", sandbox.DefaultRunDuration.String()))
-	if err != nil {
-		return sandbox.Config{}, listen{}, fmt.Errorf("SANDBOX_RUN_DURATION: %w", err)
-	}
-	runDuration := fs.Duration("run-duration", runDefault, "how long an execution runs before it succeeds (SANDBOX_RUN_DURATION)")
-
-	envelope := fs.String("envelope", env("SANDBOX_ENVELOPE", "all"), "the envelope fields a list page carries besides results, comma-separated, of "+
-		strings.Join(sandbox.EnvelopeFields, ", ")+"; \"all\" for every one, \"none\" for results alone (SANDBOX_ENVELOPE)")
-	maxDefault, err := strconv.Atoi(env("SANDBOX_MAX_PAGE_SIZE", "0"))
-	if err != nil {
-		return sandbox.Config{}, listen{}, fmt.Errorf("SANDBOX_MAX_PAGE_SIZE: %w", err)
-	}
-	maxPageSize := fs.Int("max-page-size", maxDefault, "the largest page served, to which a larger page_size is cut (0: 100) (SANDBOX_MAX_PAGE_SIZE)")
-	pastEnd := fs.String("past-end", env("SANDBOX_PAST_END", sandbox.PastEnd404), "what a page past the last answers: \"404\" (Invalid page.) or \"empty\" (200, no results) (SANDBOX_PAST_END)")
-	filters := fs.String("filters", env("SANDBOX_FILTERS", sandbox.FiltersExact), "how the filters connector_name, data_source, name and schema_name match: \"exact\" (case-sensitive), \"partial\" (contains, any case) or \"ignored\" (SANDBOX_FILTERS)")
-	extraDefault, err := strconv.ParseBool(env("SANDBOX_EXTRA_FIELDS", "false"))
-	if err != nil {
-		return sandbox.Config{}, listen{}, fmt.Errorf("SANDBOX_EXTRA_FIELDS must be true or false, got %q", os.Getenv("SANDBOX_EXTRA_FIELDS"))
-	}
-	extraFields := fs.Bool("extra-fields", extraDefault, "add fields the API does not list to each page, job and connector (SANDBOX_EXTRA_FIELDS)")
-	nullFields := fs.String("null-fields", os.Getenv("SANDBOX_NULL_FIELDS"), "job fields sent as null in every job of a list, comma-separated, of "+
-		strings.Join(sandbox.NullableFields, ", ")+" (SANDBOX_NULL_FIELDS)")
-	rateDefault, err := strconv.Atoi(env("SANDBOX_RATE_LIMIT", "0"))
-	if err != nil {
-		return sandbox.Config{}, listen{}, fmt.Errorf("SANDBOX_RATE_LIMIT: %w", err)
-	}
-	rateLimit := fs.Int("rate-limit", rateDefault, "requests a second each API key may send to the API, in bursts of as many, beyond which it answers 429 with Retry-After (0: no limit) (SANDBOX_RATE_LIMIT)")
-	rateHeaders := fs.String("rate-limit-headers", env("SANDBOX_RATE_LIMIT_HEADERS", sandbox.RateLimitHeadersNone), "the headers that tell each answer under the rate limit its quota: \"none\", \"ietf\" (RateLimit-Policy and RateLimit) or \"x-ratelimit\" (X-RateLimit-Limit, -Remaining, -Reset) (SANDBOX_RATE_LIMIT_HEADERS)")
-	certFile := fs.String("tls-cert", os.Getenv("SANDBOX_TLS_CERT"), "serve https with this PEM certificate file (the server's certificate, then any intermediates); needs -tls-key (SANDBOX_TLS_CERT)")
-	keyFile := fs.String("tls-key", os.Getenv("SANDBOX_TLS_KEY"), "the PEM file of the -tls-cert certificate's private key (SANDBOX_TLS_KEY)")
-	proxyAddr := fs.String("proxy", os.Getenv("SANDBOX_PROXY"), "also run an HTTP proxy at this address (such as 127.0.0.1:3128) that tunnels every CONNECT to the sandbox, as a corporate proxy would; needs -tls-cert (SANDBOX_PROXY)")
-	proxyAuth := fs.String("proxy-auth", os.Getenv("SANDBOX_PROXY_AUTH"), "user:password the proxy asks for, answering 407 without them (SANDBOX_PROXY_AUTH)")
 	if err := fs.Parse(args); err != nil {
 		return sandbox.Config{}, listen{}, err
 	}
+	if err := f.check(fs); err != nil {
+		return sandbox.Config{}, listen{}, err
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return sandbox.Config{}, listen{}, err
+	}
+	return cfg, listen{addr: *f.addr, certFile: *f.certFile, keyFile: *f.keyFile, proxyAddr: *f.proxyAddr, proxyAuth: *f.proxyAuth}, nil
+}
+
+// defineFlags defines every flag on fs; a variable that does not parse as
+// its flag's default is refused before any flag is read.
+func defineFlags(fs *flag.FlagSet) (*flags, error) {
+	f := &flags{}
+	f.addr = fs.String("addr", env("SANDBOX_ADDR", "127.0.0.1:8089"), "address to listen on (\":0\" picks a free port) (SANDBOX_ADDR)")
+	fs.Var(&f.keys, "api-key", "an accepted API key (repeat to add keys, or repeat a key to bind it to another workspace; paired in order with -workspace) (SANDBOX_API_KEY, one key)")
+	fs.Var(&f.workspaces, "workspace", "the workspace of the API key in the same position (SANDBOX_WORKSPACE_ID, one workspace)")
+	jobsDefault, err := strconv.Atoi(env("SANDBOX_JOBS", strconv.Itoa(sandbox.DefaultJobs)))
+	if err != nil {
+		return nil, fmt.Errorf("SANDBOX_JOBS: %w", err)
+	}
+	f.jobs = fs.Int("jobs", jobsDefault, "how many generated jobs each workspace starts with (SANDBOX_JOBS)")
+	f.state = fs.String("state", os.Getenv("SANDBOX_STATE"), "file to keep state in (none: in memory) (SANDBOX_STATE)")
+	runDefault, err := time.ParseDuration(env("SANDBOX_RUN_DURATION", sandbox.DefaultRunDuration.String()))
+	if err != nil {
+		return nil, fmt.Errorf("SANDBOX_RUN_DURATION: %w", err)
+	}
+	f.runDuration = fs.Duration("run-duration", runDefault, "how long an execution runs before it succeeds (SANDBOX_RUN_DURATION)")
+
+	f.envelope = fs.String("envelope", env("SANDBOX_ENVELOPE", "all"), "the envelope fields a list page carries besides results, comma-separated, of "+
+		strings.Join(sandbox.EnvelopeFields, ", ")+"; \"all\" for every one, \"none\" for results alone (SANDBOX_ENVELOPE)")
+	maxDefault, err := strconv.Atoi(env("SANDBOX_MAX_PAGE_SIZE", "0"))
+	if err != nil {
+		return nil, fmt.Errorf("SANDBOX_MAX_PAGE_SIZE: %w", err)
+	}
+	f.maxPageSize = fs.Int("max-page-size", maxDefault, "the largest page served, to which a larger page_size is cut (0: 100) (SANDBOX_MAX_PAGE_SIZE)")
+	f.pastEnd = fs.String("past-end", env("SANDBOX_PAST_END", sandbox.PastEnd404), "what a page past the last answers: \"404\" (Invalid page.) or \"empty\" (200, no results) (SANDBOX_PAST_END)")
+	f.filters = fs.String("filters", env("SANDBOX_FILTERS", sandbox.FiltersExact), "how the filters connector_name, data_source, name and schema_name match: \"exact\" (case-sensitive), \"partial\" (contains, any case) or \"ignored\" (SANDBOX_FILTERS)")
+	extraDefault, err := strconv.ParseBool(env("SANDBOX_EXTRA_FIELDS", "false"))
+	if err != nil {
+		return nil, fmt.Errorf("SANDBOX_EXTRA_FIELDS must be true or false, got %q", os.Getenv("SANDBOX_EXTRA_FIELDS"))
+	}
+	f.extraFields = fs.Bool("extra-fields", extraDefault, "add fields the API does not list to each page, job and connector (SANDBOX_EXTRA_FIELDS)")
+	f.nullFields = fs.String("null-fields", os.Getenv("SANDBOX_NULL_FIELDS"), "job fields sent as null in every job of a list, comma-separated, of "+
+		strings.Join(sandbox.NullableFields, ", ")+" (SANDBOX_NULL_FIELDS)")
+	rateDefault, err := strconv.Atoi(env("SANDBOX_RATE_LIMIT", "0"))
+	if err != nil {
+		return nil, fmt.Errorf("SANDBOX_RATE_LIMIT: %w", err)
+	}
+	f.rateLimit = fs.Int("rate-limit", rateDefault, "requests a second each API key may send to the API, in bursts of as many, beyond which it answers 429 with Retry-After (0: no limit) (SANDBOX_RATE_LIMIT)")
+	f.rateHeaders = fs.String("rate-limit-headers", env("SANDBOX_RATE_LIMIT_HEADERS", sandbox.RateLimitHeadersNone), "the headers that tell each answer under the rate limit its quota: \"none\", \"ietf\" (RateLimit-Policy and RateLimit) or \"x-ratelimit\" (X-RateLimit-Limit, -Remaining, -Reset) (SANDBOX_RATE_LIMIT_HEADERS)")
+	f.certFile = fs.String("tls-cert", os.Getenv("SANDBOX_TLS_CERT"), "serve https with this PEM certificate file (the server's certificate, then any intermediates); needs -tls-key (SANDBOX_TLS_CERT)")
+	f.keyFile = fs.String("tls-key", os.Getenv("SANDBOX_TLS_KEY"), "the PEM file of the -tls-cert certificate's private key (SANDBOX_TLS_KEY)")
+	f.proxyAddr = fs.String("proxy", os.Getenv("SANDBOX_PROXY"), "also run an HTTP proxy at this address (such as 127.0.0.1:3128) that tunnels every CONNECT to the sandbox, as a corporate proxy would; needs -tls-cert (SANDBOX_PROXY)")
+	f.proxyAuth = fs.String("proxy-auth", os.Getenv("SANDBOX_PROXY_AUTH"), "user:password the proxy asks for, answering 407 without them (SANDBOX_PROXY_AUTH)")
+	return f, nil
+}
+
+// check refuses arguments, and flags that cannot go together, before the
+// sandbox is made.
+func (f *flags) check(fs *flag.FlagSet) error {
 	if fs.NArg() > 0 {
 		msg := fmt.Sprintf("unexpected argument %q: the sandbox takes flags only", fs.Arg(0))
 		if _, err := strconv.ParseBool(fs.Arg(0)); err == nil {
@@ -107,27 +140,39 @@ func options(args []string) (sandbox.Config, listen, error) {
 			// takes its value after "=".
 			msg += fmt.Sprintf(", and a boolean flag takes its value after \"=\" (-extra-fields=%s)", fs.Arg(0))
 		}
-		return sandbox.Config{}, listen{}, errors.New(msg)
+		return errors.New(msg)
 	}
-	if (*certFile == "") != (*keyFile == "") {
-		return sandbox.Config{}, listen{}, errors.New("-tls-cert (SANDBOX_TLS_CERT) and -tls-key (SANDBOX_TLS_KEY) go together: give both to serve https, or neither")
+	if (*f.certFile == "") != (*f.keyFile == "") {
+		return errors.New("-tls-cert (SANDBOX_TLS_CERT) and -tls-key (SANDBOX_TLS_KEY) go together: give both to serve https, or neither")
 	}
 	switch {
-	case *proxyAddr != "" && *certFile == "":
-		return sandbox.Config{}, listen{}, errors.New("-proxy (SANDBOX_PROXY) needs -tls-cert and -tls-key: the provider takes http only on a loopback address, which Go never sends through a proxy")
-	case *proxyAuth != "" && *proxyAddr == "":
-		return sandbox.Config{}, listen{}, errors.New("-proxy-auth (SANDBOX_PROXY_AUTH) needs -proxy (SANDBOX_PROXY)")
-	case *proxyAuth != "" && !strings.Contains(*proxyAuth, ":"):
+	case *f.proxyAddr != "" && *f.certFile == "":
+		return errors.New("-proxy (SANDBOX_PROXY) needs -tls-cert and -tls-key: the provider takes http only on a loopback address, which Go never sends through a proxy")
+	case *f.proxyAuth != "" && *f.proxyAddr == "":
+		return errors.New("-proxy-auth (SANDBOX_PROXY_AUTH) needs -proxy (SANDBOX_PROXY)")
+	case *f.proxyAuth != "" && !strings.Contains(*f.proxyAuth, ":"):
 		// The value is not echoed: it holds a password.
-		return sandbox.Config{}, listen{}, errors.New("-proxy-auth (SANDBOX_PROXY_AUTH) must be user:password")
+		return errors.New("-proxy-auth (SANDBOX_PROXY_AUTH) must be user:password")
 	}
-	if !slices.Contains(sandbox.RateLimitHeaderStyles, strings.ToLower(*rateHeaders)) {
-		return sandbox.Config{}, listen{}, fmt.Errorf("-rate-limit-headers (SANDBOX_RATE_LIMIT_HEADERS): %q is not a style: give none, ietf or x-ratelimit", *rateHeaders)
+	// The sandbox's own refusal would name its field, requests_per_second,
+	// which the command has no flag of.
+	if *f.rateLimit < 0 {
+		return fmt.Errorf("-rate-limit (SANDBOX_RATE_LIMIT) must not be negative, got %d", *f.rateLimit)
 	}
-	envelopeFields, err := envelopeList(*envelope)
+	if !slices.Contains(sandbox.RateLimitHeaderStyles, strings.ToLower(*f.rateHeaders)) {
+		return fmt.Errorf("-rate-limit-headers (SANDBOX_RATE_LIMIT_HEADERS): %q is not a style: give none, ietf or x-ratelimit", *f.rateHeaders)
+	}
+	return nil
+}
+
+// config is the sandbox's Config of the flags, each API key bound to the
+// workspace in its position.
+func (f *flags) config() (sandbox.Config, error) {
+	envelopeFields, err := envelopeList(*f.envelope)
 	if err != nil {
-		return sandbox.Config{}, listen{}, err
+		return sandbox.Config{}, err
 	}
+	keys, workspaces := f.keys, f.workspaces
 	if len(keys) == 0 {
 		keys = repeated{env("SANDBOX_API_KEY", sandbox.DefaultAPIKey)}
 	}
@@ -135,30 +180,30 @@ func options(args []string) (sandbox.Config, listen, error) {
 		workspaces = repeated{env("SANDBOX_WORKSPACE_ID", sandbox.DefaultWorkspaceID)}
 	}
 	if len(keys) != len(workspaces) {
-		return sandbox.Config{}, listen{}, fmt.Errorf("-api-key is given %d times and -workspace %d times: they pair in order", len(keys), len(workspaces))
+		return sandbox.Config{}, fmt.Errorf("-api-key is given %d times and -workspace %d times: they pair in order", len(keys), len(workspaces))
 	}
 	cfg := sandbox.Config{
-		Jobs:        *jobs,
-		StatePath:   *state,
-		RunDuration: *runDuration,
-		RateLimit:   *rateLimit,
+		Jobs:        *f.jobs,
+		StatePath:   *f.state,
+		RunDuration: *f.runDuration,
+		RateLimit:   *f.rateLimit,
 		Log:         log.New(os.Stderr, "", log.LstdFlags|log.Lmicroseconds),
 		Variant: sandbox.Variant{
 			Envelope:    envelopeFields,
-			MaxPageSize: *maxPageSize,
+			MaxPageSize: *f.maxPageSize,
 			// Keywords in any letter case; field names are the API's.
-			PastEnd:     strings.ToLower(*pastEnd),
-			Filters:     strings.ToLower(*filters),
-			ExtraFields: *extraFields,
-			NullFields:  list(*nullFields),
+			PastEnd:     strings.ToLower(*f.pastEnd),
+			Filters:     strings.ToLower(*f.filters),
+			ExtraFields: *f.extraFields,
+			NullFields:  list(*f.nullFields),
 		},
 		// The sandbox reads the style in any letter case.
-		RateLimitHeaders: *rateHeaders,
+		RateLimitHeaders: *f.rateHeaders,
 	}
 	for i := range keys {
 		cfg.Keys = append(cfg.Keys, sandbox.KeyBinding{APIKey: keys[i], WorkspaceID: workspaces[i]})
 	}
-	return cfg, listen{addr: *addr, certFile: *certFile, keyFile: *keyFile, proxyAddr: *proxyAddr, proxyAuth: *proxyAuth}, nil
+	return cfg, nil
 }
 
 func run(args []string) error {

@@ -97,7 +97,7 @@ func TestCommand_rateLimitFlag(t *testing.T) {
 	if r := srv.RateLimit(); r != 1 {
 		t.Errorf("a sandbox of -rate-limit 1 has the limit %d", r)
 	}
-	if err := run([]string{"-addr", "127.0.0.1:0", "-rate-limit", "-1"}); err == nil || !strings.Contains(err.Error(), "requests_per_second must not be negative, got -1") {
+	if err := run([]string{"-addr", "127.0.0.1:0", "-rate-limit", "-1"}); err == nil || !strings.Contains(err.Error(), "-rate-limit (SANDBOX_RATE_LIMIT) must not be negative, got -1") {
 		t.Errorf("-rate-limit -1: %v", err)
 	}
 	t.Setenv("SANDBOX_RATE_LIMIT", "fast")
