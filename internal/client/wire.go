@@ -200,28 +200,7 @@ type connectorConfigurationPatch struct {
 	AgentEmail *string `json:"agent_email,omitempty"`
 }
 
-func setJobFilter(q url.Values, f JobFilter) {
-	setIf(q, queryConnectorName, f.ConnectorName)
-	setIf(q, queryDataSource, f.DataSource)
-	setIf(q, queryName, f.Name)
-	setIf(q, querySchemaName, f.SchemaName)
-	if f.IsActive != nil {
-		if *f.IsActive {
-			q.Set(queryIsActive, "true")
-		} else {
-			q.Set(queryIsActive, "false")
-		}
-	}
-	if f.Ordering != "" {
-		q.Set(queryOrdering, f.Ordering)
-	}
-}
-
-func setConnectorFilter(q url.Values, f ConnectorFilter) {
-	setIf(q, queryName, f.Name)
-	setIf(q, queryConnectorName, f.ConnectorName)
-}
-
+// setIf sends a filter field only when it is set.
 func setIf(q url.Values, key string, v *string) {
 	if v != nil {
 		q.Set(key, *v)
