@@ -248,7 +248,7 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 			<-ctx.Done()
 			return -1, false, fail(0, "", stopped(ctx))
 		}
-		ce := c.connectError(err, u)
+		ce := connectError(err, u, c.proxyFor)
 		switch {
 		case ce != nil:
 		case !connected.Load() && unreached(err):
@@ -351,20 +351,6 @@ func hostPort(u *url.URL) string {
 		port = "80"
 	}
 	return net.JoinHostPort(u.Hostname(), port)
-}
-
-// transportError drops the URL net/http wraps around an error: the Error
-// already names the path.
-func transportError(err error, timeout time.Duration) error {
-	var uerr *url.Error
-	if errors.As(err, &uerr) {
-		err = uerr.Err
-	}
-	var nerr net.Error
-	if errors.As(err, &nerr) && nerr.Timeout() {
-		return fmt.Errorf("no answer within the request timeout (%v): %w", timeout, err)
-	}
-	return err
 }
 
 func decode(body io.Reader, out any) error {
