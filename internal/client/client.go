@@ -5,7 +5,6 @@ package client
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -140,19 +139,3 @@ func orDefault[T comparable](v, def T) T {
 
 // fullPath includes the base URL's path: a message names what was asked.
 func (c *Client) fullPath(p string) string { return c.base.Path + p }
-
-type request struct {
-	op      string
-	method  string
-	path    string
-	query   url.Values
-	body    any
-	want    int
-	read    func(io.Reader) error // nil when the body is not read
-	secrets []string              // masked like the API key in a message
-	// end is when r's time runs out, and budget names that limit.
-	end    time.Time
-	budget string
-}
-
-func (r *request) idempotent() bool { return r.method != http.MethodPost }

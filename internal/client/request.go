@@ -45,7 +45,7 @@ func (c *Client) do(ctx context.Context, r request) error {
 		}
 	}
 	if ctx.Err() != nil {
-		return c.failure(&r, 0, "", stopped(ctx), false)
+		return c.failure(&r, 0, "", ctxErr(ctx), false)
 	}
 	start := time.Now()
 	end, ok := ctx.Deadline()
@@ -216,7 +216,7 @@ func (c *Client) admit(ctx context.Context, r *request) (probe bool, seq uint64,
 	case errors.As(err, &rle):
 		return false, 0, c.failure(r, 0, "", rle, false)
 	case err != nil:
-		return false, 0, c.failure(r, 0, "", stopped(ctx), false)
+		return false, 0, c.failure(r, 0, "", ctxErr(ctx), false)
 	case refused != nil:
 		return false, 0, c.failure(r, 0, "", refused, false)
 	}
@@ -249,13 +249,13 @@ func (c *Client) noAnswer(ctx, actx context.Context, r *request, n int, u *url.U
 	fail := func(err error) *Error { return c.failure(r, 0, "", err, connected.Load()) }
 	if ctx.Err() != nil {
 		c.logAttempt(ctx, r, n, 0, time.Since(start), err)
-		return -1, false, fail(stopped(ctx))
+		return -1, false, fail(ctxErr(ctx))
 	}
 	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
 		// attemptContext's deadline fires a moment before ctx's.
 		c.logAttempt(ctx, r, n, 0, time.Since(start), err)
 		<-ctx.Done()
-		return -1, false, fail(stopped(ctx))
+		return -1, false, fail(ctxErr(ctx))
 	}
 	ce := connectError(err, u, c.proxyFor)
 	switch {
@@ -315,7 +315,7 @@ func (c *Client) readAnswer(ctx, actx context.Context, r *request, n int, start 
 	case err == nil:
 		return -1, false, nil
 	case ctx.Err() != nil:
-		return -1, false, fail(stopped(ctx))
+		return -1, false, fail(ctxErr(ctx))
 	case actx.Err() != nil:
 		return -1, r.idempotent(), fail(fmt.Errorf("the answer did not arrive within the request timeout (%v)", c.timeout))
 	case rb.err != nil || errors.Is(err, io.ErrUnexpectedEOF):
@@ -383,7 +383,8 @@ func (c *Client) redact(msg string, secrets []string) string {
 	return msg
 }
 
-func stopped(ctx context.Context) error {
+// ctxErr is ctx's error, a LimitError when a limit of WithLimit ended it.
+func ctxErr(ctx context.Context) error {
 	err := ctx.Err()
 	if name := limitOf(ctx); errors.Is(err, context.DeadlineExceeded) && name != "" {
 		return &LimitError{Limit: name}
