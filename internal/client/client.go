@@ -73,7 +73,8 @@ type Client struct {
 }
 
 // reach is the Client's streak of failures to reach the service, which
-// only an answer ends (README.md, "Rate limits and retries").
+// only an answer ends (README.md, "Rate limits and retries"). It is a
+// field of the Client; turns.go keeps it.
 type reach struct {
 	mu        sync.Mutex
 	since     time.Time     // the streak's first failed attempt; zero when none
