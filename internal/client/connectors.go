@@ -35,6 +35,11 @@ type ConnectorFilter struct {
 	ConnectorName *string
 }
 
+func setConnectorFilter(q url.Values, f ConnectorFilter) {
+	setIf(q, queryName, f.Name)
+	setIf(q, queryConnectorName, f.ConnectorName)
+}
+
 // CreateConnector creates a customer-service connector.
 func (c *Client) CreateConnector(ctx context.Context, workspaceID string, s ConnectorSpec) (*Connector, error) {
 	defer c.reads.wrote(workspaceID)

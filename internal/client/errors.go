@@ -77,14 +77,6 @@ func (e *LimitError) Error() string { return e.Limit + " ran out" }
 
 func (e *LimitError) Unwrap() error { return context.DeadlineExceeded }
 
-func stopped(ctx context.Context) error {
-	err := ctx.Err()
-	if name := limitOf(ctx); errors.Is(err, context.DeadlineExceeded) && name != "" {
-		return &LimitError{Limit: name}
-	}
-	return err
-}
-
 // MayHaveTakenEffect tells whether the service may have carried out the
 // failed request: a lost answer, a 500, 502 or 504, or an unreadable success.
 func (e *Error) MayHaveTakenEffect() bool {
@@ -131,14 +123,6 @@ func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound 
 func MayHaveTakenEffect(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.MayHaveTakenEffect()
-}
-
-// failure is the one constructor of an Error.
-func (c *Client) failure(r *request, status int, msg string, err error, connected bool) *Error {
-	return &Error{
-		Operation: r.op, Method: r.method, Path: c.fullPath(r.path), StatusCode: status, Message: msg, Err: err,
-		Sent: status != 0 || connected,
-	}
 }
 
 // readMessage gives the message of an error body, and the body as text.
@@ -215,15 +199,6 @@ func htmlText(page string) string {
 			}
 		}
 	}
-}
-
-func (c *Client) redact(msg string, secrets []string) string {
-	for _, s := range append([]string{c.apiKey}, secrets...) {
-		if s != "" {
-			msg = strings.ReplaceAll(msg, s, "***")
-		}
-	}
-	return msg
 }
 
 func cut(s string) string {

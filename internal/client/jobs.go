@@ -17,6 +17,23 @@ type JobFilter struct {
 	Ordering      string
 }
 
+func setJobFilter(q url.Values, f JobFilter) {
+	setIf(q, queryConnectorName, f.ConnectorName)
+	setIf(q, queryDataSource, f.DataSource)
+	setIf(q, queryName, f.Name)
+	setIf(q, querySchemaName, f.SchemaName)
+	if f.IsActive != nil {
+		if *f.IsActive {
+			q.Set(queryIsActive, "true")
+		} else {
+			q.Set(queryIsActive, "false")
+		}
+	}
+	if f.Ordering != "" {
+		q.Set(queryOrdering, f.Ordering)
+	}
+}
+
 // EachJobPage gives v the pages of the jobs that f selects.
 func (c *Client) EachJobPage(ctx context.Context, workspaceID string, f JobFilter, v Visitor[Job]) error {
 	q := url.Values{}

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"context"
 	"crypto/sha256"
 	"fmt"
 	"math"
@@ -630,36 +629,4 @@ func sfDictionary(members []string) map[string]string {
 		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	return out
-}
-
-// Troubled tells whether the service answered 500, 502, 503 or 504 within
-// its latest answers: its answers then fail and wait at random, and callers
-// that would make many requests wait on one may prefer them apart.
-func (c *Client) Troubled() bool {
-	c.pacer.mu.Lock()
-	defer c.pacer.mu.Unlock()
-	return c.pacer.sinceTrouble < troubleAnswers
-}
-
-// pace waits for r's turn before it takes a slot, so that requests held do
-// not hold slots. A wait past r's time limit fails at once, unsent.
-func (c *Client) pace(ctx context.Context, r *request) error {
-	for {
-		wait, by, reserved, fits := c.pacer.reserve(time.Now(), r.end)
-		switch {
-		case wait <= 0:
-			return nil
-		case !fits:
-			return &RateLimitError{By: by, Wait: wait, Limit: r.budget, Left: time.Until(r.end)}
-		}
-		if c.log != nil && wait >= pollHeld {
-			c.log(ctx, "API request held by the rate limit", map[string]any{"operation": r.op, "by": by, "wait_ms": wait.Milliseconds()})
-		}
-		if err := Sleep(ctx, wait); err != nil {
-			return err
-		}
-		if reserved {
-			return nil
-		}
-	}
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -230,50 +229,6 @@ func holdingServer(t *testing.T) (*recorder, string) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	return &rec, ts.URL
-}
-
-// TestPacing_waitPastLimitFailsUnsent: a request the count would hold past
-// its time limit fails at once, unsent, naming the header and the wait.
-func TestPacing_waitPastLimitFailsUnsent(t *testing.T) {
-	rec, url := holdingServer(t)
-	c := newTestClient(t, url)
-	if err := c.CancelJob(context.Background(), testWS, "j"); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := WithLimit(context.Background(), "timeouts.read", 2*time.Second)
-	defer cancel()
-	start := time.Now()
-	_, err := c.ListJobs(ctx, testWS, JobFilter{})
-	took := time.Since(start)
-	var e *Error
-	var rle *RateLimitError
-	if !errors.As(err, &e) || !errors.As(err, &rle) || rec.count() != 1 || took > 500*time.Millisecond {
-		t.Fatalf("after %v, %d requests: %v", took, rec.count(), err)
-	}
-	if e.Sent || e.MayHaveTakenEffect() || rle.By != "X-RateLimit-Remaining" || rle.Wait < 11*time.Second || rle.Limit != "timeouts.read (2s)" {
-		t.Errorf("%#v, %#v", e, rle)
-	}
-	want := `^list jobs: rate-limited by the service's X-RateLimit-Remaining header: the request would wait 1[12](\.[0-9])?s to be sent, past the end of timeouts.read \(2s\), [12](\.[0-9])?s away, so it was not sent$`
-	if !regexp.MustCompile(want).MatchString(err.Error()) {
-		t.Errorf("error %q does not match %s", err, want)
-	}
-}
-
-// TestPacing_heldHonoursCancel: a request held ends as soon as Terraform
-// interrupts it.
-func TestPacing_heldHonoursCancel(t *testing.T) {
-	rec, url := holdingServer(t)
-	c := newTestClient(t, url)
-	if err := c.CancelJob(context.Background(), testWS, "j"); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(50*time.Millisecond, cancel)
-	start := time.Now()
-	err := c.CancelJob(ctx, testWS, "j")
-	if took := time.Since(start); !errors.Is(err, context.Canceled) || took > time.Second || rec.count() != 1 {
-		t.Errorf("after %v, %d requests: %v", took, rec.count(), err)
-	}
 }
 
 // TestPacing_sharedByServiceAndKey: clients of the same service and key
@@ -612,30 +567,5 @@ func TestPacing_limitStillSlows(t *testing.T) {
 	})
 	if served < 60 || refused*10 > served+refused {
 		t.Errorf("in the last 5 s behind 20 a second: %d served, %d refused", served, refused)
-	}
-}
-
-// TestPacing_troubled: a client is troubled from a 5xx answer until
-// troubleAnswers answers without one, and not before any answer.
-func TestPacing_troubled(t *testing.T) {
-	c, err := New(Config{BaseURL: "http://troubled.test", APIKey: "key"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Troubled() {
-		t.Fatal("troubled before any answer")
-	}
-	now := time.Now()
-	for i, status := range []int{http.StatusOK, http.StatusTooManyRequests, http.StatusBadGateway} {
-		c.pacer.observe(uint64(i+1), now, now, status, nil)
-	}
-	for i := range troubleAnswers {
-		if !c.Troubled() {
-			t.Fatalf("not troubled %d answers after a 502", i)
-		}
-		c.pacer.observe(uint64(i+4), now, now, http.StatusOK, nil)
-	}
-	if c.Troubled() {
-		t.Errorf("still troubled %d answers after a 502", troubleAnswers)
 	}
 }

@@ -12,9 +12,6 @@ import (
 	"sync"
 )
 
-// PageSize is the page_size of every list request.
-const PageSize = 100
-
 // All is what a Visitor's Page returns to be given every item of a list.
 const All = -1
 

@@ -1,12 +1,16 @@
 package client
 
-// This file holds every wire name the client uses, so that the service's
-// real connector names can replace this project's own in one place
-// (README.md, "The connector's wire contract").
+// This file holds what goes on the wire: every wire name the client uses,
+// so that the service's real connector names can replace this project's
+// own in one place (README.md, "The connector's wire contract"), the
+// shapes of what is sent and answered, and the request that carries them.
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"net/url"
+	"time"
 )
 
 // Paths, relative to the base URL.
@@ -53,8 +57,30 @@ const (
 	queryForceFullRefresh = "force_full_refresh"
 )
 
+// PageSize is the page_size of every list request.
+const PageSize = 100
+
 // ConnectorKindCustomerService is the connector_name of the connector.
 const ConnectorKindCustomerService = "customer_service"
+
+// request is one call of the API as the client makes it: what is sent,
+// the answer it wants, and until when it may be sent again.
+type request struct {
+	op      string
+	method  string
+	path    string
+	query   url.Values
+	body    any
+	want    int
+	read    func(io.Reader) error // nil when the body is not read
+	secrets []string              // masked like the API key in a message
+	// end is when r's time runs out, and budget names that limit.
+	end    time.Time
+	budget string
+}
+
+// idempotent: only a POST may not be sent twice.
+func (r *request) idempotent() bool { return r.method != http.MethodPost }
 
 // Job is a job of a workspace (README.md, "Jobs"). The API does not say its
 // strings are never null, hence the pointers.
@@ -200,28 +226,7 @@ type connectorConfigurationPatch struct {
 	AgentEmail *string `json:"agent_email,omitempty"`
 }
 
-func setJobFilter(q url.Values, f JobFilter) {
-	setIf(q, queryConnectorName, f.ConnectorName)
-	setIf(q, queryDataSource, f.DataSource)
-	setIf(q, queryName, f.Name)
-	setIf(q, querySchemaName, f.SchemaName)
-	if f.IsActive != nil {
-		if *f.IsActive {
-			q.Set(queryIsActive, "true")
-		} else {
-			q.Set(queryIsActive, "false")
-		}
-	}
-	if f.Ordering != "" {
-		q.Set(queryOrdering, f.Ordering)
-	}
-}
-
-func setConnectorFilter(q url.Values, f ConnectorFilter) {
-	setIf(q, queryName, f.Name)
-	setIf(q, queryConnectorName, f.ConnectorName)
-}
-
+// setIf sends a filter field only when it is set.
 func setIf(q url.Values, key string, v *string) {
 	if v != nil {
 		q.Set(key, *v)

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
-	"slices"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -295,199 +296,6 @@ func TestClient_farRetryAfter(t *testing.T) {
 	}
 }
 
-// TestClient_retryAfterPausesEveryRequest: a 429 with Retry-After to one page
-// holds back the other pages of the list for that long, not only that one.
-func TestClient_retryAfterPausesEveryRequest(t *testing.T) {
-	var (
-		mu      sync.Mutex
-		limited time.Time // when the 429 was answered
-		during  []int     // the pages asked within the pause
-	)
-	// Page 9 is answered 429 at once, the other pages after 150 ms. A page
-	// sent before the client read the 429 arrives within moments of it;
-	// one that arrives from 50 ms after it to the end of the pause was
-	// sent during the pause.
-	s := &pagedServer{items: 2000, envelope: fullEnvelope, delay: 150 * time.Millisecond}
-	s.hook = func(_ *pagedServer, _, page int, w http.ResponseWriter, _ *http.Request) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		if since := time.Since(limited); !limited.IsZero() && since > 50*time.Millisecond && since < 950*time.Millisecond {
-			during = append(during, page)
-		}
-		if page == 9 && limited.IsZero() {
-			limited = time.Now()
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, "slow down", http.StatusTooManyRequests)
-			return true
-		}
-		return false
-	}
-	ts := s.start(t)
-	jobs, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
-	if err != nil || !slices.Equal(idsOf(jobs), jobIDs(2000)) {
-		t.Fatalf("%d jobs, %v", len(jobs), err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(during) != 0 {
-		t.Errorf("pages %v were asked during the pause", during)
-	}
-	if s.count() != 21 {
-		t.Errorf("%d requests, want 21: 20 pages and one retry", s.count())
-	}
-}
-
-// TestClient_retryAfterPausesOtherCalls: a 429 with Retry-After to a list holds
-// back a trigger sent meanwhile.
-func TestClient_retryAfterPausesOtherCalls(t *testing.T) {
-	var limited atomic.Int64
-	var triggered atomic.Int64
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost {
-			triggered.Store(time.Now().UnixNano())
-			w.WriteHeader(http.StatusCreated)
-			return
-		}
-		if limited.Load() == 0 {
-			limited.Store(time.Now().UnixNano())
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, "slow down", http.StatusTooManyRequests)
-			return
-		}
-		writePage(w, nil, "a")
-	}))
-	t.Cleanup(ts.Close)
-	c := newTestClient(t, ts.URL)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if _, err := c.ListJobs(context.Background(), testWS, JobFilter{}); err != nil {
-			t.Error(err)
-		}
-	})
-	for limited.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(50 * time.Millisecond)
-	if err := c.TriggerJob(context.Background(), testWS, "j1", false); err != nil {
-		t.Fatal(err)
-	}
-	wg.Wait()
-	if d := time.Duration(triggered.Load() - limited.Load()); d < 950*time.Millisecond {
-		t.Errorf("the trigger went %v after the 429, within its Retry-After of 1s", d)
-	}
-}
-
-// TestClient_retryAfterPauseEndsWithContext: a request held by a pause gives up
-// when its context ends, without being sent.
-func TestClient_retryAfterPauseEndsWithContext(t *testing.T) {
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Retry-After", "30")
-		http.Error(w, "slow down", http.StatusServiceUnavailable)
-	})
-	c := newTestClient(t, ts.URL, func(c *Config) { c.MaxRetries = 0 })
-	if _, err := c.ListJobs(context.Background(), testWS, JobFilter{}); StatusCode(err) != http.StatusServiceUnavailable {
-		t.Fatalf("list: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	err := c.CancelJob(ctx, testWS, "j1")
-	if err == nil || time.Since(start) > time.Second || rec.count() != 1 {
-		t.Errorf("held cancel: %v after %v, %d requests (want only the list's)", err, time.Since(start), rec.count())
-	}
-	var e *Error
-	if !errors.As(err, &e) || e.Sent {
-		t.Errorf("a request never sent counts as sent: %#v", err)
-	}
-}
-
-// TestClient_unreachableSharesOneBudget: requests to a port where nothing
-// listens, side by side and one after another, fail within one retry
-// budget of the client, not one each; once it is spent, each request
-// makes one attempt and fails at once, naming the cause.
-func TestClient_unreachableSharesOneBudget(t *testing.T) {
-	const budget = time.Second
-	addr := nettest.RefusingAddr(t)
-	var log attemptLog
-	c := budgetClient(t, "http://"+addr, budget, &log)
-
-	start := time.Now()
-	errs := make([]error, 12)
-	var wg sync.WaitGroup
-	for i := range errs {
-		wg.Go(func() { _, errs[i] = c.GetConnector(context.Background(), testWS, "c-1") })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		_ = unreachable(t, err)
-	}
-	// One after another, as the engine's next resources come.
-	for range 10 {
-		if _, err := c.GetConnector(context.Background(), testWS, "c-1"); unreachable(t, err).StoppedBy != "the retry budget (1s)" {
-			t.Errorf("a request after the budget: %v; want it to say the retry budget (1s) stopped the retries", err)
-		}
-	}
-	if took := time.Since(start); took > budget+budget/2 {
-		t.Errorf("22 requests to a closed port took %v: more than one budget (%v)", took, budget)
-	}
-
-	before := log.count()
-	start = time.Now()
-	_, err := c.GetConnector(context.Background(), testWS, "c-1")
-	ce := unreachable(t, err)
-	if n := log.count() - before; n != 1 || time.Since(start) > budget/4 {
-		t.Errorf("after the budget: %d attempts over %v; want one, at once", n, time.Since(start))
-	}
-	for _, want := range []string{"nothing accepts connections at " + addr, "connection refused"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not say %q", err, want)
-		}
-	}
-	if ce.StoppedBy == "" || strings.Contains(err.Error(), "gave up after") {
-		t.Errorf("a single attempt after the budget: %v (stopped by %q)", err, ce.StoppedBy)
-	}
-	f := log.last()
-	if f["error"] != "connection refused" || f["failure"] != string(Unreachable) || f["status"] != 0 {
-		t.Errorf("the attempt's log fields %v do not name the cause", f)
-	}
-}
-
-// TestClient_unreachableServiceFoundWhenBack: after the budget is spent, a
-// service that came back is found by the next request; a service that
-// goes away again gets a budget of its own.
-func TestClient_unreachableServiceFoundWhenBack(t *testing.T) {
-	const budget = 300 * time.Millisecond
-	addr := nettest.RefusingAddr(t)
-	var log attemptLog
-	c := budgetClient(t, "http://"+addr, budget, &log)
-	if _, err := c.GetConnector(context.Background(), testWS, "c-1"); unreachable(t, err).StoppedBy == "" {
-		t.Fatalf("the budget was not spent: %v", err)
-	}
-
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Skipf("the port was taken meanwhile: %v", err)
-	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = w.Write([]byte(`{"_id": "c-1", "name": "back"}`))
-	}))
-	srv.Listener = ln
-	srv.Start()
-	before := log.count()
-	if _, err := c.GetConnector(context.Background(), testWS, "c-1"); err != nil || log.count()-before != 1 {
-		t.Fatalf("the service back: %d attempts, err %v; want one, which succeeds", log.count()-before, err)
-	}
-
-	srv.Close()
-	before = log.count()
-	start := time.Now()
-	_, err = c.GetConnector(context.Background(), testWS, "c-1")
-	if _ = unreachable(t, err); log.count()-before < 3 || time.Since(start) < budget/2 {
-		t.Errorf("gone again: %d attempts over %v; want retries for a new budget (%v)", log.count()-before, time.Since(start), budget)
-	}
-}
-
 // TestClient_unreachableStopsAtMaxRetries: a request that reaches
 // max_retries failing to reach the service stops the client's retries of
 // it, as the budget does; a request that reaches it on a 503 does not.
@@ -581,5 +389,197 @@ func TestRetries_waitPastLimitSaysSo(t *testing.T) {
 	}
 	if !OutOfTime(err) {
 		t.Error("a retry cut by its limit is not told as out of time")
+	}
+}
+
+func TestClient_decodeErrors(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"", "empty body"},
+		{"<html>maintenance</html>", "not the JSON expected"},
+		// JSON cut off is a body cut short: retried, as a 502 is.
+		{`{"results": [{"_id": "a"`, "the answer was cut short (unexpected EOF)"},
+	} {
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, c.body) }))
+		_, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
+		ts.Close()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("body %q: %v", c.body, err)
+		}
+	}
+}
+
+func TestClient_requestTimeout(t *testing.T) {
+	release := make(chan struct{})
+	var rec recorder
+	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	defer close(release)
+	err := newTestClient(t, ts.URL, func(c *Config) {
+		c.RequestTimeout = 20 * time.Millisecond
+		c.MaxRetries = 1
+	}).CancelJob(context.Background(), testWS, "j")
+	if err == nil || !strings.Contains(err.Error(), "nothing answered at "+strings.TrimPrefix(ts.URL, "http://")+" within request_timeout (20ms)") || rec.count() != 2 {
+		t.Errorf("%d requests, err %v", rec.count(), err)
+	}
+}
+
+func TestClient_logNeverSeesSecrets(t *testing.T) {
+	var rec recorder
+	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(201) })
+	var logged []string
+	var mu sync.Mutex
+	c := newTestClient(t, ts.URL, func(c *Config) {
+		c.Log = func(_ context.Context, msg string, fields map[string]any) {
+			mu.Lock()
+			defer mu.Unlock()
+			logged = append(logged, fmt.Sprint(msg, fields))
+		}
+	})
+	if _, err := c.CreateConnector(context.Background(), testWS, ConnectorSpec{Name: "n", Token: "tok-SECRET"}); err == nil {
+		t.Fatal("want an error: the test server answers no body")
+	}
+	if len(logged) != 1 || !strings.Contains(logged[0], "method:POST") || !strings.Contains(logged[0], "status:201") {
+		t.Errorf("log: %v", logged)
+	}
+	for _, l := range logged {
+		if strings.Contains(l, "tok-SECRET") || strings.Contains(l, "key-123") {
+			t.Errorf("a secret was logged: %s", l)
+		}
+	}
+}
+
+// TestClient_largeAnswers: a large answer within the limit is read; one beyond it
+// is an error, and what is read of it stays bounded.
+func TestClient_largeAnswers(t *testing.T) {
+	// About 10 MB: one page of 100 jobs with long names.
+	name := strings.Repeat("n", 100<<10)
+	var b strings.Builder
+	b.WriteString(`{"next_page": null, "results": [`)
+	for i := range 100 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"_id": "j%d", "name": %q}`, i, name)
+	}
+	b.WriteString("]}")
+	jobs, err := newTestClient(t, serve(t, b.String())).ListJobs(context.Background(), testWS, JobFilter{})
+	if err != nil || len(jobs) != 100 || *jobs[99].Name != name {
+		t.Fatalf("a 10 MB page: %d jobs, err %v", len(jobs), err)
+	}
+
+	// An answer that never ends: a stream of spaces after an open array.
+	var written atomic.Int64
+	endless := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"results": [`)
+		chunk := []byte(strings.Repeat(" ", 64<<10))
+		for r.Context().Err() == nil {
+			n, err := w.Write(chunk)
+			written.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	}))
+	defer endless.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err = newTestClient(t, endless.URL).ListJobs(context.Background(), testWS, JobFilter{})
+	if err == nil || !strings.Contains(err.Error(), "larger than 16 MiB") {
+		t.Fatalf("an endless answer: %v, want an error saying it is too large", err)
+	}
+	// The client stopped reading at its limit: the server could write that
+	// much, plus what the connection's buffers hold.
+	if w := written.Load(); w > 24<<20 {
+		t.Errorf("the server wrote %d MiB before the client gave up", w>>20)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 4<<20 {
+		t.Errorf("reading an endless answer left %d MiB on the heap", grew>>20)
+	}
+
+	// An endless error body: the message is cut, the request ends.
+	endlessError := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		chunk := []byte(strings.Repeat("e", 64<<10))
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer endlessError.Close()
+	err = newTestClient(t, endlessError.URL).TriggerJob(context.Background(), testWS, "j", false)
+	if StatusCode(err) != http.StatusBadRequest || len(err.Error()) > 1000 {
+		t.Fatalf("an endless error body: status %d, message of %d bytes", StatusCode(err), len(err.Error()))
+	}
+}
+
+// TestClient_stalledAnswer: a service that sends its headers and then nothing is
+// given up on after the request timeout, and a read is retried.
+func TestClient_stalledAnswer(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	var rec recorder
+	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, `{"results": [`)
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	start := time.Now()
+	_, err := newTestClient(t, ts.URL, func(c *Config) {
+		c.RequestTimeout = 50 * time.Millisecond
+		c.MaxRetries = 1
+	}).ListJobs(context.Background(), testWS, JobFilter{})
+	if err == nil || rec.count() != 2 {
+		t.Fatalf("a stalled answer: %d requests, err %v; want an error after 2", rec.count(), err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) && !strings.Contains(err.Error(), "timeout") && !strings.Contains(err.Error(), "deadline") {
+		t.Errorf("the error does not say the request timed out: %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("gave up after %v", d)
+	}
+}
+
+// TestClient_interruptedCreateIsLetFinish: when the context is cancelled while a
+// trigger is in flight, the trigger is let finish and its answer kept, so
+// that Terraform records what the service did; a read in flight is
+// abandoned; and nothing is sent once the context is cancelled.
+func TestClient_interruptedCreateIsLetFinish(t *testing.T) {
+	var rec recorder
+	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		time.Sleep(100 * time.Millisecond)
+		if r.Method == http.MethodPost {
+			w.WriteHeader(http.StatusCreated)
+			return
+		}
+		writePage(w, nil)
+	})
+	cl := newTestClient(t, ts.URL)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	if err := cl.TriggerJob(ctx, testWS, "j", false); err != nil || rec.count() != 1 {
+		t.Errorf("a trigger in flight when interrupted: %d requests, err %v; want it to finish", rec.count(), err)
+	}
+
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	start := time.Now()
+	if _, err := cl.ListJobs(ctx, testWS, JobFilter{}); !errors.Is(err, context.Canceled) || time.Since(start) > 90*time.Millisecond {
+		t.Errorf("a read in flight when interrupted: err %v after %v; want it abandoned", err, time.Since(start))
+	}
+
+	if err := cl.TriggerJob(ctx, testWS, "j", false); !errors.Is(err, context.Canceled) || rec.count() != 2 {
+		t.Errorf("a trigger after the interruption: %d requests in all, err %v; want none sent", rec.count(), err)
 	}
 }

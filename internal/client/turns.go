@@ -1,0 +1,271 @@
+package client
+
+// A request's turn: it waits out a pause and the pacing, then takes one of
+// the Client's slots, unless the retries of reaching the service have
+// stopped, which only a probe may find ended.
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// acquire takes a slot once no pause holds and the pacing lets r go (see
+// pace); the caller gives it back. Once the retries of reaching the service
+// have stopped, one request at a time goes on, as a probe, when a slot is
+// free (attempts in flight already tell whether the service is back), and
+// the others get the cause, unsent. seq numbers the request for the pacing.
+func (c *Client) acquire(ctx context.Context, r *request) (probe bool, seq uint64, refused *ConnectError, err error) {
+	for {
+		for {
+			d := time.Until(time.Unix(0, c.pausedUntil.Load()))
+			if d <= 0 {
+				break
+			}
+			if err := Sleep(ctx, d); err != nil {
+				return false, 0, nil, err
+			}
+		}
+		// After the pause, so that the later of the two holds.
+		if err := c.pace(ctx, r); err != nil {
+			return false, 0, nil, err
+		}
+		stop, end, stopped := c.reachStopped()
+		if stopped {
+			if c.takeProbe() {
+				select {
+				case c.slots <- struct{}{}:
+					seq, _ := c.pacer.take(time.Now(), true)
+					return true, seq, nil, nil
+				default:
+					c.endProbe()
+				}
+			}
+			if ce := c.refusal(); ce != nil {
+				return false, 0, ce, nil
+			}
+			continue
+		}
+		took, err := c.waitForSlot(ctx, stop, end)
+		if err != nil {
+			return false, 0, nil, err
+		}
+		if !took {
+			continue
+		}
+		switch {
+		case ctx.Err() != nil:
+			// Both were ready, and select took the slot.
+			<-c.slots
+			return false, 0, nil, ctx.Err()
+		case time.Now().UnixNano() < c.pausedUntil.Load():
+			// A pause began while this request waited: it holds this one too.
+			<-c.slots
+			continue
+		}
+		if _, _, stopped := c.reachStopped(); stopped {
+			<-c.slots
+			continue
+		}
+		seq, ok := c.pacer.take(time.Now(), false)
+		if !ok {
+			// The service's count ran out while this request waited.
+			<-c.slots
+			continue
+		}
+		return false, seq, nil, nil
+	}
+}
+
+// waitForSlot takes a slot, or tells that the retries of reaching the
+// service stopped meanwhile: the end of the streak's budget stops them even
+// while every slot is held.
+func (c *Client) waitForSlot(ctx context.Context, stop <-chan struct{}, end time.Time) (bool, error) {
+	var expire <-chan time.Time
+	if !end.IsZero() {
+		t := time.NewTimer(time.Until(end))
+		defer t.Stop()
+		expire = t.C
+	}
+	select {
+	case c.slots <- struct{}{}:
+		return true, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-stop:
+	case <-expire:
+	}
+	return false, nil
+}
+
+// pause: a Retry-After on a 429 or 503 pauses the client, not one request.
+func (c *Client) pause(ctx context.Context, status int, d time.Duration) {
+	until := time.Now().Add(d).UnixNano()
+	for {
+		cur := c.pausedUntil.Load()
+		if cur >= until {
+			return
+		}
+		if c.pausedUntil.CompareAndSwap(cur, until) {
+			break
+		}
+	}
+	if c.log != nil {
+		c.log(ctx, "API requests paused", map[string]any{"status": status, "pause_ms": d.Milliseconds()})
+	}
+}
+
+// pace waits for r's turn before it takes a slot, so that requests held do
+// not hold slots. A wait past r's time limit fails at once, unsent.
+func (c *Client) pace(ctx context.Context, r *request) error {
+	for {
+		wait, by, reserved, fits := c.pacer.reserve(time.Now(), r.end)
+		switch {
+		case wait <= 0:
+			return nil
+		case !fits:
+			return &RateLimitError{By: by, Wait: wait, Limit: r.budget, Left: time.Until(r.end)}
+		}
+		if c.log != nil && wait >= pollHeld {
+			c.log(ctx, "API request held by the rate limit", map[string]any{"operation": r.op, "by": by, "wait_ms": wait.Milliseconds()})
+		}
+		if err := Sleep(ctx, wait); err != nil {
+			return err
+		}
+		if reserved {
+			return nil
+		}
+	}
+}
+
+// Troubled tells whether the service answered 500, 502, 503 or 504 within
+// its latest answers: its answers then fail and wait at random, and callers
+// that would make many requests wait on one may prefer them apart.
+func (c *Client) Troubled() bool {
+	c.pacer.mu.Lock()
+	defer c.pacer.mu.Unlock()
+	return c.pacer.sinceTrouble < troubleAnswers
+}
+
+func (c *Client) failedToReach(t time.Time, ce *ConnectError) {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	if c.reach.since.IsZero() {
+		c.reach.since = t
+	}
+	cause := *ce // the request's own may change
+	c.reach.cause = &cause
+	if ce.Failure == NoAnswer {
+		c.reach.silent = time.Now()
+	}
+}
+
+// streakEnd is when the streak's budget ends; zero when there is no streak.
+func (c *Client) streakEnd() time.Time {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	if c.reach.since.IsZero() {
+		return time.Time{}
+	}
+	return c.reach.since.Add(c.budget)
+}
+
+func (c *Client) stopReaching(ce *ConnectError, limit string) {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	c.stopLocked(limit)
+	ce.StoppedBy = c.reach.stoppedBy
+}
+
+func (c *Client) stopLocked(limit string) {
+	if c.reach.stoppedBy == "" {
+		c.reach.stoppedBy = limit
+		close(c.reach.stop)
+	}
+}
+
+// stoppedReaching is what stopped the retries of reaching the service, or
+// "" while they go on.
+func (c *Client) stoppedReaching() string {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	return c.reach.stoppedBy
+}
+
+// reachStopped tells whether the retries of reaching the service have
+// stopped; a streak past its budget stops them here too, so that requests
+// waiting for a slot do not each wait out a request timeout. Else it gives
+// the channel closed when they stop, and the end of the streak's budget
+// (zero when there is no streak).
+func (c *Client) reachStopped() (stop <-chan struct{}, end time.Time, stopped bool) {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	r := &c.reach
+	if !r.since.IsZero() {
+		end = r.since.Add(c.budget)
+	}
+	if r.stoppedBy == "" && !end.IsZero() && !time.Now().Before(end) {
+		c.stopLocked(fmt.Sprintf("the retry budget (%s)", c.budget))
+	}
+	return r.stop, end, r.stoppedBy != ""
+}
+
+// takeProbe makes the caller the one request that checks whether the
+// service is back, if none does, the retries have stopped, and no attempt
+// waited out a request timeout within the longest backoff: requests that
+// follow one another (a chain of dependent resources, plans that wait on
+// one check), or that come as the attempts begun before the stop end,
+// would otherwise each wait out one more request timeout.
+func (c *Client) takeProbe() bool {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	if c.reach.probing || c.reach.stoppedBy == "" || time.Since(c.reach.silent) < c.maxBackoff {
+		return false
+	}
+	c.reach.probing = true
+	return true
+}
+
+func (c *Client) endProbe() {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	c.reach.probing = false
+}
+
+// refusal is the streak's cause, for a request that fails without being
+// sent; nil once the streak has ended.
+func (c *Client) refusal() *ConnectError {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	if c.reach.stoppedBy == "" || c.reach.cause == nil {
+		return nil
+	}
+	ce := *c.reach.cause
+	ce.StoppedBy = c.reach.stoppedBy
+	return &ce
+}
+
+// reached: an answer, whatever its status, ends a streak of failures to
+// reach; a connection alone does not, since a service may take requests
+// and never answer.
+func (c *Client) reached() {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	c.reach.since, c.reach.cause = time.Time{}, nil
+	if c.reach.stoppedBy != "" {
+		c.reach.stoppedBy = ""
+		c.reach.stop = make(chan struct{})
+	}
+}
+
+// Sleep waits for d, or returns ctx's error if ctx ends first.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
