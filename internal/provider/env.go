@@ -1,13 +1,16 @@
 package provider
 
-// Environment variables the provider falls back to.
+import "github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
+
+// Environment variables the provider falls back to, under the names the
+// provider's code and tests use; providerenv holds their values.
 const (
-	EnvBaseURL     = "DATAINTEGRATION_BASE_URL"
-	EnvAPIKey      = "DATAINTEGRATION_API_KEY"
-	EnvWorkspaceID = "DATAINTEGRATION_WORKSPACE_ID"
+	EnvBaseURL     = providerenv.BaseURL
+	EnvAPIKey      = providerenv.APIKey
+	EnvWorkspaceID = providerenv.WorkspaceID
 	// EnvCACertificate holds the PEM itself, not a path.
-	EnvCACertificate = "DATAINTEGRATION_CA_CERTIFICATE"
+	EnvCACertificate = providerenv.CACertificate
 )
 
 // EnvAppendUserAgent is appended to the User-Agent, as HashiCorp's providers do.
-const EnvAppendUserAgent = "TF_APPEND_USER_AGENT"
+const EnvAppendUserAgent = providerenv.AppendUserAgent
