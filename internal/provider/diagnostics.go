@@ -9,8 +9,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
@@ -102,43 +100,6 @@ func requireConfigured(data *providerData, diags *diag.Diagnostics) bool {
 		"The data source was read before the provider was configured. Terraform and OpenTofu configure a provider before they read its data sources: "+
 			"this is a bug in the provider or in the engine, please report it.")
 	return false
-}
-
-func protoDiagnostics(diags diag.Diagnostics) []*tfprotov6.Diagnostic {
-	out := make([]*tfprotov6.Diagnostic, 0, len(diags))
-	for _, d := range diags {
-		pd := &tfprotov6.Diagnostic{Severity: tfprotov6.DiagnosticSeverityWarning, Summary: d.Summary(), Detail: d.Detail()}
-		if d.Severity() == diag.SeverityError {
-			pd.Severity = tfprotov6.DiagnosticSeverityError
-		}
-		if wp, ok := d.(diag.DiagnosticWithPath); ok {
-			pd.Attribute = protoPath(wp.Path())
-		}
-		out = append(out, pd)
-	}
-	return out
-}
-
-// protoPath is nil for a step the protocol cannot carry: the diagnostic then
-// stands on the whole block.
-func protoPath(p path.Path) *tftypes.AttributePath {
-	if len(p.Steps()) == 0 {
-		return nil
-	}
-	out := tftypes.NewAttributePath()
-	for _, step := range p.Steps() {
-		switch st := step.(type) {
-		case path.PathStepAttributeName:
-			out = out.WithAttributeName(string(st))
-		case path.PathStepElementKeyInt:
-			out = out.WithElementKeyInt(int(st))
-		case path.PathStepElementKeyString:
-			out = out.WithElementKeyString(string(st))
-		default:
-			return nil
-		}
-	}
-	return out
 }
 
 // addConnectError names why no request reached the service and the setting that
