@@ -89,8 +89,11 @@ func New[J any](inner FullServer, jobs Source[J]) *Server[J] {
 func (s *Server[J]) Answered() int64 { return s.answered.Load() }
 
 func (s *Server[J]) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	if req.TypeName != s.jobs.TypeName() || req.Config == nil {
+		return s.FullServer.ReadDataSource(ctx, req)
+	}
 	read := s.jobs.Reader()
-	if req.TypeName != s.jobs.TypeName() || read == nil || req.Config == nil {
+	if read == nil {
 		return s.FullServer.ReadDataSource(ctx, req)
 	}
 	s.once.Do(func() {
