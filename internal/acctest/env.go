@@ -9,15 +9,16 @@ import (
 	"time"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// The provider's environment variables, copied from its provider.go, which
-// acctest cannot import; a test of package provider keeps them equal.
+// The provider's environment variables, under the names the harness and its
+// users call them.
 const (
-	EnvBaseURL     = "DATAINTEGRATION_BASE_URL"
-	EnvAPIKey      = "DATAINTEGRATION_API_KEY"
-	EnvWorkspaceID = "DATAINTEGRATION_WORKSPACE_ID"
+	EnvBaseURL     = providerenv.BaseURL
+	EnvAPIKey      = providerenv.APIKey
+	EnvWorkspaceID = providerenv.WorkspaceID
 )
 
 // Env is the service one acceptance test runs against.

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/config"
@@ -595,28 +594,6 @@ func TestConnector_deleteRefused(t *testing.T) {
 	diags := destroy(t, r, connectorState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd"))
 	if !diags.HasError() || diags[0].Summary() != "Authentication Failed" || !strings.Contains(diags[0].Detail(), "HTTP 401") {
 		t.Errorf("diagnostics: %v", diags)
-	}
-}
-
-// The service may answer the streams in another order: that is not a change.
-func TestConnector_streamsValueKeepsThePriorOrder(t *testing.T) {
-	prior := stringList([]string{"tickets", "chats"})
-	for _, c := range []struct {
-		got  []string
-		want types.List
-	}{
-		{[]string{"chats", "tickets"}, prior},
-		{[]string{"tickets", "chats"}, prior},
-		{[]string{"chats"}, stringList([]string{"chats"})},
-		{[]string{"chats", "messages"}, stringList([]string{"chats", "messages"})},
-		{[]string{"chats", "tickets", "events"}, stringList([]string{"chats", "tickets", "events"})},
-	} {
-		if got := streamsValue(c.got, prior); !got.Equal(c.want) {
-			t.Errorf("streamsValue(%q) = %v, want %v", c.got, got, c.want)
-		}
-	}
-	if got := streamsValue([]string{"chats"}, types.ListNull(types.StringType)); !got.Equal(stringList([]string{"chats"})) {
-		t.Errorf("after import: %v", got)
 	}
 }
 

@@ -9,8 +9,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
@@ -104,43 +102,6 @@ func requireConfigured(data *providerData, diags *diag.Diagnostics) bool {
 	return false
 }
 
-func protoDiagnostics(diags diag.Diagnostics) []*tfprotov6.Diagnostic {
-	out := make([]*tfprotov6.Diagnostic, 0, len(diags))
-	for _, d := range diags {
-		pd := &tfprotov6.Diagnostic{Severity: tfprotov6.DiagnosticSeverityWarning, Summary: d.Summary(), Detail: d.Detail()}
-		if d.Severity() == diag.SeverityError {
-			pd.Severity = tfprotov6.DiagnosticSeverityError
-		}
-		if wp, ok := d.(diag.DiagnosticWithPath); ok {
-			pd.Attribute = protoPath(wp.Path())
-		}
-		out = append(out, pd)
-	}
-	return out
-}
-
-// protoPath is nil for a step the protocol cannot carry: the diagnostic then
-// stands on the whole block.
-func protoPath(p path.Path) *tftypes.AttributePath {
-	if len(p.Steps()) == 0 {
-		return nil
-	}
-	out := tftypes.NewAttributePath()
-	for _, step := range p.Steps() {
-		switch st := step.(type) {
-		case path.PathStepAttributeName:
-			out = out.WithAttributeName(string(st))
-		case path.PathStepElementKeyInt:
-			out = out.WithElementKeyInt(int(st))
-		case path.PathStepElementKeyString:
-			out = out.WithElementKeyString(string(st))
-		default:
-			return nil
-		}
-	}
-	return out
-}
-
 // addConnectError names why no request reached the service and the setting that
 // fixes it; it tells whether e was such a failure.
 func addConnectError(diags *diag.Diagnostics, e *client.Error) bool {
@@ -149,6 +110,24 @@ func addConnectError(diags *diag.Diagnostics, e *client.Error) bool {
 		return false
 	}
 	cause := fmt.Sprintf("No request reached the service (%s %s): %s", e.Method, e.Path, ce)
+	switch ce.Failure {
+	case client.UntrustedCertificate, client.CertificateNameMismatch, client.CertificateExpired:
+		addCertificateError(diags, ce, cause)
+	case client.ProxyAuthRequired, client.ProxyRefused:
+		addProxyError(diags, e, ce, cause)
+	case client.UnknownHost, client.Unreachable, client.NoAnswer:
+		addUnreachableError(diags, e, ce, cause)
+	case client.ServiceSpeaksHTTP, client.ServiceSpeaksTLS:
+		addSchemeError(diags, ce, cause)
+	default:
+		return false
+	}
+	return true
+}
+
+// addCertificateError: the service's certificate is not one this machine
+// trusts for base_url's host now.
+func addCertificateError(diags *diag.Diagnostics, ce *client.ConnectError, cause string) {
 	switch ce.Failure {
 	case client.UntrustedCertificate:
 		diags.AddError("Untrusted Service Certificate", fmt.Sprintf(
@@ -164,10 +143,12 @@ func addConnectError(diags *diag.Diagnostics, e *client.Error) bool {
 		diags.AddError("Service Certificate Not Valid Now", fmt.Sprintf(
 			"%s. Its operators must renew it; if it has not expired, set this machine's clock right. "+
 				"ca_certificate cannot fix this.", cause))
-	case client.UnknownHost:
-		diags.AddError("Unknown Service Host", fmt.Sprintf(
-			"%s. Check the host in base_url (or %s). "+
-				"If your network reaches the service only through a proxy, set HTTPS_PROXY to it; a host that NO_PROXY names is reached without the proxy.", cause, EnvBaseURL))
+	}
+}
+
+// addProxyError: the proxy of HTTPS_PROXY refused the provider or the tunnel.
+func addProxyError(diags *diag.Diagnostics, e *client.Error, ce *client.ConnectError, cause string) {
+	switch ce.Failure {
 	case client.ProxyAuthRequired:
 		fix := "Give the proxy's user name and password in HTTPS_PROXY, as http://user:password@proxy.example.com:3128 (percent-encode special characters)"
 		if ce.ProxyCredentials {
@@ -186,6 +167,16 @@ func addConnectError(diags *diag.Diagnostics, e *client.Error) bool {
 			"%s. The proxy runs, but could not reach the service's host or does not allow it: "+
 				"check the host and port in base_url (or %s), and ask the proxy's operators to allow them if they are right; "+
 				"a host that NO_PROXY names is reached without the proxy.", cause, EnvBaseURL))
+	}
+}
+
+// addUnreachableError: base_url's host is unknown, out of reach or silent.
+func addUnreachableError(diags *diag.Diagnostics, e *client.Error, ce *client.ConnectError, cause string) {
+	switch ce.Failure {
+	case client.UnknownHost:
+		diags.AddError("Unknown Service Host", fmt.Sprintf(
+			"%s. Check the host in base_url (or %s). "+
+				"If your network reaches the service only through a proxy, set HTTPS_PROXY to it; a host that NO_PROXY names is reached without the proxy.", cause, EnvBaseURL))
 	case client.Unreachable:
 		diags.AddError("Service Unreachable", fmt.Sprintf(
 			"%s%s. Check the host and port in base_url (or %s), that the service runs and listens there, "+
@@ -196,6 +187,12 @@ func addConnectError(diags *diag.Diagnostics, e *client.Error) bool {
 			"No answer from the service to %s %s: %s%s. Something accepts connections at base_url (or %s) but does not answer: "+
 				"check that the service there is up and that no gateway in front of it hangs; if it is only slow, raise request_timeout.%s",
 			e.Method, e.Path, ce, e.Retries(), EnvBaseURL, stoppedRetrying(ce)))
+	}
+}
+
+// addSchemeError: base_url's scheme is not the one the service speaks.
+func addSchemeError(diags *diag.Diagnostics, ce *client.ConnectError, cause string) {
+	switch ce.Failure {
 	case client.ServiceSpeaksHTTP:
 		fix := fmt.Sprintf("Set base_url (or %s) to the service's https:// address, on the port where it speaks TLS: "+
 			"the provider takes http:// only on a loopback host (127.x.x.x, ::1, localhost), so a service that speaks plain http alone needs TLS in front of it.", EnvBaseURL)
@@ -207,10 +204,7 @@ func addConnectError(diags *diag.Diagnostics, e *client.Error) bool {
 	case client.ServiceSpeaksTLS:
 		diags.AddError("Service Speaks HTTPS, Not HTTP", fmt.Sprintf(
 			"%s. Set base_url to https://%s (or %s), with ca_certificate if its certificate is of a private CA. No retry can fix this.", cause, ce.Host, EnvBaseURL))
-	default:
-		return false
 	}
-	return true
 }
 
 // stoppedRetrying says that the provider no longer retries a service out of

@@ -463,7 +463,7 @@ func runningJob(t *testing.T, runFor time.Duration) (*sandbox.Server, *providerD
 }
 
 // frameworkServer is the provider as the framework alone serves it, without
-// fastJobs, configured with settings; not configured when settings is nil.
+// the jobs fast path, configured with settings; not configured when settings is nil.
 func frameworkServer(tb testing.TB, settings map[string]string) tfprotov6.ProviderServer {
 	tb.Helper()
 	srv, err := providerserver.NewProtocol6WithError(New("test")())()

@@ -7,11 +7,13 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/jobsfastpath"
 )
 
 // TestJobsDataSource_jobModelDescribesEveryAttribute: jobModel is the one description of a
 // job: each of its fields has a description and each description a field,
-// and both data sources, and packedJobs, show exactly its attributes, of
+// and both data sources, and the jobs fast path, show exactly its attributes, of
 // its types.
 func TestJobsDataSource_jobModelDescribesEveryAttribute(t *testing.T) {
 	ctx := context.Background()
@@ -54,7 +56,7 @@ func TestJobsDataSource_jobModelDescribesEveryAttribute(t *testing.T) {
 		t.Fatal("a job is not an object")
 	}
 	same("a job of dataintegration_jobs", job.AttributeTypes)
-	if _, err := newPackedJobs(typ); err != nil {
+	if _, err := jobsfastpath.NewPackedJobs(typ, jobsSource{}.Fields(), newJobModel); err != nil {
 		t.Errorf("packedJobs refuses the schema: %v", err)
 	}
 

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -12,7 +11,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -24,7 +22,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
@@ -181,34 +178,6 @@ func triggerTimeouts(ctx context.Context) schema.Block {
 	return nb
 }
 
-// UpgradeState gives the version 0 states, from builds without if_running, the
-// values they behave as: the framework applies Default to the plan, never to the
-// state, and each old trigger would plan an update that fails empty-plan gates.
-func (r *jobTriggerResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return map[int64]resource.StateUpgrader{
-		0: {StateUpgrader: func(_ context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
-			var state map[string]json.RawMessage
-			if err := json.Unmarshal(req.RawState.JSON, &state); err != nil {
-				resp.Diagnostics.AddError("Cannot Read the Trigger's State",
-					"The state of this dataintegration_job_trigger, written by an earlier version of the provider, is not a JSON object: "+err.Error())
-				return
-			}
-			if v, ok := state["if_running"]; !ok || string(v) == "null" {
-				state["if_running"], _ = json.Marshal(validate.IfRunningFail)
-			}
-			if v, ok := state["triggers"]; !ok || string(v) == "null" {
-				state["triggers"] = json.RawMessage(`{}`)
-			}
-			upgraded, err := json.Marshal(state)
-			if err != nil {
-				resp.Diagnostics.AddError("Cannot Read the Trigger's State", err.Error())
-				return
-			}
-			resp.DynamicValue = &tfprotov6.DynamicValue{JSON: upgraded}
-		}},
-	}
-}
-
 func (r *jobTriggerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
@@ -358,74 +327,5 @@ func (r *jobTriggerResource) Delete(ctx context.Context, req resource.DeleteRequ
 			"The cancel of job %s did not complete within the delete timeout (%s): %v. The trigger stays in the state; destroy again, or raise timeouts.delete.", job, timeout, err))
 	default:
 		addRequestError(&resp.Diagnostics, "Unable to Cancel Job", ws, err)
-	}
-}
-
-// triggersPlanModifier takes an empty map and no map for the same: a trigger made
-// without triggers holds an empty map, so `triggers = {}` later plans nothing.
-type triggersPlanModifier struct{}
-
-var _ planmodifier.Map = triggersPlanModifier{}
-
-func (triggersPlanModifier) Description(context.Context) string {
-	return "Replaces the resource when the map changes; an empty map and no map are the same."
-}
-
-func (m triggersPlanModifier) MarkdownDescription(ctx context.Context) string {
-	return m.Description(ctx)
-}
-
-func (triggersPlanModifier) PlanModifyMap(_ context.Context, req planmodifier.MapRequest, resp *planmodifier.MapResponse) {
-	empty := types.MapValueMust(types.StringType, map[string]attr.Value{})
-	if req.Plan.Raw.IsNull() {
-		return // destroy
-	}
-	if req.State.Raw.IsNull() {
-		if req.ConfigValue.IsNull() {
-			resp.PlanValue = empty
-		}
-		return
-	}
-	switch {
-	case req.ConfigValue.IsUnknown():
-		resp.RequiresReplace = true
-	case isEmptyMap(req.ConfigValue) && isEmptyMap(req.StateValue):
-		if req.ConfigValue.IsNull() {
-			resp.PlanValue = req.StateValue
-		}
-	case !req.ConfigValue.Equal(req.StateValue):
-		if req.ConfigValue.IsNull() {
-			resp.PlanValue = empty
-		}
-		resp.RequiresReplace = true
-	}
-}
-
-func isEmptyMap(v types.Map) bool {
-	return v.IsNull() || (!v.IsUnknown() && len(v.Elements()) == 0)
-}
-
-// sameDurationPlanModifier keeps the state's duration for one that means the same,
-// such as "300s" for "5m": an update that changes nothing would be noise.
-type sameDurationPlanModifier struct{}
-
-var _ planmodifier.String = sameDurationPlanModifier{}
-
-func (sameDurationPlanModifier) Description(context.Context) string {
-	return "Keeps the state's duration when the configured one is the same length of time."
-}
-
-func (m sameDurationPlanModifier) MarkdownDescription(ctx context.Context) string {
-	return m.Description(ctx)
-}
-
-func (sameDurationPlanModifier) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
-	if req.StateValue.IsNull() || req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	planned, err1 := time.ParseDuration(req.ConfigValue.ValueString())
-	prior, err2 := time.ParseDuration(req.StateValue.ValueString())
-	if err1 == nil && err2 == nil && planned == prior {
-		resp.PlanValue = req.StateValue
 	}
 }

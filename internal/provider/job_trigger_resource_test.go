@@ -3,16 +3,12 @@ package provider
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -264,76 +260,6 @@ func TestAccJobTrigger_createTimeout(t *testing.T) {
 	}
 }
 
-// TestJobTrigger_stateUpgrade: a trigger's state of schema version 0, as
-// Terraform hands it over, is read with if_running as that version behaved
-// ("fail") where it has none, keeps the one it has, and keeps every other
-// attribute; job_name, which states before it lack, is null.
-func TestJobTrigger_stateUpgrade(t *testing.T) {
-	p := serveProto(t)
-	const typ = "dataintegration_job_trigger"
-	const before = `"id":"7d0c5a44-3b7e-4c7a-9d8e-2f6b1a0c9e11","workspace_id":"11111111-1111-4111-8111-111111111111",` +
-		`"job_id":"3F94703E-61D2-5F9C-A8A9-B88DB4DFA78E","force_full_refresh":true,"triggers":{"commit":"abc"},` +
-		`"cancel_on_destroy":false,"triggered_at":"2026-11-21T07:00:00Z","timeouts":{"create":"2m","delete":null}`
-	cases := []struct {
-		name, state, ifRunning, jobName string
-	}{
-		{"before job_name and if_running (schema version 0)", `{` + before + `}`, "fail", ""},
-		{"no triggers (schema version 0)", `{` + strings.Replace(before, `{"commit":"abc"}`, "null", 1) + `}`, "fail", ""},
-		{"before if_running (schema version 0)", `{` + before + `,"job_name":null}`, "fail", ""},
-		{"if_running null", `{` + before + `,"job_name":"Nightly","if_running":null}`, "fail", "Nightly"},
-		{"if_running wait", `{` + before + `,"job_name":null,"if_running":"wait"}`, "wait", ""},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			resp, err := p.Server.UpgradeResourceState(context.Background(), &tfprotov6.UpgradeResourceStateRequest{
-				TypeName: typ, Version: 0, RawState: &tfprotov6.RawState{JSON: []byte(c.state)},
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			acctest.FailOnProto(t, resp.Diagnostics)
-			v, err := resp.UpgradedState.Unmarshal(p.Schemas.ResourceSchemas[typ].ValueType())
-			if err != nil {
-				t.Fatal(err)
-			}
-			var attrs map[string]tftypes.Value
-			if err := v.As(&attrs); err != nil {
-				t.Fatal(err)
-			}
-			str := func(name string) string {
-				var s *string
-				if err := attrs[name].As(&s); err != nil {
-					t.Fatal(err)
-				}
-				if s == nil {
-					return ""
-				}
-				return *s
-			}
-			if got := str("if_running"); got != c.ifRunning {
-				t.Errorf("if_running = %q, want %q", got, c.ifRunning)
-			}
-			if got := str("job_name"); got != c.jobName {
-				t.Errorf("job_name = %q, want %q", got, c.jobName)
-			}
-			if got := str("job_id"); got != "3F94703E-61D2-5F9C-A8A9-B88DB4DFA78E" {
-				t.Errorf("job_id = %q, not kept as written", got)
-			}
-			var triggers map[string]tftypes.Value
-			want := 1
-			if strings.Contains(c.state, `"triggers":null`) {
-				want = 0 // and known: the empty map written since
-			}
-			if err := attrs["triggers"].As(&triggers); err != nil || attrs["triggers"].IsNull() || len(triggers) != want {
-				t.Errorf("triggers = %v (%v), want %d elements", attrs["triggers"], err, want)
-			}
-		})
-	}
-	if v := p.Schemas.ResourceSchemas[typ].Version; v != 1 {
-		t.Errorf("the trigger's schema version is %d: a new version needs an upgrader from the one before (UpgradeState)", v)
-	}
-}
-
 func TestJobTrigger_destroyAfterTheExecutionEnded(t *testing.T) {
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: time.Millisecond}, sandbox.DefaultAPIKey)
 	job := srv.Jobs(data.workspaceID)[0].ID
@@ -380,70 +306,6 @@ func TestJobTrigger_destroyRefused(t *testing.T) {
 	diags := destroy(t, r, triggerState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd", true))
 	if !diags.HasError() || diags[0].Summary() != "Authentication Failed" {
 		t.Errorf("diagnostics %v, want Authentication Failed", diags)
-	}
-}
-
-func TestJobTrigger_shortDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		5 * time.Minute:              "5m",
-		10 * time.Minute:             "10m",
-		30 * time.Second:             "30s",
-		10 * time.Second:             "10s",
-		90 * time.Second:             "1m30s",
-		time.Hour:                    "1h",
-		20 * time.Hour:               "20h",
-		2*time.Hour + 30*time.Minute: "2h30m",
-		90 * time.Minute:             "1h30m",
-		time.Hour + 10*time.Second:   "1h0m10s",
-		1500 * time.Millisecond:      "1.5s",
-	} {
-		if got := shortDuration(d); got != want {
-			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
-		}
-	}
-}
-
-// TestJobTrigger_triggersPlan: an empty map and no map are the same triggers; any
-// other change replaces the trigger. A new trigger without triggers plans
-// an empty map.
-func TestJobTrigger_triggersPlan(t *testing.T) {
-	null := types.MapNull(types.StringType)
-	empty := types.MapValueMust(types.StringType, map[string]attr.Value{})
-	one := types.MapValueMust(types.StringType, map[string]attr.Value{"commit": types.StringValue("a1b2c3")})
-	unknown := types.MapUnknown(types.StringType)
-	for _, c := range []struct {
-		name          string
-		create        bool
-		state, config types.Map
-		wantPlan      types.Map
-		wantReplace   bool
-	}{
-		{name: "create without", create: true, state: null, config: null, wantPlan: empty},
-		{name: "create with empty", create: true, state: null, config: empty, wantPlan: empty},
-		{name: "create with one", create: true, state: null, config: one, wantPlan: one},
-		{name: "none to empty", state: empty, config: empty, wantPlan: empty},
-		{name: "empty to none", state: empty, config: null, wantPlan: empty},
-		{name: "old state none, config none", state: null, config: null, wantPlan: null},
-		{name: "old state none, config empty", state: null, config: empty, wantPlan: empty},
-		{name: "same", state: one, config: one, wantPlan: one},
-		{name: "added", state: empty, config: one, wantPlan: one, wantReplace: true},
-		{name: "removed", state: one, config: null, wantPlan: empty, wantReplace: true},
-		{name: "emptied", state: one, config: empty, wantPlan: empty, wantReplace: true},
-		{name: "unknown", state: one, config: unknown, wantPlan: unknown, wantReplace: true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			req := planmodifier.MapRequest{ConfigValue: c.config, StateValue: c.state, PlanValue: c.config,
-				Plan:  tfsdk.Plan{Raw: tftypes.NewValue(tftypes.Object{}, map[string]tftypes.Value{})},
-				State: tfsdk.State{Raw: tftypes.NewValue(tftypes.Object{}, map[string]tftypes.Value{})}}
-			if c.create {
-				req.State.Raw = tftypes.NewValue(tftypes.Object{}, nil)
-			}
-			resp := planmodifier.MapResponse{PlanValue: req.PlanValue}
-			triggersPlanModifier{}.PlanModifyMap(context.Background(), req, &resp)
-			if !resp.PlanValue.Equal(c.wantPlan) || resp.RequiresReplace != c.wantReplace {
-				t.Errorf("planned %v, replace %v; want %v, replace %v", resp.PlanValue, resp.RequiresReplace, c.wantPlan, c.wantReplace)
-			}
-		})
 	}
 }
 
@@ -542,36 +404,6 @@ func TestAccJobTrigger_jobIDInAnyCase(t *testing.T) {
 	})
 }
 
-// TestAccJobTrigger_emptyTriggersMeanNone: triggers = {} and no triggers at
-// all mean the same, so going from one to the other runs nothing.
-func TestAccJobTrigger_emptyTriggersMeanNone(t *testing.T) {
-	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
-	e.RequireSandbox(t, "count the job's executions")
-	jobs, _ := acctest.ActiveJobs(t, e, 1)
-	job := jobs[0]
-	cfg := func(body string) string { return e.ProviderConfig() + acctest.TriggerHCL("test", job, body) }
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{
-			{Config: cfg(""), Check: e.ExpectExecutions(job, sandbox.Execution{})},
-			{Config: cfg("  triggers = {}"), ConfigPlanChecks: expectAction(plancheck.ResourceActionNoop)},
-			{Config: cfg(""), ConfigPlanChecks: expectAction(plancheck.ResourceActionNoop)},
-			{Config: cfg("  triggers = {}"), ConfigPlanChecks: expectAction(plancheck.ResourceActionNoop)},
-			{
-				// A value in it is a change: the job runs again.
-				Config:           cfg(`  triggers = { commit = "a1b2c3" }`),
-				ConfigPlanChecks: expectAction(plancheck.ResourceActionReplace),
-				Check:            e.ExpectExecutions(job, sandbox.Execution{}, sandbox.Execution{}),
-			},
-			{
-				Config:           cfg(""),
-				ConfigPlanChecks: expectAction(plancheck.ResourceActionReplace),
-				Check:            e.ExpectExecutions(job, sandbox.Execution{}, sandbox.Execution{}, sandbox.Execution{}),
-			},
-		},
-	})
-}
-
 // TestAccJobTrigger_timeoutsRefused: a timeout of zero or less, or one that
 // is not a duration, is refused at plan time, on the attribute, before any
 // request. (That it is the only error: TestJobTrigger_timeoutsOneErrorEach.)
@@ -607,43 +439,6 @@ func TestAccJobTrigger_timeoutsRefused(t *testing.T) {
 			t.Errorf("the sandbox served %d requests, want none", n)
 		}
 	}
-}
-
-// TestAccJobTrigger_sameTimeoutsPlanNothing: a timeout written another way,
-// "300s" for "5m", plans nothing, and the state keeps the form it has;
-// another length of time changes in place. Removing the block plans null:
-// Terraform requires that of a null, non-computed attribute.
-func TestAccJobTrigger_sameTimeoutsPlanNothing(t *testing.T) {
-	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
-	e.RequireSandbox(t, "count the job's executions")
-	jobs, _ := acctest.ActiveJobs(t, e, 1)
-	job := jobs[0]
-	cfg := func(create string) string {
-		return e.ProviderConfig() + acctest.TriggerHCL("test", job, fmt.Sprintf("  timeouts {\n    create = %q\n  }", create))
-	}
-	create := func(want string) []statecheck.StateCheck {
-		return []statecheck.StateCheck{statecheck.ExpectKnownValue(acctest.TriggerAddress, tfjsonpath.New("timeouts").AtMapKey("create"), knownvalue.StringExact(want))}
-	}
-	one := sandbox.Execution{}
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{
-			{Config: cfg("5m"), ConfigStateChecks: create("5m"), Check: e.ExpectExecutions(job, one)},
-			{Config: cfg("300s"), ConfigPlanChecks: expectAction(plancheck.ResourceActionNoop), ConfigStateChecks: create("5m")},
-			{Config: cfg("5m0s"), ConfigPlanChecks: expectAction(plancheck.ResourceActionNoop), ConfigStateChecks: create("5m")},
-			{
-				Config:            cfg("10m"),
-				ConfigPlanChecks:  expectAction(plancheck.ResourceActionUpdate),
-				ConfigStateChecks: create("10m"),
-				Check:             e.ExpectExecutions(job, one),
-			},
-			{
-				Config:           e.ProviderConfig() + acctest.TriggerHCL("test", job, ""),
-				ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate),
-				Check:            e.ExpectExecutions(job, one),
-			},
-		},
-	})
 }
 
 // TestAccJobTrigger_importRefused: importing a trigger says why there is
@@ -873,39 +668,6 @@ func TestJobTrigger_whoseAnswerIsLost(t *testing.T) {
 				t.Errorf("%d triggers sent, want one each", n)
 			}
 		})
-	}
-}
-
-// TestTriggerAnswerLost_saysWhatIsKnown: the warning of an ambiguous answer
-// quotes what came back (a status, or nothing), never says that the trigger
-// reached the service, says the run may not have started, and ends with how
-// to run the job again.
-func TestTriggerAnswerLost_saysWhatIsKnown(t *testing.T) {
-	limit := triggerLimit{d: time.Minute, setting: "timeouts.create"}
-	for name, tc := range map[string]struct {
-		err  error
-		want string
-	}{
-		"502": {&client.Error{Method: "POST", Path: "/run/", StatusCode: 502, Message: "502 Bad Gateway", Sent: true},
-			"The service answered HTTP 502 to POST /run/: 502 Bad Gateway."},
-		"504": {&client.Error{Method: "POST", Path: "/run/", StatusCode: 504, Sent: true}, "The service answered HTTP 504 to POST /run/"},
-		"no answer": {&client.Error{Method: "POST", Path: "/run/", Err: io.ErrUnexpectedEOF, Sent: true},
-			"No answer from the service to POST /run/: unexpected EOF."},
-	} {
-		t.Run(name, func(t *testing.T) {
-			var diags diag.Diagnostics
-			if !triggerAnswerLost(t.Context(), &diags, "job-1", tc.err, limit, "Replace it.") {
-				t.Fatal("an ambiguous answer was not taken as lost")
-			}
-			onlyWarning(t, diags, "Job Triggered, Its Answer Lost", tc.want, "job-1", "may not have started", "Replace it.")
-			if d := diags[0].Detail(); strings.Contains(d, "reached the service") || !strings.HasSuffix(d, "Replace it.") {
-				t.Errorf("the warning claims more than is known, or does not end with how to run again: %s", d)
-			}
-		})
-	}
-	var diags diag.Diagnostics
-	if triggerAnswerLost(t.Context(), &diags, "job-1", &client.Error{Method: "POST", StatusCode: 503, Sent: true}, limit, "") || len(diags) != 0 {
-		t.Errorf("a 503, which the service answers without acting, was taken as lost: %v", diags)
 	}
 }
 

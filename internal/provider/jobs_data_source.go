@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/jobsfastpath"
 )
 
 var _ datasource.DataSourceWithConfigure = (*jobsDataSource)(nil)
@@ -85,8 +86,8 @@ func (d *jobsDataSource) Configure(_ context.Context, req datasource.ConfigureRe
 	d.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
-// Read is the plain read that fastJobs stands in for; the tests hold fastJobs to
-// it, state for state.
+// Read is the plain read that the jobs fast path stands in for; the tests hold the
+// fast path to it, state for state.
 func (d *jobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m jobsDataSourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -110,15 +111,8 @@ func (d *jobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// jobSink receives the jobs of a read, page by page, in order.
-type jobSink interface {
-	add(page []client.Job) int
-	// reset forgets the jobs added: the list is read again.
-	reset()
-}
-
-// readJobs reads the jobs m selects into sink, for Read and fastJobs alike.
-func readJobs(ctx context.Context, data *providerData, m *jobsDataSourceModel, sink jobSink) diag.Diagnostics {
+// readJobs reads the jobs m selects into sink, for Read and the fast path alike.
+func readJobs(ctx context.Context, data *providerData, m *jobsDataSourceModel, sink jobsfastpath.Sink) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if !requireConfigured(data, &diags) {
 		return diags
@@ -135,7 +129,7 @@ func readJobs(ctx context.Context, data *providerData, m *jobsDataSourceModel, s
 		IsActive:      m.IsActive.ValueBoolPointer(),
 		Ordering:      m.Ordering.ValueString(),
 	}
-	if err := data.client.EachJobPage(ctx, ws, f, client.Visitor[client.Job]{Page: sink.add, Reset: sink.reset}); err != nil {
+	if err := data.client.EachJobPage(ctx, ws, f, client.Visitor[client.Job]{Page: sink.Add, Reset: sink.Reset}); err != nil {
 		addRequestError(&diags, "Unable to List Jobs", ws, err)
 		return diags
 	}
@@ -148,9 +142,9 @@ type jobModels struct {
 	ids  []types.String
 }
 
-func (l *jobModels) reset() { l.jobs, l.ids = l.jobs[:0], l.ids[:0] }
+func (l *jobModels) Reset() { l.jobs, l.ids = l.jobs[:0], l.ids[:0] }
 
-func (l *jobModels) add(page []client.Job) int {
+func (l *jobModels) Add(page []client.Job) int {
 	for i := range page {
 		j := newJobModel(page[i])
 		l.jobs = append(l.jobs, j)

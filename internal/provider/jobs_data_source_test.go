@@ -23,6 +23,7 @@ import (
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/jobsfastpath"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -258,14 +259,14 @@ func clientAndConversion(tb testing.TB, p *acctest.ProtoProvider, base string) f
 		attrs[name] = tftypes.NewValue(t, nil)
 	}
 	return func() {
-		sink, err := newPackedJobs(typ)
+		sink, err := jobsfastpath.NewPackedJobs(typ, jobsSource{}.Fields(), newJobModel)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if err := c.EachJobPage(context.Background(), sandbox.DefaultWorkspaceID, client.JobFilter{}, client.Visitor[client.Job]{Page: sink.add, Reset: sink.reset}); err != nil || sink.n != 10000 {
-			tb.Fatalf("%d jobs, %v", sink.n, err)
+		if err := c.EachJobPage(context.Background(), sandbox.DefaultWorkspaceID, client.JobFilter{}, client.Visitor[client.Job]{Page: sink.Add, Reset: sink.Reset}); err != nil || sink.Len() != 10000 {
+			tb.Fatalf("%d jobs, %v", sink.Len(), err)
 		}
-		if _, err := sink.state(attrs); err != nil {
+		if _, err := sink.State(attrs); err != nil {
 			tb.Fatal(err)
 		}
 	}

@@ -56,7 +56,7 @@ const allowedCACertificate = "one or more PEM certificates (-----BEGIN CERTIFICA
 
 type dataIntegrationProvider struct {
 	version string
-	// configured is what Configure made, for fastJobs.
+	// configured is what Configure made, for the jobs fast path (jobs_fast_path.go).
 	configured atomic.Pointer[providerData]
 }
 

@@ -534,14 +534,6 @@ func TestAccIsolation_otherWorkspace(t *testing.T) {
 	t.Logf("%d requests to the other workspace, each refused with 403; nothing changed there", n)
 }
 
-func TestProvider_environmentNamesMatchAcctest(t *testing.T) {
-	for got, want := range map[string]string{acctest.EnvBaseURL: EnvBaseURL, acctest.EnvAPIKey: EnvAPIKey, acctest.EnvWorkspaceID: EnvWorkspaceID} {
-		if got != want {
-			t.Errorf("acctest names the variable %s, the provider %s", got, want)
-		}
-	}
-}
-
 // TestAccNetwork_caCertificateFromTheEnvironment: DATAINTEGRATION_CA_CERTIFICATE
 // holds the PEM when the configuration does not, and is checked as the
 // attribute is.

@@ -9,10 +9,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/jobsfastpath"
 )
 
 // NewServer is the provider served over protocol 6, as main.go and the tests
-// serve it: the framework's server, with fastJobs, behind secretLines.
+// serve it: the framework's server, with the jobs fast path in front of it
+// (jobsfastpath, jobs_fast_path.go), behind secretLines.
 func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
 		p := &dataIntegrationProvider{version: version}
@@ -25,17 +28,12 @@ func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 			// A framework that lacks an RPC would serve without secretLines: refused.
 			return nil, fmt.Errorf("the framework's server %T does not answer every RPC the provider needs", inner)
 		}
-		return &secretLines{fullServer: &fastJobs{fullServer: full, p: p}}, nil
+		return &secretLines{fullServer: jobsfastpath.New(full, jobsSource{p})}, nil
 	}
 }
 
-// fullServer is every RPC the provider answers; terraform-plugin-go still asks for
-// the list resources' and actions' by separate interfaces.
-type fullServer interface {
-	tfprotov6.ProviderServer
-	tfprotov6.ListResourceServer
-	tfprotov6.ActionServer
-}
+// fullServer is every RPC the provider answers.
+type fullServer = jobsfastpath.FullServer
 
 // secretLines moves every diagnostic on a sensitive or write-only attribute, or one
 // that may carry a credential (credentialAttributes), to its block, naming the

@@ -17,14 +17,15 @@ import (
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/jobsfastpath"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// These tests hold fastJobs to the framework's own server, with
-// jobsDataSource.Read: for every read fastJobs answers, the same diagnostics
+// These tests hold the fast path to the framework's own server, with
+// jobsDataSource.Read: for every read the fast path answers, the same diagnostics
 // and the same state, byte for byte; every other read reaches the framework.
 
-// TestJobsDataSource_fastAnswersAsTheFramework: fastJobs gives the state and the
+// TestJobsDataSource_fastAnswersAsTheFramework: the fast path gives the state and the
 // diagnostics the framework gives for the same read, configuration by
 // configuration: every filter, an ordering, a workspace in upper case,
 // nothing found, a workspace the key cannot reach, no workspace at all, an
@@ -118,7 +119,7 @@ func TestJobsDataSource_fastAnswersAsTheFramework(t *testing.T) {
 }
 
 // TestJobsDataSource_fastAnswersAsTheFrameworkForAnyValue: over jobs that hold every
-// kind of value (craftedJobs), three pages of them, fastJobs gives the
+// kind of value (craftedJobs), three pages of them, the fast path gives the
 // framework's state byte for byte, each attribute of a job null or set.
 func TestJobsDataSource_fastAnswersAsTheFrameworkForAnyValue(t *testing.T) {
 	base := jobsService(t, craftedJobs(230), 100)
@@ -134,9 +135,9 @@ func TestJobsDataSource_fastAnswersAsTheFrameworkForAnyValue(t *testing.T) {
 	seen.covered(t, "name", "data_source", "connector_name", "schema_name", "created_at", "updated_at")
 }
 
-// TestJobsDataSource_fastLeavesTheRestToTheFramework: each read fastJobs cannot answer
+// TestJobsDataSource_fastLeavesTheRestToTheFramework: each read the fast path cannot answer
 // as the framework would goes to the framework, which answers it as it
-// does without fastJobs: another data source, a provider not configured,
+// does without the fast path: another data source, a provider not configured,
 // no configuration, a configuration not fully known, a configuration of
 // another type.
 func TestJobsDataSource_fastLeavesTheRestToTheFramework(t *testing.T) {
@@ -182,7 +183,7 @@ func TestJobsDataSource_fastLeavesTheRestToTheFramework(t *testing.T) {
 				t.Fatal(err)
 			}
 			spy := &frameworkSpy{fullServer: inner.(fullServer)}
-			fast := &fastJobs{fullServer: spy, p: p}
+			fast := jobsfastpath.New(spy, jobsSource{p})
 			var plainSettings map[string]string
 			if tc.configured {
 				plainSettings = settings
@@ -200,8 +201,8 @@ func TestJobsDataSource_fastLeavesTheRestToTheFramework(t *testing.T) {
 			if err1 != nil || err2 != nil {
 				t.Fatal(err1, err2)
 			}
-			if n := fast.answered.Load(); n != 0 {
-				t.Errorf("fastJobs answered %d reads, want none", n)
+			if n := fast.Answered(); n != 0 {
+				t.Errorf("the fast path answered %d reads, want none", n)
 			}
 			if n := spy.reads.Load(); n != 1 {
 				t.Errorf("%d reads reached the framework, want 1", n)
@@ -223,8 +224,8 @@ func TestJobsDataSource_fastLeavesTheRestToTheFramework(t *testing.T) {
 }
 
 // BenchmarkJobsDataSource_readPaths reads 10,000 jobs through the protocol both ways,
-// against the same sandbox: fastJobs, and the framework alone, whose Read
-// is the reference fastJobs is held to. The difference is what fastJobs
+// against the same sandbox: the fast path, and the framework alone, whose Read
+// is the reference the fast path is held to. The difference is what the fast path
 // saves a plan (BENCHMARKS.md, "The 10,000-job plan").
 func BenchmarkJobsDataSource_readPaths(b *testing.B) {
 	e := acctest.NewEnv(b, sandbox.Config{Jobs: 10000})
@@ -245,7 +246,7 @@ func BenchmarkJobsDataSource_readPaths(b *testing.B) {
 	}
 }
 
-// BenchmarkJobsDataSource_packedJobs is packedJobs' own work for 10,000 jobs already
+// BenchmarkJobsDataSource_packedJobs is jobsfastpath.PackedJobs' own work for 10,000 jobs already
 // decoded, 100 a page: each job encoded, then the state.
 func BenchmarkJobsDataSource_packedJobs(b *testing.B) {
 	typ, ok := serveProto(b).Schemas.DataSourceSchemas[jobsTypeName].ValueType().(tftypes.Object)
@@ -264,14 +265,14 @@ func BenchmarkJobsDataSource_packedJobs(b *testing.B) {
 	attrs := acctest.ObjectAttrs[any](typ, nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		sink, err := newPackedJobs(typ)
+		sink, err := jobsfastpath.NewPackedJobs(typ, jobsSource{}.Fields(), newJobModel)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for page := range 100 {
-			sink.add(jobs[page*100 : (page+1)*100])
+			sink.Add(jobs[page*100 : (page+1)*100])
 		}
-		if _, err := sink.state(attrs); err != nil {
+		if _, err := sink.State(attrs); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -279,9 +280,9 @@ func BenchmarkJobsDataSource_packedJobs(b *testing.B) {
 
 // readBothWays reads a dataintegration_jobs of configuration config through
 // the provider as NewServer serves it and through the framework alone, each
-// configured with settings, and fails unless fastJobs answered the read and
+// configured with settings, and fails unless the fast path answered the read and
 // both gave the same diagnostics and the same state, byte for byte. It
-// returns fastJobs' answer, and the state decoded (null after an error).
+// returns the fast path's answer, and the state decoded (null after an error).
 func readBothWays(t *testing.T, settings map[string]string, config map[string]any) (*tfprotov6.ReadDataSourceResponse, tftypes.Value) {
 	t.Helper()
 	fast := newProtoProvider(t, settings)
@@ -293,8 +294,8 @@ func readBothWays(t *testing.T, settings map[string]string, config map[string]an
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
-	if n := fast.Server.(*secretLines).fullServer.(*fastJobs).answered.Load(); n != 1 {
-		t.Fatalf("fastJobs answered %d reads, want 1", n)
+	if n := fast.Server.(*secretLines).fullServer.(*jobsfastpath.Server[jobModel]).Answered(); n != 1 {
+		t.Fatalf("the fast path answered %d reads, want 1", n)
 	}
 	sameDiagnostics(t, got.Diagnostics, want.Diagnostics)
 	typ := fast.Schemas.DataSourceSchemas[jobsTypeName].ValueType()

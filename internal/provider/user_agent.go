@@ -6,24 +6,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-
-	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
-
-// What the provider takes from the environment it runs in: the variables its
-// settings fall back to, the proxy, and the engine it names in its User-Agent.
-
-// Environment variables the provider falls back to.
-const (
-	EnvBaseURL     = "DATAINTEGRATION_BASE_URL"
-	EnvAPIKey      = "DATAINTEGRATION_API_KEY"
-	EnvWorkspaceID = "DATAINTEGRATION_WORKSPACE_ID"
-	// EnvCACertificate holds the PEM itself, not a path.
-	EnvCACertificate = "DATAINTEGRATION_CA_CERTIFICATE"
-)
-
-// EnvAppendUserAgent is appended to the User-Agent, as HashiCorp's providers do.
-const EnvAppendUserAgent = "TF_APPEND_USER_AGENT"
 
 // engineName is a variable so that the tests, serving the provider themselves,
 // can name the engine they drive.
@@ -62,13 +45,4 @@ func engineProduct(name, version string) string {
 	default:
 		return fmt.Sprintf("Terraform/%s (+https://www.terraform.io)", version)
 	}
-}
-
-// proxySecrets are the proxy variables' credentials, which the logs mask.
-func proxySecrets() []string {
-	var out []string
-	for _, name := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"} {
-		out = append(out, client.ProxyCredentials(os.Getenv(name))...)
-	}
-	return out
 }
