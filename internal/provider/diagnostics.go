@@ -41,7 +41,7 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 		}
 		diags.AddError("Rate-Limited by the Service", fmt.Sprintf(
 			"%s. The service's rate limit would hold the request longer than its time limit allows. "+
-				"%s; other runs with the same API key spend the same quota (provider page, \"Rate limits\").",
+				"%s; other runs with the same API key spend the same quota (guide \"Large workspaces and rate limits\").",
 			answer(e), fix))
 		return
 	}
