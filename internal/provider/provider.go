@@ -113,7 +113,7 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 				MarkdownDescription: "How many times at most a request is retried after a rate limit, an unavailable service, a server error or a connection error, " +
 					"with capped exponential backoff, jitter and the service's `Retry-After`, to fail sooner than the time limit of retries allows. " +
 					"A whole number from 0 to 100 (`0`: no retry). Unset, the default, the count has no limit: a request is retried until its operation's `timeouts` end, " +
-					"or for " + retryBudgetText + " where it has none (see [Retries](#retries)). " +
+					"or for " + retryBudgetText + " where it has none (see [Retries](guides/when-the-service-or-the-network-fails.md#retries)). " +
 					"A request that reaches it failing to reach the service ends the retries of reaching it for the whole provider process: later requests make one attempt.",
 				Optional:   true,
 				Validators: []validator.Number{maxRetriesRule},
@@ -130,7 +130,7 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 					"for a service under your organisation's own CA, or behind a proxy that re-signs HTTPS. For example `ca_certificate = file(\"ca.pem\")`. " +
 					"Every PEM block must be a certificate (text between blocks, such as a bundle's comments, is allowed; a private key is refused). " +
 					"Falls back to the `" + EnvCACertificate + "` environment variable, which holds the PEM itself. Unset, the system's roots alone are trusted. " +
-					"There is no setting that turns verification off (see [Networks](#networks)).",
+					"There is no setting that turns verification off (see [Networks](guides/when-the-service-or-the-network-fails.md#networks)).",
 				Optional:   true,
 				Validators: []validator.String{stringCheck(allowedCACertificate, validate.CACertificate)},
 			},
