@@ -29,14 +29,9 @@ resource "dataintegration_customer_service_connector" "support" {
   streams     = ["tickets", "ticket_interactions", "chats"]
 }
 
-# Runs the connector's job once, with a full refresh, and again whenever the
-# connector's streams change, or its name (which is its job's name), or the
-# connector is created anew (a new connector has a new job). The sandbox
-# creates one job for each connector, named after it: job_name is resolved
-# to that job when the trigger is created, so the trigger's arguments stay
-# known while the connector changes in place, and a new token plans no
-# change here. The references to the connector also make Terraform create
-# the trigger once the connector, and so its job, exists.
+# Runs the connector's job (named after it) once, with a full refresh, and
+# again when its streams or name change or it is created anew. job_name is
+# resolved when the trigger is created, so a new token plans no change here.
 resource "dataintegration_job_trigger" "support_sync" {
   job_name           = dataintegration_customer_service_connector.support.name
   force_full_refresh = true
