@@ -66,11 +66,8 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 	resp.Schema = schema.Schema{
 		Version: 1,
 		MarkdownDescription: "Triggers one execution of a job when it is created. A trigger is an event: " +
-			"refreshing it makes no request, and applying an unchanged configuration triggers nothing. " +
-			"Changing `job_id`, `job_name`, `force_full_refresh`, `workspace_id` or `triggers` replaces it, which triggers the job again. " +
-			"Destroying it cancels the job's running execution when `cancel_on_destroy` is `true`, and does nothing otherwise. " +
-			"On Terraform 1.14 and later, the `dataintegration_run_job` action runs a job without leaving a record in the state. " +
-			"It cannot be imported: an event that already happened has nothing to import.",
+			"refreshing it makes no request, and an unchanged configuration triggers nothing. " +
+			"Changing the job, `force_full_refresh`, `workspace_id` or `triggers` replaces it, which triggers the job again.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "A UUID made by the provider for this trigger; a new one each time the job is triggered.",
