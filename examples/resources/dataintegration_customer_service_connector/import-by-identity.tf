@@ -1,5 +1,4 @@
-# Terraform 1.12 and later, OpenTofu 1.12 and later: an import block with the
-# connector's identity. workspace_id may be left out: the provider's is used.
+# Terraform and OpenTofu 1.12+; workspace_id may be left out.
 import {
   to = dataintegration_customer_service_connector.support
   identity = {
