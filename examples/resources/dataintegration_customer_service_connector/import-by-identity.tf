@@ -1,4 +1,3 @@
-# Terraform and OpenTofu 1.12+; workspace_id may be left out.
 import {
   to = dataintegration_customer_service_connector.support
   identity = {
