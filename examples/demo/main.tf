@@ -1,7 +1,5 @@
-# The demo of `make demo`: a customer-service connector, the job the service
-# created for it, and a trigger of that job.
-# The provider reads DATAINTEGRATION_BASE_URL, DATAINTEGRATION_API_KEY and
-# DATAINTEGRATION_WORKSPACE_ID, which the sandbox prints when it starts.
+# The demo of `make demo`. The provider reads DATAINTEGRATION_BASE_URL,
+# DATAINTEGRATION_API_KEY and DATAINTEGRATION_WORKSPACE_ID.
 
 terraform {
   required_providers {
@@ -29,9 +27,8 @@ resource "dataintegration_customer_service_connector" "support" {
   streams     = ["tickets", "ticket_interactions", "chats"]
 }
 
-# Runs the connector's job (named after it) once, with a full refresh, and
-# again when its streams or name change or it is created anew. job_name is
-# resolved when the trigger is created, so a new token plans no change here.
+# Runs the connector's job (named after it) again when its streams change
+# or it is created anew; a new token plans no change here.
 resource "dataintegration_job_trigger" "support_sync" {
   job_name           = dataintegration_customer_service_connector.support.name
   force_full_refresh = true
@@ -42,7 +39,6 @@ resource "dataintegration_job_trigger" "support_sync" {
   }
 }
 
-# The job the trigger ran.
 data "dataintegration_job" "support" {
   id = dataintegration_job_trigger.support_sync.job_id
 }
@@ -67,6 +63,6 @@ output "triggered_job_id" {
 }
 
 output "triggered_at" {
-  description = "When the provider received the service's acceptance of the trigger, by this machine's clock, in whole seconds."
+  description = "When the service accepted the trigger, by this machine's clock."
   value       = dataintegration_job_trigger.support_sync.triggered_at
 }
