@@ -3,8 +3,7 @@ variable "schema_version" {
   type        = string
 }
 
-# Runs the job once, with a full refresh, and again whenever the schema
-# version changes; destroying the trigger cancels a running execution.
+# Runs the job again whenever the schema version changes.
 resource "dataintegration_job_trigger" "orders" {
   job_name           = "Orders to warehouse"
   force_full_refresh = true
