@@ -1,7 +1,5 @@
-# The demo of `make demo`: a customer-service connector, the job the service
-# created for it, and a trigger of that job.
-# The provider reads DATAINTEGRATION_BASE_URL, DATAINTEGRATION_API_KEY and
-# DATAINTEGRATION_WORKSPACE_ID, which the sandbox prints when it starts.
+# The demo of `make demo`. The provider reads DATAINTEGRATION_BASE_URL,
+# DATAINTEGRATION_API_KEY and DATAINTEGRATION_WORKSPACE_ID.
 
 terraform {
   required_providers {
@@ -29,14 +27,8 @@ resource "dataintegration_customer_service_connector" "support" {
   streams     = ["tickets", "ticket_interactions", "chats"]
 }
 
-# Runs the connector's job once, with a full refresh, and again whenever the
-# connector's streams change, or its name (which is its job's name), or the
-# connector is created anew (a new connector has a new job). The sandbox
-# creates one job for each connector, named after it: job_name is resolved
-# to that job when the trigger is created, so the trigger's arguments stay
-# known while the connector changes in place, and a new token plans no
-# change here. The references to the connector also make Terraform create
-# the trigger once the connector, and so its job, exists.
+# Runs the connector's job (named after it) again when its streams change
+# or it is created anew; a new token plans no change here.
 resource "dataintegration_job_trigger" "support_sync" {
   job_name           = dataintegration_customer_service_connector.support.name
   force_full_refresh = true
@@ -47,7 +39,6 @@ resource "dataintegration_job_trigger" "support_sync" {
   }
 }
 
-# The job the trigger ran.
 data "dataintegration_job" "support" {
   id = dataintegration_job_trigger.support_sync.job_id
 }
@@ -72,6 +63,6 @@ output "triggered_job_id" {
 }
 
 output "triggered_at" {
-  description = "When the provider received the service's acceptance of the trigger, by this machine's clock, in whole seconds."
+  description = "When the service accepted the trigger, by this machine's clock."
   value       = dataintegration_job_trigger.support_sync.triggered_at
 }

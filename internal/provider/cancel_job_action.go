@@ -30,9 +30,8 @@ func (a *cancelJobAction) Metadata(_ context.Context, req action.MetadataRequest
 
 func (a *cancelJobAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Cancels the running execution of a job. A job with no running execution gives a warning, not an error: " +
-			"there was nothing to cancel. Run it on demand with `terraform apply -invoke=action.dataintegration_cancel_job.<name>`, " +
-			"or from a resource's `lifecycle { action_trigger { … } }`. Needs Terraform 1.14 or later.",
+		MarkdownDescription: "Cancels the running execution of a job, on demand (`terraform apply -invoke`) or from an `action_trigger`. " +
+			"No running execution gives a warning. Needs Terraform 1.14 or later.",
 		Attributes: jobActionAttributes("whose execution to cancel", nil),
 	}
 }

@@ -38,9 +38,8 @@ func (r *connectorListResource) Metadata(_ context.Context, req resource.Metadat
 
 func (r *connectorListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = listschema.Schema{
-		MarkdownDescription: "Lists the customer-service connectors of a workspace, for `terraform query` (Terraform 1.14 or later): " +
-			"each with its identity (`id` and `workspace_id`) and its name as display name, and with every attribute but the token when `include_resource` is set. " +
-			"`terraform query -generate-config-out` writes an `import` block and a `resource` block for each.",
+		MarkdownDescription: "Lists the customer-service connectors of a workspace for `terraform query` (Terraform 1.14 or later), " +
+			"to adopt them with `-generate-config-out`.",
 		Attributes: map[string]listschema.Attribute{
 			"workspace_id": listschema.StringAttribute{
 				MarkdownDescription: "The workspace (a UUID) whose connectors are listed. Defaults to the provider's `workspace_id`; one of the two is required.",

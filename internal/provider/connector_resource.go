@@ -89,8 +89,8 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				Validators:          []validator.String{stringCheck("an e-mail address such as agent@example.com", validate.Email)},
 			},
 			"streams": schema.ListAttribute{
-				MarkdownDescription: connectorDescriptions["streams"] + " A list used as a set: its order does not matter to the service, " +
-					"and another order, in the configuration or in the service's answer, is not a change. At least one. Defaults to all 15.",
+				MarkdownDescription: connectorDescriptions["streams"] + " Their order is no change. " +
+					"At least one. Defaults to all 15.",
 				ElementType: types.StringType,
 				Optional:    true,
 				Computed:    true,
@@ -128,10 +128,8 @@ func connectorTokenAttributes() map[string]schema.Attribute {
 			Validators: []validator.String{stringCheck("a token that is not empty", validate.Token)},
 		},
 		"token_wo": schema.StringAttribute{
-			MarkdownDescription: "The platform's API key, as a write-only value: never stored in the state or the plan. " +
-				"Needs Terraform 1.11 or later, or OpenTofu 1.11 or later. " + tokenRule +
-				" It is sent when the connector is created and whenever `token_wo_version` changes, which it requires: " +
-				"without a version, a new `token_wo` could never be sent.",
+			MarkdownDescription: "The platform's API key, write-only: never in the state or the plan (Terraform or OpenTofu 1.11+). " + tokenRule +
+				" It is sent when the connector is created and whenever `token_wo_version`, which it requires, changes.",
 			Optional:  true,
 			WriteOnly: true,
 			Sensitive: true,

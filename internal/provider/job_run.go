@@ -40,11 +40,10 @@ const allowedIfRunning = `"fail" or "wait"`
 
 // ifRunningDescription describes if_running; bound names what ends the wait.
 func ifRunningDescription(bound string) string {
-	return "What to do when the job is already running: `\"fail\"` (the default) fails at once, naming the job; " +
-		"`\"wait\"` waits for its execution to end, reading the job and triggering it again, at first after " +
-		shortDuration(firstRunningWait) + " and then less and less often (at most every " + shortDuration(maxRunningWait) + "), until " +
-		bound + " ends. A job that becomes inactive or is deleted meanwhile fails at once. " +
-		"The service's refusal of a running job changes nothing, so triggering again is safe: the job still runs once."
+	return "What to do when the job is already running: `\"fail\"` (the default) fails at once; " +
+		"`\"wait\"` triggers it again, after " +
+		shortDuration(firstRunningWait) + " and then less often (at most every " + shortDuration(maxRunningWait) + "), until the service accepts or " +
+		bound + " ends. A job that becomes inactive or is deleted meanwhile fails at once. The job still runs once."
 }
 
 // jobIDByName resolves name when the job is triggered, not at plan: the job may

@@ -63,11 +63,8 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 	resp.Schema = schema.Schema{
 		Version: 1,
 		MarkdownDescription: "Triggers one execution of a job when it is created. A trigger is an event: " +
-			"refreshing it makes no request, and applying an unchanged configuration triggers nothing. " +
-			"Changing `job_id`, `job_name`, `force_full_refresh`, `workspace_id` or `triggers` replaces it, which triggers the job again. " +
-			"Destroying it cancels the job's running execution when `cancel_on_destroy` is `true`, and does nothing otherwise. " +
-			"On Terraform 1.14 and later, the `dataintegration_run_job` action runs a job without leaving a record in the state. " +
-			"It cannot be imported: an event that already happened has nothing to import.",
+			"refreshing it makes no request, and an unchanged configuration triggers nothing. " +
+			"Changing the job, `force_full_refresh`, `workspace_id` or `triggers` replaces it, which triggers the job again.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "A UUID made by the provider for this trigger; a new one each time the job is triggered.",
@@ -88,18 +85,16 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
 			},
 			"triggers": schema.MapAttribute{
-				MarkdownDescription: "Arbitrary strings, such as a schema version or a commit: any change replaces the trigger, which triggers the job again. " +
-					"Use it to run the job whenever something it depends on changes. An empty map and no map mean the same: " +
-					"going from one to the other changes nothing, and the state holds an empty map.",
+				MarkdownDescription: "Arbitrary strings, such as a commit: any change replaces the trigger, which triggers the job again. " +
+					"An empty map and no map mean the same.",
 				ElementType:   types.StringType,
 				Optional:      true,
 				Computed:      true,
 				PlanModifiers: []planmodifier.Map{triggersPlanModifier{}},
 			},
 			"cancel_on_destroy": schema.BoolAttribute{
-				MarkdownDescription: "Whether destroying the trigger cancels the job's running execution. Defaults to `false`: destroy makes no request. " +
-					"The service cancels whatever execution of the job is running, which may be a later one than this trigger's. " +
-					"An execution that has already ended, or a job that is gone, gives a warning, not an error. Changes in place.",
+				MarkdownDescription: "Whether destroying the trigger cancels the job's running execution (whichever it is). Defaults to `false`: destroy makes no request. " +
+					"An execution already ended, or a job gone, gives a warning. Changes in place.",
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(false),
@@ -112,8 +107,8 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Validators:          []validator.String{stringCheck(allowedIfRunning, validate.IfRunning)},
 			},
 			"triggered_at": schema.StringAttribute{
-				MarkdownDescription: "When the provider received the service's acceptance of the trigger, by the clock of the machine that ran Terraform, " +
-					"as an RFC 3339 time in UTC in whole seconds (the fraction is dropped). The service's answer carries no time of its own.",
+				MarkdownDescription: "When the service accepted the trigger, by the clock of the machine that ran Terraform (the answer carries no time), " +
+					"as an RFC 3339 time in UTC in whole seconds.",
 				Computed:      true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
@@ -128,23 +123,17 @@ func (r *jobTriggerResource) Schema(ctx context.Context, _ resource.SchemaReques
 func triggerJobAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"job_id": schema.StringAttribute{
-			MarkdownDescription: "The ID (a UUID) of the job to trigger. Exactly one of `job_id` and `job_name` is required. " +
-				"The job must be active, and not running unless `if_running` is `\"wait\"`. A UUID is the same in any letter case: the state keeps the form it was created with, " +
-				"and a change of case alone changes nothing. Changing it triggers again. " +
-				"With `job_name`, the ID of the job that name resolved to when the trigger was created.",
+			MarkdownDescription: "The ID (a UUID, in any letter case) of the job to trigger. Exactly one of `job_id` and `job_name` is required. " +
+				"Changing it triggers again. With `job_name`, the ID the name resolved to.",
 			Optional:   true,
 			Computed:   true,
 			Validators: []validator.String{uuidValidator()},
 		},
 		"job_name": schema.StringAttribute{
-			MarkdownDescription: "The exact name of the job to trigger, as an alternative to `job_id`. " +
-				"It is resolved to the job when the trigger is created, with the service's `name` filter, as the `dataintegration_job` data source does: " +
-				"no job or more than one job of that name fails the apply. Planning needs no lookup, so a trigger that names " +
-				"the job of a connector in the same configuration stays unchanged while the connector changes. " +
-				"Changing it triggers again. Moving from `job_id` to `job_name` looks the name up while planning: " +
-				"the same job is an update in place that records the name and triggers nothing, another job triggers again. A `job_name` not known until apply, " +
-				"such as an attribute of a resource being created, can be neither looked up nor compared while planning: " +
-				"it replaces the trigger, which triggers the job again, even when it names the same job (from `job_id` too).",
+			MarkdownDescription: "The exact name of the job to trigger, instead of `job_id`, resolved when the trigger is created: " +
+				"no job or several of that name fail the apply. Planning needs no lookup, so naming the job of a connector in the same configuration " +
+				"plans no change while the connector changes. Changing it triggers again; moving from `job_id` to the same job's name triggers nothing. " +
+				"A `job_name` known only at apply replaces the trigger, which triggers the job again, even when it names the same job.",
 			Optional:   true,
 			Validators: []validator.String{jobNameValidator()},
 		},
@@ -156,9 +145,9 @@ func triggerJobAttributes() map[string]schema.Attribute {
 func triggerTimeouts(ctx context.Context) schema.Block {
 	b := timeouts.Block(ctx, timeouts.Opts{
 		Create: true,
-		CreateDescription: "How long triggering the job may take, retries included, as a positive duration such as `\"30s\"` or `\"2m\"`. " +
-			"Defaults to `\"" + shortDuration(defaultTriggerTimeout) + "\"`. When it ends while the trigger is in flight, the trigger is recorded as one whose answer was lost (at most once); " +
-			"when it ends between attempts, the job did not start and the apply fails.",
+		CreateDescription: "How long triggering the job may take, retries included, such as `\"2m\"`. " +
+			"Defaults to `\"" + shortDuration(defaultTriggerTimeout) + "\"`. Ending in flight, the trigger is recorded as a lost answer; " +
+			"between attempts, the job did not start and the apply fails.",
 		Delete: true,
 		DeleteDescription: "How long cancelling the execution on destroy may take, retries included, as a positive duration such as `\"30s\"`. " +
 			"Defaults to `\"" + shortDuration(defaultCancelTimeout) + "\"`. Only used with `cancel_on_destroy = true`.",

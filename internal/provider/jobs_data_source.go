@@ -41,8 +41,8 @@ func (d *jobsDataSource) Metadata(_ context.Context, req datasource.MetadataRequ
 func (d *jobsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	filter := func(field string) schema.StringAttribute {
 		return schema.StringAttribute{
-			MarkdownDescription: "Only jobs whose `" + field + "` matches this value. The service applies the filter; the sandbox matches exactly and case-sensitively. " +
-				"An empty or blank value is refused at plan: leave it out to list jobs of any `" + field + "`.",
+			MarkdownDescription: "Only jobs whose `" + field + "` matches this value, as the service's filter matches (the sandbox's: exactly). " +
+				"Not blank: leave it out for any.",
 			Optional:   true,
 			Validators: []validator.String{notBlank("a value with a character that shows; leave it out to list jobs of any " + field)},
 		}
@@ -61,10 +61,8 @@ func (d *jobsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, r
 				Optional:            true,
 			},
 			"ordering": schema.StringAttribute{
-				MarkdownDescription: "The field to order the jobs by, passed to the service as it is, such as `\"name\"`. " +
-					"With the sandbox: one or more job fields separated by commas, `-` in front for descending (`\"-name\"`); " +
-					"an unknown field is an error from the service. Unset: the service's order. " +
-					"An empty or blank value is refused at plan: leave it out for the service's order.",
+				MarkdownDescription: "The field to order the jobs by, passed to the service as it is, such as `\"name\"` " +
+					"(the sandbox takes fields separated by commas, `-` in front for descending). Not blank: leave it out for the service's order.",
 				Optional:   true,
 				Validators: []validator.String{notBlank("a value with a character that shows; leave it out for the service's order")},
 			},

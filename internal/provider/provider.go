@@ -88,15 +88,13 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 		Attributes: map[string]schema.Attribute{
 			"base_url": schema.StringAttribute{
 				MarkdownDescription: "The service's base address, such as `https://api.example.com`. " +
-					"An absolute `https` URL, or `http` on a loopback host only (`127.x.x.x`, `[::1]` or `localhost`, as the sandbox uses); " +
-					"its host a host name or an IP address, with a port from 1 to 65535 if any; a trailing slash is optional. Falls back to the `" + EnvBaseURL + "` environment variable; one of the two is required.",
+					"An absolute `https` URL, or `http` on a loopback host only (`127.x.x.x`, `[::1]` or `localhost`, as the sandbox uses). Falls back to the `" + EnvBaseURL + "` environment variable; one of the two is required.",
 				Optional:   true,
 				Validators: []validator.String{stringCheck("an absolute https URL, or http on a loopback host", validate.BaseURL)},
 			},
 			"api_key": schema.StringAttribute{
 				MarkdownDescription: "The service's API key, sent as the `Authorization` header exactly as given: " +
-					"if your key needs a scheme prefix, write it into the value (for example `\"Token abc123\"`). " +
-					"It must be sendable in a header as it is: no control character (such as the newline `file()` keeps at the end of a file) and no space at either end. " +
+					"a scheme prefix goes in the value (`\"Token abc123\"`). No control character (such as the newline `file()` keeps) and no space at either end. " +
 					"Falls back to the `" + EnvAPIKey + "` environment variable; one of the two is required. Sensitive.",
 				Optional:   true,
 				Sensitive:  true,
@@ -110,27 +108,23 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 			},
 			// A Number, not an Int64: see wholeNumberValidator.
 			"max_retries": schema.NumberAttribute{
-				MarkdownDescription: "How many times at most a request is retried after a rate limit, an unavailable service, a server error or a connection error, " +
-					"with capped exponential backoff, jitter and the service's `Retry-After`, to fail sooner than the time limit of retries allows. " +
+				MarkdownDescription: "How many times at most a request is retried, to fail sooner than the time limit of retries. " +
 					"A whole number from 0 to 100 (`0`: no retry). Unset, the default, the count has no limit: a request is retried until its operation's `timeouts` end, " +
-					"or for " + retryBudgetText + " where it has none (see [Retries](#retries)). " +
-					"A request that reaches it failing to reach the service ends the retries of reaching it for the whole provider process: later requests make one attempt.",
+					"or for " + retryBudgetText + " where it has none (see [Retries](guides/when-the-service-or-the-network-fails.md#retries)).",
 				Optional:   true,
 				Validators: []validator.Number{maxRetriesRule},
 			},
 			"max_concurrent_requests": schema.NumberAttribute{
-				MarkdownDescription: "How many requests the provider has in flight at most, all resources, data sources, list resources and actions of this provider configuration together. " +
-					"A list longer than a page (100 items) is read by asking its first page, then the others side by side, up to this many at once, in page order. " +
-					"`1` reads one page after another and sends one request at a time. A whole number from 1 to 64, known when the plan is made (not computed during apply); defaults to `" + strconv.Itoa(client.DefaultMaxConcurrentRequests) + "`.",
+				MarkdownDescription: "How many requests this provider configuration has in flight at most, retries and the pages of long lists included " +
+					"(see [Large workspaces](guides/large-workspaces-and-rate-limits.md)). A whole number from 1 to 64, known at plan; defaults to `" + strconv.Itoa(client.DefaultMaxConcurrentRequests) + "`.",
 				Optional:   true,
 				Validators: []validator.Number{maxConcurrentRequestsRule},
 			},
 			"ca_certificate": schema.StringAttribute{
 				MarkdownDescription: "One or more PEM certificates of the authorities that sign the service's certificate, trusted in addition to the system's: " +
-					"for a service under your organisation's own CA, or behind a proxy that re-signs HTTPS. For example `ca_certificate = file(\"ca.pem\")`. " +
-					"Every PEM block must be a certificate (text between blocks, such as a bundle's comments, is allowed; a private key is refused). " +
-					"Falls back to the `" + EnvCACertificate + "` environment variable, which holds the PEM itself. Unset, the system's roots alone are trusted. " +
-					"There is no setting that turns verification off (see [Networks](#networks)).",
+					"for a private CA, or a proxy that re-signs HTTPS, such as `file(\"ca.pem\")`. A private key is refused. " +
+					"Falls back to the `" + EnvCACertificate + "` environment variable, which holds the PEM itself. " +
+					"There is no setting that turns verification off (see [Networks](guides/when-the-service-or-the-network-fails.md#networks)).",
 				Optional:   true,
 				Validators: []validator.String{stringCheck(allowedCACertificate, validate.CACertificate)},
 			},

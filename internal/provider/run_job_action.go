@@ -41,10 +41,8 @@ func (a *runJobAction) Metadata(_ context.Context, req action.MetadataRequest, r
 
 func (a *runJobAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Runs a job once: asks the service to start one execution of it, and leaves nothing in the state. " +
-			"Run it after a resource's create or update with `lifecycle { action_trigger { … } }`, or on demand with " +
-			"`terraform apply -invoke=action.dataintegration_run_job.<name>`. Needs Terraform 1.14 or later; " +
-			"on older engines and on OpenTofu, the `dataintegration_job_trigger` resource does the same as a record in the state.",
+		MarkdownDescription: "Runs a job once, leaving nothing in the state: from an `action_trigger`, or on demand with `terraform apply -invoke`. " +
+			"Needs Terraform 1.14 or later.",
 		Attributes: jobActionAttributes("to run", map[string]schema.Attribute{
 			"force_full_refresh": schema.BoolAttribute{
 				MarkdownDescription: "Whether the execution reloads everything, even for a job that loads increments. Defaults to `false`.",

@@ -3,10 +3,8 @@ variable "schema_version" {
   type        = string
 }
 
-# Runs the job named "Orders to warehouse" once, with a full refresh, after
-# the schema version is first applied and each time it changes. If the job
-# is still running from an earlier run, the action waits for it to end (up
-# to 15 minutes) instead of failing.
+# Runs the job, with a full refresh, whenever the schema version is applied
+# or changes, waiting up to 15 minutes for a run still going.
 action "dataintegration_run_job" "orders" {
   config {
     job_name           = "Orders to warehouse"

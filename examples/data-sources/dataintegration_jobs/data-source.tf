@@ -1,5 +1,4 @@
-# Every active job loading into the analytics schema, ordered by name. All
-# pages are read.
+# Every active job loading into the analytics schema.
 data "dataintegration_jobs" "analytics" {
   schema_name = "analytics"
   is_active   = true

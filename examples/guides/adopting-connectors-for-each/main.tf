@@ -21,8 +21,7 @@ variable "platform_token" {
   sensitive   = true
 }
 
-# Each connector's configuration, by name: the resource block below holds
-# it, so that a plan shows any change made outside Terraform.
+# Each connector's configuration, by name.
 locals {
   desks = {
     "Support EU"   = ["tickets", "chats"]
@@ -34,8 +33,7 @@ locals {
 # The workspace's connectors, read at plan.
 data "dataintegration_customer_service_connectors" "existing" {}
 
-# Adopts each connector of the workspace named as a desk is; one already in
-# the state is left as it is, and so is every connector of another name.
+# Adopts the workspace's connectors named as a desk is.
 import {
   for_each = {
     for c in data.dataintegration_customer_service_connectors.existing.connectors : c.name => c

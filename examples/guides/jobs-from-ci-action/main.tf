@@ -31,10 +31,8 @@ variable "full_refresh" {
   default     = false
 }
 
-# A new commit replaces this resource, and its creation runs the job. The
-# state keeps the last commit applied, and nothing of the job's runs. When
-# the run fails, on_failure = taint marks the resource to be replaced, so
-# the next apply of the same commit runs the job again.
+# A new commit replaces this resource, whose creation runs the job; a failed
+# run taints it, so the next apply of the same commit runs the job again.
 resource "terraform_data" "commit" {
   triggers_replace = var.commit
 
@@ -47,8 +45,7 @@ resource "terraform_data" "commit" {
   }
 }
 
-# job_name is looked up each time the action runs. A run of the previous
-# commit still going is waited for, up to the timeout.
+# Waits for a run of the previous commit still going, up to the timeout.
 action "dataintegration_run_job" "this" {
   config {
     job_name           = var.job_name

@@ -27,8 +27,7 @@ variable "full_refresh" {
   default     = false
 }
 
-# job_name is resolved to the job when the trigger is created: a new commit
-# looks the job up again, a rerun of the same commit makes no request.
+# A new commit runs the job; a rerun of the same commit sends no request.
 resource "dataintegration_job_trigger" "this" {
   job_name           = var.job_name
   force_full_refresh = var.full_refresh

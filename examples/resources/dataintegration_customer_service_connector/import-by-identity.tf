@@ -1,5 +1,3 @@
-# Terraform 1.12 and later, OpenTofu 1.12 and later: an import block with the
-# connector's identity. workspace_id may be left out: the provider's is used.
 import {
   to = dataintegration_customer_service_connector.support
   identity = {

@@ -3,11 +3,7 @@ variable "schema_version" {
   type        = string
 }
 
-# Runs the job named "Orders to warehouse" once when created, with a full
-# refresh, and again whenever the schema version changes. The name is
-# resolved to the job when the trigger is created; `job_id` names a job by
-# its ID instead. Destroying the trigger cancels the job's execution if it
-# is still running.
+# Runs the job again whenever the schema version changes.
 resource "dataintegration_job_trigger" "orders" {
   job_name           = "Orders to warehouse"
   force_full_refresh = true
