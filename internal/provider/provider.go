@@ -109,7 +109,7 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 			// A Number, not an Int64: see wholeNumberValidator.
 			"max_retries": schema.NumberAttribute{
 				MarkdownDescription: "How many times at most a request is retried, to fail sooner than the time limit of retries. " +
-					"A whole number from 0 to 100 (`0`: no retry). Unset, the default, the count has no limit: a request is retried until its operation's `timeouts` end, " +
+					"A whole number from 0 to 100 (`0`: no retry). Unset, the default, the count has no limit: a request is retried until its operation's time limit (`timeouts`, or an action's `timeout`) ends, " +
 					"or for " + retryBudgetText + " where it has none (see [Retries](guides/when-the-service-or-the-network-fails.md#retries)).",
 				Optional:   true,
 				Validators: []validator.Number{maxRetriesRule},
