@@ -161,7 +161,7 @@ func TestDiagnostics_rateLimited(t *testing.T) {
 	addRequestError(&diags, "Unable to List Jobs", sandbox.DefaultWorkspaceID, e)
 	onlyError(t, diags, "Rate-Limited by the Service",
 		"GET /jobs/ was not sent: rate-limited by the service's X-RateLimit-Remaining header: the request would wait 12.5s to be sent, past the end of timeouts.read (2s), 1.5s away, so it was not sent.",
-		"Raise timeouts.read (2s)", "same API key", "Rate limits")
+		"Raise timeouts.read (2s)", "same API key", `guide "Large workspaces and rate limits"`)
 	if d := diags[0].Detail(); strings.Contains(d, "No answer") {
 		t.Errorf("a request never sent is told as unanswered: %s", d)
 	}
