@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/jobsfastpath"
 )
 
 // jobModel is the one description of a job's attributes: both job data sources
@@ -52,31 +53,25 @@ var jobAttributeDescriptions = map[string]string{
 	"updated_at":     "When the job was last changed, as the service gives it (ISO 8601 with milliseconds, UTC).",
 }
 
-type jobField struct {
-	name  string       // the attribute's name: the field's tfsdk tag
-	index int          // the field's index in jobModel
-	typ   tftypes.Type // tftypes.String for a types.String, tftypes.Bool for a types.Bool
-}
-
 // jobModelFields are jobModel's attributes in name order, the protocol's. A field
 // of another type than types.String or types.Bool panics at the first schema.
-var jobModelFields = sync.OnceValue(func() []jobField {
+var jobModelFields = sync.OnceValue(func() []jobsfastpath.Field {
 	t := reflect.TypeFor[jobModel]()
-	fields := make([]jobField, 0, t.NumField())
+	fields := make([]jobsfastpath.Field, 0, t.NumField())
 	for i := range t.NumField() {
 		f := t.Field(i)
-		jf := jobField{name: f.Tag.Get("tfsdk"), index: i}
+		jf := jobsfastpath.Field{Name: f.Tag.Get("tfsdk"), Index: i}
 		switch f.Type {
 		case reflect.TypeFor[types.String]():
-			jf.typ = tftypes.String
+			jf.Type = tftypes.String
 		case reflect.TypeFor[types.Bool]():
-			jf.typ = tftypes.Bool
+			jf.Type = tftypes.Bool
 		default:
 			panic(fmt.Sprintf("jobModel.%s is a %s: a job attribute is a types.String or a types.Bool", f.Name, f.Type))
 		}
 		fields = append(fields, jf)
 	}
-	slices.SortFunc(fields, func(a, b jobField) int { return cmp.Compare(a.name, b.name) })
+	slices.SortFunc(fields, func(a, b jobsfastpath.Field) int { return cmp.Compare(a.Name, b.Name) })
 	return fields
 })
 
@@ -84,11 +79,11 @@ func jobAttributes() map[string]schema.Attribute {
 	fields := jobModelFields()
 	attrs := make(map[string]schema.Attribute, len(fields))
 	for _, f := range fields {
-		desc := jobAttributeDescriptions[f.name]
-		if f.typ.Is(tftypes.Bool) {
-			attrs[f.name] = schema.BoolAttribute{MarkdownDescription: desc, Computed: true}
+		desc := jobAttributeDescriptions[f.Name]
+		if f.Type.Is(tftypes.Bool) {
+			attrs[f.Name] = schema.BoolAttribute{MarkdownDescription: desc, Computed: true}
 		} else {
-			attrs[f.name] = schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+			attrs[f.Name] = schema.StringAttribute{MarkdownDescription: desc, Computed: true}
 		}
 	}
 	return attrs

@@ -19,9 +19,9 @@ func TestJobsDataSource_jobModelDescribesEveryAttribute(t *testing.T) {
 	ctx := context.Background()
 	fields := map[string]tftypes.Type{}
 	for _, f := range jobModelFields() {
-		fields[f.name] = f.typ
-		if jobAttributeDescriptions[f.name] == "" {
-			t.Errorf("jobModel's %s has no description", f.name)
+		fields[f.Name] = f.Type
+		if jobAttributeDescriptions[f.Name] == "" {
+			t.Errorf("jobModel's %s has no description", f.Name)
 		}
 	}
 	for name := range jobAttributeDescriptions {

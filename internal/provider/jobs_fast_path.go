@@ -49,13 +49,6 @@ func (s jobsSource) Reader() jobsfastpath.Reader {
 	}
 }
 
-func (jobsSource) Fields() []jobsfastpath.Field {
-	fields := jobModelFields()
-	out := make([]jobsfastpath.Field, len(fields))
-	for i, f := range fields {
-		out[i] = jobsfastpath.Field{Name: f.name, Index: f.index, Type: f.typ}
-	}
-	return out
-}
+func (jobsSource) Fields() []jobsfastpath.Field { return jobModelFields() }
 
 func (jobsSource) Job(j client.Job) jobModel { return newJobModel(j) }
