@@ -206,3 +206,40 @@ func TestClient_keyRefusedSendsNoMore(t *testing.T) {
 		t.Errorf("%d requests sent with a refused key, want the first alone", n)
 	}
 }
+
+// TestClient_redirectsRefused: a 3xx, to another port, is an error naming the
+// status and the target, for a create and a read alike; nothing reaches the
+// target, nothing is retried, and the key is not taken for refused.
+func TestClient_redirectsRefused(t *testing.T) {
+	var target recorder
+	elsewhere := target.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusCreated) })
+	for _, status := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		var front recorder
+		ts := front.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Location", strings.Replace(elsewhere.URL, "://", "://u:proxy-pass@", 1)+r.URL.Path+"?token=q-secret")
+			w.WriteHeader(status)
+		})
+		cl := newTestClient(t, ts.URL)
+		_, createErr := cl.CreateConnector(context.Background(), testWS, ConnectorSpec{Name: "n", Token: "tok-secret"})
+		_, readErr := cl.GetConnector(context.Background(), testWS, "c-1")
+		for _, err := range []error{createErr, readErr} {
+			var re *RedirectError
+			if !errors.As(err, &re) || re.Status != status || StatusCode(err) != status || MayHaveTakenEffect(err) {
+				t.Fatalf("HTTP %d: %v, want a RedirectError that took no effect", status, err)
+			}
+			want := elsewhere.URL + "/developers/workspaces/" + testWS + "/connectors/"
+			if !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "proxy-pass") {
+				t.Errorf("HTTP %d: %v, want the target %s without credentials or query", status, err, want)
+			}
+		}
+		if front.count() != 2 {
+			t.Errorf("HTTP %d: the front saw %d requests, want 2: no retry", status, front.count())
+		}
+		if _, err := cl.GetConnector(context.Background(), testWS, "c-1"); !errors.As(err, new(*RedirectError)) {
+			t.Errorf("HTTP %d: a later request: %v", status, err)
+		}
+	}
+	if target.count() != 0 {
+		t.Errorf("%d requests reached the redirect's target", target.count())
+	}
+}

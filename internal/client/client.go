@@ -108,7 +108,6 @@ func New(cfg Config) (*Client, error) {
 		maxRetries:    max(cfg.MaxRetries, NoRetryLimit),
 		budget:        orDefault(cfg.RetryBudget, DefaultRetryBudget),
 		timeout:       orDefault(cfg.RequestTimeout, DefaultRequestTimeout),
-		http:          cfg.HTTPClient,
 		log:           cfg.Log,
 		minBackoff:    orDefault(cfg.MinBackoff, defaultMinBackoff),
 		maxBackoff:    orDefault(cfg.MaxBackoff, defaultMaxBackoff),
@@ -124,9 +123,14 @@ func New(cfg Config) (*Client, error) {
 	if _, err := proxyFor(base); err != nil {
 		return nil, err
 	}
-	if c.http == nil {
-		c.http = &http.Client{Transport: t}
+	hc := &http.Client{Transport: t}
+	if cfg.HTTPClient != nil {
+		copied := *cfg.HTTPClient
+		hc = &copied
 	}
+	// A redirect is answered as an error, never followed: README.md, "Redirects".
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c.http = hc
 	return c, nil
 }
 

@@ -70,6 +70,17 @@ func OutOfTime(err error) bool {
 	return errors.As(err, &e) && e.Limit != "" || errors.Is(err, context.DeadlineExceeded)
 }
 
+// RedirectError is a 3xx answer, which the client does not follow.
+type RedirectError struct {
+	Status int
+	// Location is the redirect's target, without credentials or query.
+	Location string
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("the service redirected the request to %s (HTTP %d); redirects are not followed", e.Location, e.Status)
+}
+
 // LimitError is a request cut off by a limit of WithLimit.
 type LimitError struct{ Limit string }
 

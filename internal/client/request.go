@@ -197,6 +197,9 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	defer drainClose(resp.Body)
 	c.reached()
 	status, header = resp.StatusCode, resp.Header
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		return c.redirected(ctx, r, n, u, start, resp)
+	}
 	if resp.StatusCode != r.want {
 		return c.unwanted(ctx, r, n, u, start, resp)
 	}
@@ -300,6 +303,28 @@ func (c *Client) unwanted(ctx context.Context, r *request, n int, u *url.URL, st
 		c.pause(ctx, resp.StatusCode, min(ra, c.maxRetryAfter))
 	}
 	return ra, c.retryableStatus(r, resp.StatusCode), c.failure(r, resp.StatusCode, msg, nil, true)
+}
+
+// redirected is the outcome of a 3xx: an error, never retried, never
+// followed, since following could carry the key and the body elsewhere.
+func (c *Client) redirected(ctx context.Context, r *request, n int, u *url.URL, start time.Time, resp *http.Response) (time.Duration, bool, *Error) {
+	re := &RedirectError{Status: resp.StatusCode, Location: "(none)"}
+	if loc := resp.Header.Get(headerLocation); loc != "" {
+		re.Location = c.redact(location(u, loc), r.secrets)
+	}
+	c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start), re)
+	return -1, false, c.failure(r, resp.StatusCode, "", re, true)
+}
+
+// location is loc resolved against u, without credentials, query or
+// fragment, which may hold secrets.
+func location(u *url.URL, loc string) string {
+	l, err := u.Parse(loc)
+	if err != nil {
+		return strconv.Quote(cut(loc))
+	}
+	l.User, l.RawQuery, l.Fragment, l.RawFragment, l.ForceQuery = nil, "", "", "", false
+	return cut(l.String())
 }
 
 // readAnswer reads the answer r wants. A body cut short fails the attempt.

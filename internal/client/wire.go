@@ -28,6 +28,7 @@ const (
 	headerUserAgent     = "User-Agent"
 	headerContentType   = "Content-Type"
 	headerRetryAfter    = "Retry-After"
+	headerLocation      = "Location"
 	// The rate-limit headers read for pacing (README.md, "Rate limits"):
 	// draft-ietf-httpapi-ratelimit-headers, its earlier drafts, and the
 	// X- form many services send.

@@ -45,6 +45,13 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 			answer(e), fix))
 		return
 	}
+	if re, ok := errors.AsType[*client.RedirectError](err); ok {
+		diags.AddError("Redirect Refused", fmt.Sprintf(
+			"The service answered HTTP %d to %s %s, redirecting it to %s. The provider follows no redirect: "+
+				"it would carry the API key and the request's body to another address. Nothing was sent there. "+
+				"Set base_url (or %s) to the address the service answers at itself.", re.Status, e.Method, e.Path, re.Location, EnvBaseURL))
+		return
+	}
 	msg := serviceMessage(e)
 	switch e.StatusCode {
 	case 0:

@@ -2,8 +2,12 @@ package provider
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -210,5 +214,54 @@ func TestNetwork_proxyURLRefusedAtConfigure(t *testing.T) {
 	onlyError(t, diags, "Invalid Proxy Setting", "HTTPS_PROXY (or HTTP_PROXY) is not a proxy URL", "percent-encode @, :, / and %", "environment the engine runs in")
 	if strings.Contains(diags[0].Detail(), proxyPassword) {
 		t.Errorf("the diagnostic shows the password: %s", diags[0].Detail())
+	}
+}
+
+// TestAccNetwork_redirectsRefused: base_url answering the create with a
+// 301, 302, 307 or 308 to another port, or from https to http, fails the
+// apply naming the redirect; nothing reaches the target, no connector is
+// made, and the key is not taken for refused.
+func TestAccNetwork_redirectsRefused(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
+	e.RequireSandbox(t, "put a redirecting front before the sandbox")
+	acctest.ProxyEnv(t, "", "")
+	var reached atomic.Int32
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		e.Sandbox.ServeHTTP(w, r)
+	}))
+	t.Cleanup(target.Close)
+	// Reads pass, so that the plan succeeds and the apply sends the create.
+	front := func(status int, to string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				e.Sandbox.ServeHTTP(w, r)
+				return
+			}
+			http.Redirect(w, r, to+r.URL.RequestURI(), status)
+		})
+	}
+	var steps []resource.TestStep
+	for _, status := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		ts := httptest.NewServer(front(status, target.URL))
+		t.Cleanup(ts.Close)
+		steps = append(steps, resource.TestStep{
+			Config:      acctest.ProviderBlock(ts.URL, e.APIKey, e.WorkspaceID) + networkHCL,
+			ExpectError: acctest.Phrases("Redirect Refused", "HTTP "+strconv.Itoa(status)+" to POST", "redirecting it to "+target.URL+"/developers/", "Set base_url"),
+		})
+	}
+	ca := nettest.NewCA(t, "redirect tests CA")
+	port := nettest.ServeTLS(t, front(http.StatusTemporaryRedirect, target.URL), ca.Issue(t, time.Now().Add(time.Hour), "127.0.0.1"))
+	steps = append(steps, resource.TestStep{
+		Config: fmt.Sprintf("provider \"dataintegration\" {\n  base_url = %q\n  api_key = %q\n  workspace_id = %q\n  ca_certificate = %q\n}\n",
+			"https://127.0.0.1:"+port, e.APIKey, e.WorkspaceID, ca.PEM) + networkHCL,
+		ExpectError: acctest.Phrases("Redirect Refused", "HTTP 307 to POST", "redirecting it to "+target.URL+"/developers/"),
+	})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	if n := reached.Load(); n != 0 {
+		t.Errorf("%d requests reached the redirect's target", n)
+	}
+	if ids := e.Sandbox.ConnectorIDs(e.WorkspaceID); len(ids) != 0 {
+		t.Errorf("connectors made: %v", ids)
 	}
 }
