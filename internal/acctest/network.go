@@ -2,6 +2,8 @@ package acctest
 
 import (
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -71,4 +73,28 @@ func ProxyEnv(t *testing.T, httpsProxy, noProxy string) {
 	}
 	t.Setenv("HTTPS_PROXY", httpsProxy)
 	t.Setenv("NO_PROXY", noProxy)
+}
+
+// ServeFront serves the sandbox behind front, a stand-in for a gateway or a
+// faulty service between the provider and it, until the test ends; it
+// returns the front's base URL.
+func (e *Env) ServeFront(t *testing.T, front func(w http.ResponseWriter, r *http.Request, sandbox http.Handler)) string {
+	t.Helper()
+	e.RequireSandbox(t, "put a front of its own before the sandbox")
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { front(w, r, e.Sandbox) }))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// Rewrite serves r by h, handing edit the answer's body to change.
+func Rewrite(w http.ResponseWriter, r *http.Request, h http.Handler, edit func([]byte) []byte) {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	body := edit(rec.Body.Bytes())
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(body)
 }

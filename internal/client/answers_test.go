@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -241,5 +242,61 @@ func TestClient_redirectsRefused(t *testing.T) {
 	}
 	if target.count() != 0 {
 		t.Errorf("%d requests reached the redirect's target", target.count())
+	}
+}
+
+// TestClient_answersChecked: a read or an update answered with another _id
+// is an UnexpectedAnswerError quoting both; a create answered with another
+// connector, a duplicated key, trailing bytes or an HTML page is an
+// unreadable success (a lost answer), quoting what came.
+func TestClient_answersChecked(t *testing.T) {
+	other := strings.Replace(connectorJSON, `"_id": "c-1"`, `"_id": "c-9"`, 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, other) }))
+	defer ts.Close()
+	cl := newTestClient(t, ts.URL)
+	_, readErr := cl.GetConnector(context.Background(), testWS, "c-1")
+	name := "m"
+	_, updateErr := cl.UpdateConnector(context.Background(), testWS, "c-1", ConnectorUpdate{Name: &name})
+	for _, err := range []error{readErr, updateErr} {
+		var ua *UnexpectedAnswerError
+		if !errors.As(err, &ua) || !strings.Contains(err.Error(), `connector "c-9" to a request for connector "c-1"`) {
+			t.Errorf("another _id: %v", err)
+		}
+	}
+
+	for _, c := range []struct{ name, contentType, body, want string }{
+		{"another name", "application/json", connectorJSON, `connector "c-1" named "n" of kind "customer_service" to a request for the create of a customer_service connector named "sent"`},
+		{"no _id", "application/json", strings.Replace(connectorJSON, `"_id": "c-1", `, "", 1), `connector "" named`},
+		{"duplicated _id", "application/json", strings.Replace(connectorJSON, `"name": "n"`, `"name": "sent", "_id": "c-9"`, 1), `holds the key "_id" twice`},
+		{"trailing bytes", "application/json", strings.Replace(connectorJSON, `"name": "n"`, `"name": "sent"`, 1) + ` {"_id": "c-9"}`, `bytes follow its JSON: "{\"_id\": \"c-9\"}"`},
+		{"HTML", "text/html; charset=utf-8", `<html><head><title>Login - Acme SSO</title></head><body>tok-secret</body></html>`, `it is text/html: "Login - Acme SSO"`},
+		{"not JSON", "", "Service upgraded.\nSee you soon tok-secret", `"Service upgraded."`},
+	} {
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			if c.contentType != "" {
+				w.Header().Set("Content-Type", c.contentType)
+			}
+			w.WriteHeader(http.StatusCreated)
+			_, _ = io.WriteString(w, c.body)
+		}))
+		got, err := newTestClient(t, ts.URL).CreateConnector(context.Background(), testWS, ConnectorSpec{Name: "sent", Token: "tok-secret"})
+		ts.Close()
+		if got != nil || !MayHaveTakenEffect(err) || StatusCode(err) != http.StatusCreated || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "tok-secret") {
+			t.Errorf("%s: %v, %v; want a lost answer saying %s", c.name, got, err, c.want)
+		}
+	}
+}
+
+func TestDuplicateKey(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"a": 1, "b": {"a": 2}, "c": [{"a": 1}, {"a": 2}]}`:          "",
+		`{"a": 1, "b": 2, "a": 3}`:                                    "a",
+		`{"results": [{"_id": "x", "n": [1, {"k": 1}], "_id": "y"}]}`: "_id",
+		`[{"k": {}, "k": []}]`:                                        "k",
+		`{"a": "a", "b": "a"}`:                                        "",
+	} {
+		if got, _ := duplicateKey([]byte(body)); got != want {
+			t.Errorf("%s: %q, want %q", body, got, want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -55,7 +56,7 @@ func (c *Client) CreateConnector(ctx context.Context, workspaceID string, s Conn
 			Streams:       s.Streams,
 		},
 		want:    http.StatusCreated,
-		read:    into(&out),
+		read:    checked(&out, createdAs(s)),
 		secrets: []string{s.Token},
 	})
 	if err != nil {
@@ -72,12 +73,44 @@ func (c *Client) GetConnector(ctx context.Context, workspaceID, id string) (*Con
 		method: http.MethodGet,
 		path:   fmt.Sprintf(pathConnector, url.PathEscape(workspaceID), url.PathEscape(id)),
 		want:   http.StatusOK,
-		read:   into(&out),
+		read:   checked(&out, connectorID(id)),
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &out, nil
+}
+
+// connectorID checks that an answer is of connector id.
+func connectorID(id string) func(*Connector) error {
+	return func(c *Connector) error {
+		if c.ID != id {
+			return &UnexpectedAnswerError{Asked: fmt.Sprintf("connector %q", id), Answered: fmt.Sprintf("connector %q", c.ID)}
+		}
+		return nil
+	}
+}
+
+// createdAs checks that a create's answer is of the connector sent: another is
+// a lost answer, which the caller settles by listing.
+func createdAs(s ConnectorSpec) func(*Connector) error {
+	return func(c *Connector) error {
+		if c.ID == "" || c.Name != s.Name || c.ConnectorName != "" && c.ConnectorName != ConnectorKindCustomerService {
+			return &UnexpectedAnswerError{Asked: fmt.Sprintf("the create of a %s connector named %q", ConnectorKindCustomerService, s.Name),
+				Answered: fmt.Sprintf("connector %q named %q of kind %q", c.ID, c.Name, c.ConnectorName)}
+		}
+		return nil
+	}
+}
+
+// checked decodes an answer into out, then checks it.
+func checked(out *Connector, check func(*Connector) error) func(io.Reader) error {
+	return func(body io.Reader) error {
+		if err := decode(body, out); err != nil {
+			return err
+		}
+		return check(out)
+	}
 }
 
 // UpdateConnector sends only what u sets.
@@ -98,7 +131,7 @@ func (c *Client) UpdateConnector(ctx context.Context, workspaceID, id string, u 
 		path:    fmt.Sprintf(pathConnector, url.PathEscape(workspaceID), url.PathEscape(id)),
 		body:    body,
 		want:    http.StatusOK,
-		read:    into(&out),
+		read:    checked(&out, connectorID(id)),
 		secrets: secrets,
 	})
 	if err != nil {

@@ -81,6 +81,17 @@ func (e *RedirectError) Error() string {
 	return fmt.Sprintf("the service redirected the request to %s (HTTP %d); redirects are not followed", e.Location, e.Status)
 }
 
+// UnexpectedAnswerError is an answer that describes another object than the
+// one asked for.
+type UnexpectedAnswerError struct {
+	// What was asked and what the answer named, such as `connector "c-1"`.
+	Asked, Answered string
+}
+
+func (e *UnexpectedAnswerError) Error() string {
+	return fmt.Sprintf("the service answered with %s to a request for %s", e.Answered, e.Asked)
+}
+
 // LimitError is a request cut off by a limit of WithLimit.
 type LimitError struct{ Limit string }
 

@@ -4,6 +4,7 @@ package client
 // good or runs out of its time limit (the budget); attempt sends it once.
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -332,7 +333,11 @@ func (c *Client) readAnswer(ctx, actx context.Context, r *request, n int, start 
 	fail := func(err error) *Error { return c.failure(r, resp.StatusCode, "", err, true) }
 	rb := &bodyReader{r: resp.Body}
 	var err error
-	if r.read != nil {
+	if ct := resp.Header.Get(headerContentType); r.read != nil && notJSON(ct) {
+		msg, _ := readMessage(rb, ct)
+		media, _, _ := strings.Cut(ct, ";")
+		err = fmt.Errorf("the answer is not the JSON expected: it is %s: %q", strings.TrimSpace(media), cut(msg))
+	} else if r.read != nil {
 		err = r.read(rb)
 	}
 	c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start), err)
@@ -352,8 +357,18 @@ func (c *Client) readAnswer(ctx, actx context.Context, r *request, n int, start 
 		}
 		return -1, r.idempotent(), fail(fmt.Errorf("the answer was cut short (%w)", cause))
 	default:
+		if msg := c.redact(err.Error(), r.secrets); msg != err.Error() {
+			err = errors.New(msg)
+		}
 		return -1, false, fail(err)
 	}
+}
+
+// notJSON tells a content type that cannot be JSON, such as a gateway's
+// HTML page; none, or text/plain, may still be.
+func notJSON(contentType string) bool {
+	ct := strings.ToLower(contentType)
+	return strings.Contains(ct, "html") || strings.Contains(ct, "xml")
 }
 
 // attemptContext lets a create or a trigger already sent finish when
@@ -456,17 +471,70 @@ func hostPort(u *url.URL) string {
 const maxBodyBytes = 16 << 20
 
 func decode(body io.Reader, out any) error {
-	lr := &io.LimitedReader{R: body, N: maxBodyBytes + 1}
-	err := json.NewDecoder(lr).Decode(out)
+	b, err := io.ReadAll(io.LimitReader(body, maxBodyBytes+1))
 	switch {
-	case err == nil:
-		return nil
-	case lr.N <= 0:
+	case err != nil:
+		return err
+	case len(b) > maxBodyBytes:
 		return fmt.Errorf("the answer is larger than %d MiB", maxBodyBytes>>20)
-	case errors.Is(err, io.EOF):
+	case len(bytes.TrimSpace(b)) == 0:
 		return errors.New("the service answered with an empty body where JSON was expected")
-	default:
-		return fmt.Errorf("the answer is not the JSON expected: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(out); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return err
+		}
+		return fmt.Errorf("the answer is not the JSON expected (%w): %q", err, brief(string(b), ""))
+	}
+	if rest := bytes.TrimSpace(b[dec.InputOffset():]); len(rest) > 0 {
+		return fmt.Errorf("the answer is not the JSON expected: %d bytes follow its JSON: %q", len(rest), brief(string(rest), ""))
+	}
+	// Go's decoder keeps the last of a key given twice, such as a second _id.
+	if k, ok := duplicateKey(b); ok {
+		return fmt.Errorf("the answer is not the JSON expected: an object holds the key %q twice", k)
+	}
+	return nil
+}
+
+// duplicateKey is the first key that an object of b holds twice.
+func duplicateKey(b []byte) (string, bool) {
+	type level struct {
+		keys    map[string]bool // nil in an array
+		wantKey bool
+	}
+	var stack []*level
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		var top *level
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if k, ok := tok.(string); ok && top != nil && top.wantKey {
+			if top.keys[k] {
+				return k, true
+			}
+			top.keys[k], top.wantKey = true, false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &level{keys: map[string]bool{}, wantKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &level{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		// A value ended: an object's next token is a key.
+		if len(stack) > 0 && stack[len(stack)-1].keys != nil {
+			stack[len(stack)-1].wantKey = true
+		}
 	}
 }
 

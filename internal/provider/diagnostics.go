@@ -52,6 +52,13 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 				"Set base_url (or %s) to the address the service answers at itself.", re.Status, e.Method, e.Path, re.Location, EnvBaseURL))
 		return
 	}
+	if ua, ok := errors.AsType[*client.UnexpectedAnswerError](err); ok {
+		diags.AddError("Unexpected Answer", fmt.Sprintf(
+			"The service answered HTTP %d to %s %s with %s, not %s, which was asked for. Nothing of it was written to the state. "+
+				"The service, or a gateway or cache in front of it, mixed up answers: report it to the service's operators, and run again.",
+			e.StatusCode, e.Method, e.Path, ua.Answered, ua.Asked))
+		return
+	}
 	msg := serviceMessage(e)
 	switch e.StatusCode {
 	case 0:

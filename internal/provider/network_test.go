@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
@@ -264,4 +266,89 @@ func TestAccNetwork_redirectsRefused(t *testing.T) {
 	if ids := e.Sandbox.ConnectorIDs(e.WorkspaceID); len(ids) != 0 {
 		t.Errorf("connectors made: %v", ids)
 	}
+}
+
+// idKey is an answer's _id, as the sandbox writes it.
+var idKey = regexp.MustCompile(`"_id":\s*"[^"]*"`)
+
+// TestAccNetwork_foreignIDOnRead: a refresh whose read is answered with
+// another connector's _id fails with Unexpected Answer quoting both IDs; the
+// state keeps the connector's own, and once the answers are right nothing
+// changes.
+func TestAccNetwork_foreignIDOnRead(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	acctest.ProxyEnv(t, "", "")
+	foreign := e.MakeConnector(t, acctest.Name("foreign")).ID
+	var lie atomic.Bool
+	base := e.ServeFront(t, func(w http.ResponseWriter, r *http.Request, h http.Handler) {
+		if lie.Load() && r.Method == http.MethodGet && !strings.HasSuffix(r.URL.Path, "/connectors/") && strings.Contains(r.URL.Path, "/connectors/") {
+			acctest.Rewrite(w, r, h, func(b []byte) []byte { return idKey.ReplaceAll(b, []byte(`"_id":"`+foreign+`"`)) })
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+	config := acctest.ProviderBlock(base, e.APIKey, e.WorkspaceID) + networkHCL
+	var own string
+	sameID := resource.TestCheckResourceAttrWith("dataintegration_customer_service_connector.test", "id", func(v string) error {
+		if v == foreign || own != "" && v != own {
+			return fmt.Errorf("the state holds ID %s; the connector's own is %s, the foreign one %s", v, own, foreign)
+		}
+		own = v
+		return nil
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.ConnectorsGone(t),
+		Steps: []resource.TestStep{
+			{Config: config, Check: sameID},
+			{
+				PreConfig:    func() { lie.Store(true) },
+				RefreshState: true,
+				ExpectError:  acctest.Phrases("Unexpected Answer", `with connector "`+foreign+`", not connector "`, "Nothing of it was written to the state"),
+			},
+			{
+				PreConfig:        func() { lie.Store(false) },
+				Config:           config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check:            sameID,
+			},
+		},
+	})
+}
+
+// TestAccNetwork_duplicatedIDOnCreate: a create answered with its _id and a
+// second, foreign one is a lost answer, settled by listing: the state holds
+// the connector made, nothing is orphaned or doubled, and a rerun changes
+// nothing.
+func TestAccNetwork_duplicatedIDOnCreate(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	acctest.ProxyEnv(t, "", "")
+	foreign := e.MakeConnector(t, acctest.Name("foreign")).ID
+	base := e.ServeFront(t, func(w http.ResponseWriter, r *http.Request, h http.Handler) {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/connectors/") {
+			acctest.Rewrite(w, r, h, func(b []byte) []byte {
+				b = []byte(strings.TrimSpace(string(b)))
+				return append(b[:len(b)-1], []byte(`,"_id":"`+foreign+`"}`)...)
+			})
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+	config := acctest.ProviderBlock(base, e.APIKey, e.WorkspaceID) + networkHCL
+	made := func(s *terraform.State) error {
+		ids := e.Sandbox.ConnectorIDs(e.WorkspaceID)
+		got := s.RootModule().Resources["dataintegration_customer_service_connector.test"].Primary.ID
+		if len(ids) != 2 || got == foreign || !slices.Contains(ids, got) {
+			return fmt.Errorf("the state holds %s; the service holds %v, %s of them the foreign one", got, ids, foreign)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.ConnectorsGone(t),
+		Steps: []resource.TestStep{
+			{Config: config, Check: made},
+			{Config: config, PlanOnly: true},
+		},
+	})
 }
