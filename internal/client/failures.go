@@ -49,6 +49,9 @@ type ConnectError struct {
 	Err              error
 	// Timeout is the request timeout that NoAnswer waited out.
 	Timeout time.Duration
+	// Stalled is the status of a NoAnswer whose headers came but whose body
+	// did not arrive whole; 0 when nothing came.
+	Stalled int
 	// StoppedBy is what ended the Client's retries of reaching the service,
 	// such as "the retry budget (5m0s)"; empty while it still retries.
 	StoppedBy string
@@ -81,6 +84,9 @@ func (e *ConnectError) Error() string {
 	case Unreachable:
 		return unreachableCause(e.Host, e.Err)
 	case NoAnswer:
+		if e.Stalled != 0 {
+			return fmt.Sprintf("the service at %s sent the status (HTTP %d) and headers of its answer, but not the whole body within request_timeout (%s)", e.Host, e.Stalled, e.Timeout)
+		}
 		return fmt.Sprintf("nothing answered at %s within request_timeout (%s)", e.Host, e.Timeout)
 	case ProxyAuthRequired:
 		if e.ProxyCredentials {

@@ -238,3 +238,65 @@ func TestClient_noAnswerToAWrite(t *testing.T) {
 		t.Errorf("a read after it: %d requests in all, %v", s.requests.Load(), err)
 	}
 }
+
+// stallingService sends each answer's status and headers, then a little of
+// its body, then nothing.
+func stallingService(t *testing.T) (url string, requests *atomic.Int32) {
+	t.Helper()
+	requests = new(atomic.Int32)
+	gone := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(`{"_id": `))
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-gone:
+		}
+	}))
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() { close(gone) })
+	return ts.URL, requests
+}
+
+// TestClient_stalledBodiesShareOneBudget: a service that sends headers and
+// then stalls every body is out of reach, as a silent one is: 40 reads side
+// by side (a 40-connector plan, its budget and timeout scaled down) fail
+// within one budget and one request timeout, each a NoAnswer naming the
+// stalled answer; the retries stop.
+func TestClient_stalledBodiesShareOneBudget(t *testing.T) {
+	const budget, timeout = 600 * time.Millisecond, 200 * time.Millisecond
+	url, _ := stallingService(t)
+	var log attemptLog
+	c := budgetClient(t, url, budget, &log, func(c *Config) { c.RequestTimeout = timeout })
+	start := time.Now()
+	errs := make([]error, 40)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Go(func() { _, errs[i] = c.GetConnector(context.Background(), testWS, "c-1") })
+	}
+	wg.Wait()
+	if took := time.Since(start); took > budget+timeout+150*time.Millisecond {
+		t.Errorf("40 reads of stalled answers took %v: more than the budget and one request timeout (%v)", took, budget+timeout)
+	}
+	for _, err := range errs {
+		ce, _ := noAnswer(t, err)
+		if ce.Stalled != http.StatusOK || ce.StoppedBy != "the retry budget (600ms)" ||
+			!strings.Contains(err.Error(), "sent the status (HTTP 200) and headers of its answer, but not the whole body within request_timeout (200ms)") {
+			t.Errorf("stalled %d, stopped by %q: %v", ce.Stalled, ce.StoppedBy, err)
+		}
+	}
+}
+
+// TestClient_stalledBodyOfACreate: a create whose answer stalls is sent once
+// and may have taken effect: a lost answer.
+func TestClient_stalledBodyOfACreate(t *testing.T) {
+	url, requests := stallingService(t)
+	c := newTestClient(t, url, func(c *Config) { c.RequestTimeout = 100 * time.Millisecond })
+	_, err := c.CreateConnector(context.Background(), testWS, ConnectorSpec{Name: "n"})
+	if _, e := noAnswer(t, err); !e.MayHaveTakenEffect() || requests.Load() != 1 {
+		t.Errorf("%d requests, may have taken effect %v: %v", requests.Load(), e.MayHaveTakenEffect(), err)
+	}
+}

@@ -196,15 +196,35 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 		return c.noAnswer(ctx, actx, r, n, u, start, err, &connected)
 	}
 	defer drainClose(resp.Body)
-	c.reached()
 	status, header = resp.StatusCode, resp.Header
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		c.reached()
 		return c.redirected(ctx, r, n, u, start, resp)
 	}
 	if resp.StatusCode != r.want {
-		return c.unwanted(ctx, r, n, u, start, resp)
+		return c.unwanted(ctx, actx, r, n, u, start, resp)
 	}
-	return c.readAnswer(ctx, actx, r, n, start, resp)
+	return c.readAnswer(ctx, actx, r, n, u, start, resp)
+}
+
+// stalled is the outcome of an answer whose body did not arrive whole within
+// the request timeout: no answer, like silence before the headers, so that
+// a service that stalls its bodies spends the one budget of a service out
+// of reach (README.md, "Rate limits and retries").
+func (c *Client) stalled(ctx context.Context, r *request, n int, u *url.URL, start time.Time, status int) (time.Duration, bool, *Error) {
+	ce := &ConnectError{Failure: NoAnswer, Host: hostPort(u), Timeout: c.timeout, Stalled: status, Err: context.DeadlineExceeded}
+	c.failedToReach(start, ce)
+	c.logAttempt(ctx, r, n, status, time.Since(start), ce)
+	// A POST whose answer stalled may have been carried out: a lost answer.
+	return -1, r.idempotent(), c.failure(r, 0, "", ce, true)
+}
+
+// bodyStalled tells that the attempt's own timeout, not ctx, cut its body off.
+func bodyStalled(ctx, actx context.Context) bool {
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return false
+	}
+	return ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded)
 }
 
 // admit waits for r's turn (see acquire), unless r fails unsent: the key
@@ -287,8 +307,12 @@ func (c *Client) noAnswer(ctx, actx context.Context, r *request, n int, u *url.U
 
 // unwanted is the outcome of an answer whose status is not the one r
 // wants: the service's message, and whether and when to retry.
-func (c *Client) unwanted(ctx context.Context, r *request, n int, u *url.URL, start time.Time, resp *http.Response) (time.Duration, bool, *Error) {
+func (c *Client) unwanted(ctx, actx context.Context, r *request, n int, u *url.URL, start time.Time, resp *http.Response) (time.Duration, bool, *Error) {
 	msg, raw := readMessage(resp.Body, resp.Header.Get(headerContentType))
+	if bodyStalled(ctx, actx) {
+		return c.stalled(ctx, r, n, u, start, resp.StatusCode)
+	}
+	c.reached()
 	if u.Scheme == "http" && speaksTLS(resp.StatusCode, raw) {
 		ce := &ConnectError{Failure: ServiceSpeaksTLS, Host: hostPort(u), Err: fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimRight(cut(raw), "."))}
 		c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start), ce)
@@ -329,7 +353,7 @@ func location(u *url.URL, loc string) string {
 }
 
 // readAnswer reads the answer r wants. A body cut short fails the attempt.
-func (c *Client) readAnswer(ctx, actx context.Context, r *request, n int, start time.Time, resp *http.Response) (time.Duration, bool, *Error) {
+func (c *Client) readAnswer(ctx, actx context.Context, r *request, n int, u *url.URL, start time.Time, resp *http.Response) (time.Duration, bool, *Error) {
 	fail := func(err error) *Error { return c.failure(r, resp.StatusCode, "", err, true) }
 	rb := &bodyReader{r: resp.Body}
 	var err error
@@ -340,14 +364,16 @@ func (c *Client) readAnswer(ctx, actx context.Context, r *request, n int, start 
 	} else if r.read != nil {
 		err = r.read(rb)
 	}
+	if err != nil && bodyStalled(ctx, actx) {
+		return c.stalled(ctx, r, n, u, start, resp.StatusCode)
+	}
+	c.reached()
 	c.logAttempt(ctx, r, n, resp.StatusCode, time.Since(start), err)
 	switch {
 	case err == nil:
 		return -1, false, nil
 	case ctx.Err() != nil:
 		return -1, false, fail(ctxErr(ctx))
-	case actx.Err() != nil:
-		return -1, r.idempotent(), fail(fmt.Errorf("the answer did not arrive within the request timeout (%v)", c.timeout))
 	case rb.err != nil || errors.Is(err, io.ErrUnexpectedEOF):
 		// A body cut short is a failed attempt, as a 502 is: retried when
 		// idempotent, a lost answer otherwise.

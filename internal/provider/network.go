@@ -96,8 +96,12 @@ func addUnreachableError(diags *diag.Diagnostics, e *client.Error, ce *client.Co
 				"and that no firewall, VPN or proxy setting (HTTPS_PROXY, NO_PROXY) keeps this machine from it.%s", cause, e.Retries(), EnvBaseURL, stoppedRetrying(ce)))
 	case client.NoAnswer:
 		// The service may have received the request: "no request reached it" would say more than is known.
+		what := "Something accepts connections at base_url (or %s) but does not answer"
+		if ce.Stalled != 0 {
+			what = "The service at base_url (or %s) begins its answers but does not finish them"
+		}
 		diags.AddError("Service Not Answering", fmt.Sprintf(
-			"No answer from the service to %s %s: %s%s. Something accepts connections at base_url (or %s) but does not answer: "+
+			"No answer from the service to %s %s: %s%s. "+what+": "+
 				"check that the service there is up and that no gateway in front of it hangs; if it is only slow, raise request_timeout.%s",
 			e.Method, e.Path, ce, e.Retries(), EnvBaseURL, stoppedRetrying(ce)))
 	}

@@ -134,7 +134,11 @@ func TestAccNetwork_noProxyBypasses(t *testing.T) {
 
 // fleetAt is 40 connectors, with the provider at base and extra settings.
 func fleetAt(e *acctest.Env, base string, extra ...string) string {
-	return acctest.FleetHCL(40, fmt.Sprintf("base_url     = %q\n  api_key      = %q\n  workspace_id = %q\n  %s",
+	return fleetOf(40, e, base, extra...)
+}
+
+func fleetOf(n int, e *acctest.Env, base string, extra ...string) string {
+	return acctest.FleetHCL(n, fmt.Sprintf("base_url     = %q\n  api_key      = %q\n  workspace_id = %q\n  %s",
 		base, e.APIKey, e.WorkspaceID, strings.Join(extra, "\n  ")), false)
 }
 
@@ -351,4 +355,53 @@ func TestAccNetwork_duplicatedIDOnCreate(t *testing.T) {
 			{Config: config, PlanOnly: true},
 		},
 	})
+}
+
+// TestAccNetwork_stalledReadsFailOnce: a front that sends the status and
+// headers of every connector read, then stalls its body, is a service not
+// answering: a 200-connector plan fails once the first reads have spent their
+// retries, not after each read has spent its own, every error naming the
+// stalled answer.
+func TestAccNetwork_stalledReadsFailOnce(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
+	acctest.ProxyEnv(t, "", "")
+	stalling := e.ServeFront(t, func(w http.ResponseWriter, r *http.Request, h http.Handler) {
+		if r.Method != http.MethodGet || !strings.Contains(r.URL.Path, "/connectors/") {
+			h.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(`{"count": `))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	want := acctest.Phrases("Service Not Answering", "sent the status (HTTP 200) and headers of its answer, but not the whole body within request_timeout (2s)",
+		"begins its answers but does not finish them", "stopped retrying when a request reached max_retries (2)")
+	var failed string
+	var start time.Time
+	var took time.Duration
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.ConnectorsGone(t),
+		ErrorCheck: func(err error) error {
+			if failed != "" || !want.MatchString(err.Error()) {
+				return err
+			}
+			took, failed = time.Since(start), strings.Join(strings.Fields(err.Error()), " ")
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{Config: fleetOf(200, e, e.BaseURL)},
+			{PreConfig: func() { start = time.Now() }, Config: fleetOf(200, e, stalling, `request_timeout = "2s"`, "max_retries = 2"), PlanOnly: true},
+			{Config: fleetOf(200, e, e.BaseURL), PlanOnly: true},
+		},
+	})
+	if failed == "" {
+		t.Fatal("the plan against stalled answers did not fail")
+	}
+	if took > time.Minute {
+		t.Errorf("the plan against stalled answers took %s", took)
+	}
+	t.Logf("%d refreshes failed in %s", strings.Count(failed, "Service Not Answering"), took.Round(100*time.Millisecond))
 }
