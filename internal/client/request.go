@@ -624,17 +624,26 @@ func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
+// maxRetryAfterSeconds bounds a Retry-After before the cap, so that a
+// Duration cannot overflow.
+const maxRetryAfterSeconds = 1 << 20
+
 // retryAfter is negative when the header is absent or unreadable.
 func retryAfter(h http.Header, now time.Time) time.Duration {
 	v := strings.TrimSpace(h.Get(headerRetryAfter))
 	if v == "" {
 		return -1
 	}
-	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+	s, err := strconv.ParseInt(v, 10, 64)
+	if errors.Is(err, strconv.ErrRange) && v[0] != '-' {
+		// Too many digits for an int64 is far away all the same: capped.
+		s, err = maxRetryAfterSeconds, nil
+	}
+	if err == nil {
 		if s < 0 {
 			return -1
 		}
-		return time.Duration(min(s, 1<<20)) * time.Second
+		return time.Duration(min(s, maxRetryAfterSeconds)) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return max(t.Sub(now), 0)

@@ -240,6 +240,11 @@ func TestClient_retryAfterAndBackoff(t *testing.T) {
 		{"soon", -1},
 		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second},
 		{now.Add(-time.Hour).Format(http.TimeFormat), 0},
+		{"99999999999999999999", maxRetryAfterSeconds * time.Second},
+		{"+99999999999999999999999999", maxRetryAfterSeconds * time.Second},
+		{"9223372036854775807", maxRetryAfterSeconds * time.Second},
+		{"-99999999999999999999", -1},
+		{"Fri, 31 Dec 9999 23:59:59 GMT", time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Sub(now)},
 	} {
 		h := http.Header{}
 		if c.header != "" {
@@ -256,6 +261,11 @@ func TestClient_retryAfterAndBackoff(t *testing.T) {
 	if got := c.backoff(0, time.Hour); got != 30*time.Second {
 		t.Errorf("Retry-After not capped: %v", got)
 	}
+	for _, far := range []string{"99999999999999999999", "Fri, 31 Dec 9999 23:59:59 GMT"} {
+		if got := c.backoff(0, retryAfter(http.Header{"Retry-After": {far}}, now)); got != 30*time.Second {
+			t.Errorf("Retry-After %q not capped: %v", far, got)
+		}
+	}
 	for attempt, hi := range []time.Duration{100, 200, 400, 800, 1000, 1000} {
 		hi *= time.Millisecond
 		for range 50 {
@@ -269,7 +279,7 @@ func TestClient_retryAfterAndBackoff(t *testing.T) {
 // TestClient_farRetryAfter: a Retry-After an hour away, as seconds or as an HTTP
 // date, is capped; the wait ends with the context.
 func TestClient_farRetryAfter(t *testing.T) {
-	for _, header := range []string{"3600", time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)} {
+	for _, header := range []string{"3600", "99999999999999999999", time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)} {
 		var rec recorder
 		ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Retry-After", header)
