@@ -35,6 +35,9 @@ const (
 	// NoAnswer is a request that got no answer within the request timeout;
 	// unlike the others, it may have been sent (Error.Sent).
 	NoAnswer ConnectFailure = "no answer"
+	// ProxyNotAnswering is a proxy that took the connection but did not
+	// answer CONNECT within the request timeout; retried as NoAnswer is.
+	ProxyNotAnswering ConnectFailure = "proxy not answering"
 )
 
 // ConnectError is a request that never reached the service, or (NoAnswer)
@@ -83,6 +86,8 @@ func (e *ConnectError) Error() string {
 		return fmt.Sprintf("base_url says http://, but the service at %s speaks TLS (https): its TLS server refused the plain http request (%v)", e.Host, e.Err)
 	case Unreachable:
 		return unreachableCause(e.Host, e.Err)
+	case ProxyNotAnswering:
+		return fmt.Sprintf("the proxy at %s accepted the connection but did not answer the request for a tunnel to %s (CONNECT) within request_timeout (%s)", e.Proxy, e.Host, e.Timeout)
 	case NoAnswer:
 		if e.Stalled != 0 {
 			return fmt.Sprintf("the service at %s sent the status (HTTP %d) and headers of its answer, but not the whole body within request_timeout (%s)", e.Host, e.Stalled, e.Timeout)
@@ -112,7 +117,7 @@ func (e *ConnectError) Unwrap() error { return e.Err }
 // refuses the tunnel a wrong base_url; only one that timed out may change.
 func (e *ConnectError) Permanent() bool {
 	switch e.Failure {
-	case Unreachable, NoAnswer:
+	case Unreachable, NoAnswer, ProxyNotAnswering:
 		return false
 	case ProxyRefused:
 		return !isTimeout(e.Err)

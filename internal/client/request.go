@@ -180,8 +180,15 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	defer cancel()
 
 	var connected atomic.Bool
+	var dialed, handshakes atomic.Int32
 	actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
 		GotConn: func(httptrace.GotConnInfo) { connected.Store(true) },
+		ConnectDone: func(_, _ string, err error) {
+			if err == nil {
+				dialed.Add(1)
+			}
+		},
+		TLSHandshakeStart: func() { handshakes.Add(1) },
 	})
 	u := c.base.ResolveReference(&url.URL{Path: r.path, RawQuery: r.query.Encode()})
 	req, err := c.newRequest(actx, r, u, payload)
@@ -193,6 +200,9 @@ func (c *Client) attempt(ctx context.Context, r *request, payload []byte, n int)
 	sent = start
 	resp, err := c.http.Do(req) //nolint:bodyclose // drainClose below reads what is left and closes it.
 	if err != nil {
+		if ce := c.proxySilent(actx, u, dialed.Load(), handshakes.Load(), connected.Load()); ce != nil {
+			err = ce
+		}
 		return c.noAnswer(ctx, actx, r, n, u, start, err, &connected)
 	}
 	defer drainClose(resp.Body)
@@ -265,6 +275,27 @@ func (c *Client) newRequest(ctx context.Context, r *request, u *url.URL, payload
 		req.Header.Set(headerContentType, mediaJSON)
 	}
 	return req, nil
+}
+
+// proxySilent is the failure of an attempt that timed out waiting for the
+// proxy's answer to CONNECT: connected to the proxy (and through its own
+// TLS, for an https proxy), never to the service. nil otherwise.
+func (c *Client) proxySilent(actx context.Context, u *url.URL, dialed, handshakes int32, connected bool) *ConnectError {
+	if connected || dialed == 0 || !errors.Is(actx.Err(), context.DeadlineExceeded) {
+		return nil
+	}
+	p, err := c.proxyFor(u)
+	if err != nil || p == nil {
+		return nil
+	}
+	own := int32(0)
+	if p.Scheme == "https" {
+		own = 1
+	}
+	if handshakes > own {
+		return nil
+	}
+	return &ConnectError{Failure: ProxyNotAnswering, Proxy: p.Host, Host: hostPort(u), Timeout: c.timeout, Err: context.DeadlineExceeded}
 }
 
 // noAnswer is the outcome of an attempt that got no answer: ctx ended, the

@@ -337,3 +337,19 @@ func TestTransport_schemeMismatch(t *testing.T) {
 		t.Errorf("%d requests reached the handlers", reached.Load())
 	}
 }
+
+// TestTransport_proxyNotAnswering: a proxy that takes the connection and
+// never answers CONNECT is named as the proxy, with its host and port and
+// without its password, not as a service not answering; it is retried as
+// a service not answering is.
+func TestTransport_proxyNotAnswering(t *testing.T) {
+	const password = "proxy-pass-S3cret"
+	silent := nettest.SilentAddr(t)
+	proxyEnv(t, "http://ci-runner:"+password+"@"+silent, "")
+	err := getConnector(t, newTestClient(t, "https://service.example.com:8443", func(c *Config) { c.RequestTimeout = 200 * time.Millisecond; c.MaxRetries = 0 }))
+	ce := connectFailure(t, err, ProxyNotAnswering)
+	want := "the proxy at " + silent + " accepted the connection but did not answer the request for a tunnel to service.example.com:8443 (CONNECT) within request_timeout (200ms)"
+	if ce.Proxy != silent || ce.Permanent() || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), password) {
+		t.Errorf("proxy %q, permanent %v: %v; want %q", ce.Proxy, ce.Permanent(), err, want)
+	}
+}

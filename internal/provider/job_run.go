@@ -155,6 +155,11 @@ func addTriggerError(ctx context.Context, c *client.Client, diags *diag.Diagnost
 			diags.AddAttributeError(at, "Job Not Triggered", fmt.Sprintf(
 				"The service refused to run job %s (HTTP 409: %s). A job that is inactive or already running cannot be triggered.", job, serviceMessage(err)))
 		}
+	case !limitEnded(ctx) && gaveUpEarly(err):
+		diags.AddError("Trigger Given Up Before Its Limit", fmt.Sprintf(
+			"The trigger of job %s was given up before %s (%s) ended, since the wait before its next attempt would have passed it: %v. "+
+				"The job did not start: the service refused each attempt without doing anything. "+
+				"To run it, %s; or raise %s.", job, limit.setting, limit.d, err, r.again, limit.setting))
 	case limitEnded(ctx) || client.OutOfTime(err):
 		// A trigger in flight when the timeout ended is triggerAnswerLost's.
 		diags.AddError("Timeout Triggering Job", fmt.Sprintf(
@@ -170,6 +175,13 @@ func addTriggerError(ctx context.Context, c *client.Client, diags *diag.Diagnost
 	default:
 		addRequestError(diags, "Unable to Trigger Job", ws, err)
 	}
+}
+
+// gaveUpEarly tells a request given up because its next wait would end past
+// its limit, rather than cut off by it.
+func gaveUpEarly(err error) bool {
+	e, ok := errors.AsType[*client.Error](err)
+	return ok && e.Limit != "" && e.Wait > 0
 }
 
 // limitEnded tells whether the limit of ctx has passed: known at once, where

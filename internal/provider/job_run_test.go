@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
@@ -62,4 +63,21 @@ func TestTriggerAnswerLost_saysWhatIsKnown(t *testing.T) {
 	if triggerAnswerLost(t.Context(), &diags, "job-1", &client.Error{Method: "POST", StatusCode: 503, Sent: true}, limit, "") || len(diags) != 0 {
 		t.Errorf("a 503, which the service answers without acting, was taken as lost: %v", diags)
 	}
+}
+
+// TestTriggerError_givenUpBeforeItsLimit: a trigger given up because its next
+// wait would pass its limit says so, not "Timeout"; one cut off by the limit
+// says Timeout.
+func TestTriggerError_givenUpBeforeItsLimit(t *testing.T) {
+	limit := triggerLimit{d: time.Minute, setting: "timeouts.create"}
+	r := jobRun{job: "job-1", ws: "ws-1", again: "apply again"}
+	early := &client.Error{Method: "POST", Path: "/run/", StatusCode: 503, Sent: true, Attempts: 2, Tried: 400 * time.Millisecond,
+		Limit: "timeouts.create (1m0s)", Wait: 2 * time.Minute}
+	var diags diag.Diagnostics
+	addTriggerError(t.Context(), nil, &diags, path.Root("job_id"), r, nil, limit, early)
+	onlyError(t, diags, "Trigger Given Up Before Its Limit", "given up before timeouts.create (1m0s) ended", "the next attempt would wait 2m0s, past the end of timeouts.create", "The job did not start")
+	cut := &client.Error{Method: "POST", Path: "/run/", StatusCode: 503, Sent: true, Attempts: 9, Tried: time.Minute, Limit: "timeouts.create (1m0s)"}
+	diags = nil
+	addTriggerError(t.Context(), nil, &diags, path.Root("job_id"), r, nil, limit, cut)
+	onlyError(t, diags, "Timeout Triggering Job", "did not complete within timeouts.create")
 }

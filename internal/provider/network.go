@@ -26,7 +26,7 @@ func addConnectError(diags *diag.Diagnostics, e *client.Error) bool {
 	switch ce.Failure {
 	case client.UntrustedCertificate, client.CertificateNameMismatch, client.CertificateExpired:
 		addCertificateError(diags, ce, cause)
-	case client.ProxyAuthRequired, client.ProxyRefused:
+	case client.ProxyAuthRequired, client.ProxyRefused, client.ProxyNotAnswering:
 		addProxyError(diags, e, ce, cause)
 	case client.UnknownHost, client.Unreachable, client.NoAnswer:
 		addUnreachableError(diags, e, ce, cause)
@@ -69,6 +69,11 @@ func addProxyError(diags *diag.Diagnostics, e *client.Error, ce *client.ConnectE
 		}
 		diags.AddError("Proxy Authentication Required", fmt.Sprintf(
 			"%s. %s, or name the service's host in NO_PROXY if it needs no proxy. The credentials are never shown.", cause, fix))
+	case client.ProxyNotAnswering:
+		diags.AddError("Proxy Not Answering", fmt.Sprintf(
+			"%s%s. The proxy that HTTPS_PROXY (or https_proxy) names takes connections but does not open tunnels: "+
+				"check that it is a running, working proxy, or name the service's host in NO_PROXY to connect without one. The credentials are never shown.%s",
+			cause, e.Retries(), stoppedRetrying(ce)))
 	case client.ProxyRefused:
 		if ce.ProxyStatus == 0 {
 			diags.AddError("Proxy Unreachable", fmt.Sprintf(

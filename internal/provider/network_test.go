@@ -405,3 +405,34 @@ func TestAccNetwork_stalledReadsFailOnce(t *testing.T) {
 	}
 	t.Logf("%d refreshes failed in %s", strings.Count(failed, "Service Not Answering"), took.Round(100*time.Millisecond))
 }
+
+// TestAccNetwork_proxyNotAnswering: a proxy that takes the connection and
+// never answers CONNECT fails the plan naming the proxy, by host and port,
+// never its password; nothing reaches the service.
+func TestAccNetwork_proxyNotAnswering(t *testing.T) {
+	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
+	silent := nettest.SilentAddr(t)
+	acctest.ProxyEnv(t, "http://ci-runner:"+proxyPassword+"@"+silent, "")
+	want := acctest.Phrases("Proxy Not Answering", "the proxy at "+silent+" accepted the connection but did not answer the request for a tunnel",
+		"(CONNECT) within request_timeout (2s)", "name the service's host in NO_PROXY")
+	var failed bool
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ErrorCheck: func(err error) error {
+			if strings.Contains(err.Error(), proxyPassword) || !want.MatchString(err.Error()) {
+				return err
+			}
+			failed = true
+			return nil
+		},
+		Steps: []resource.TestStep{{
+			Config: e.ProviderConfig(fmt.Sprintf("ca_certificate = %q", e.CA.PEM), `request_timeout = "2s"`, "max_retries = 0") + networkHCL,
+		}},
+	})
+	if !failed {
+		t.Error("the plan through a proxy that never answers did not fail")
+	}
+	if n := len(e.Remotes()); n != 0 {
+		t.Errorf("%d requests reached the sandbox", n)
+	}
+}
