@@ -284,8 +284,9 @@ func (c *Client) proxySilent(actx context.Context, u *url.URL, dialed, handshake
 	if connected || dialed == 0 || !errors.Is(actx.Err(), context.DeadlineExceeded) {
 		return nil
 	}
-	p, err := c.proxyFor(u)
-	if err != nil || p == nil {
+	// A proxy setting in error was refused by New.
+	p, _ := c.proxyFor(u)
+	if p == nil {
 		return nil
 	}
 	own := int32(0)
