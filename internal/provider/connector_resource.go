@@ -252,7 +252,8 @@ func (r *connectorResource) checkPlannedName(ctx context.Context, req resource.M
 				"two connectors of one name would make two jobs of that name. Nothing was changed. "+
 				"If it is the one this resource stands for, adopt it with an import block:\n\n"+
 				"import {\n  to = <this resource's address>\n  id = \"%s/%s\"\n}\n\n"+
-				"Otherwise give this resource another name, or delete that connector.",
+				"Otherwise give this resource another name, or delete that connector. "+
+				"If it is this resource's own, replaced (tainted, or -replace) by a plan with -refresh=false, plan again without -refresh=false.",
 			w, n, c.ID, c.CreatedAt, w, c.ID))
 		return
 	}
