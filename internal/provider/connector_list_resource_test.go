@@ -370,8 +370,11 @@ resource "dataintegration_customer_service_connector" "desk" {
 	lost := fmt.Sprintf("%s.desk[%q]", acctest.ConnectorType, names[1])
 	eng.Run(t, dir, nil, "state", "rm", lost)
 
-	actions, _ := eng.Plan(t, dir, nil)
-	acctest.ExpectActions(t, actions, lost, "create") // the duplicate that adoption avoids
+	// The duplicate that adoption avoids fails the plan.
+	if out, err := eng.Try(dir, nil, "plan", "-input=false", "-no-color"); err == nil ||
+		!acctest.Phrases("Connector Name Taken", fmt.Sprintf("already holds a connector named %q", names[1])).MatchString(err.Error()) {
+		t.Errorf("the plan of the lost connector: want Connector Name Taken: %v\n%s", err, out)
+	}
 
 	if err := os.WriteFile(filepath.Join(dir, "lost.tfquery.hcl"), []byte(acctest.ListBlock("lost", nil, []string{fmt.Sprintf("name = %q", names[1])})), 0o600); err != nil {
 		t.Fatal(err)

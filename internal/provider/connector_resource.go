@@ -68,7 +68,7 @@ func (r *connectorResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			},
 			"workspace_id": schema.StringAttribute{
 				MarkdownDescription: "The workspace (a UUID) that holds the connector. Defaults to the provider's `workspace_id`; one of the two is required. " +
-					"Changing it replaces the connector, and so does a value known only at apply; the same UUID in another letter case is no change.",
+					"Changing it replaces the connector; a value known only at apply does not (see Workspaces); the same UUID in another letter case is no change.",
 				Optional:   true,
 				Computed:   true,
 				Validators: []validator.String{uuidValidator()},
@@ -184,11 +184,79 @@ func (r *connectorResource) Configure(_ context.Context, req resource.ConfigureR
 }
 
 func (r *connectorResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planWorkspace(ctx, req, resp)
+	if r.data == nil {
+		return
+	}
+	if !r.holdPlanned(ctx, req, resp) {
+		return
+	}
+	r.data.planWorkspace(ctx, req, resp, true)
 	planToken(ctx, req, resp)
 	planStreams(ctx, req, resp)
 	keepUpdatedAt(ctx, req, resp)
 	r.data.checkPlannedWorkspace(ctx, req, resp)
+	r.checkPlannedName(ctx, req, resp)
+}
+
+// holdPlanned fails the plan of a second instance of this walk holding the
+// prior state's connector, before the apply deletes it under the first.
+func (r *connectorResource) holdPlanned(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) bool {
+	if req.State.Raw.IsNull() {
+		return true
+	}
+	var id, ws types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("id"), &id)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("workspace_id"), &ws)...)
+	if resp.Diagnostics.HasError() || id.ValueString() == "" {
+		return !resp.Diagnostics.HasError()
+	}
+	if r.data.holds.hold(id.ValueString(), ws.ValueString(), true) {
+		addHeldTwice(&resp.Diagnostics, id.ValueString(), ws.ValueString())
+		return false
+	}
+	return true
+}
+
+// checkPlannedName fails the plan of a create, a replacement's included, whose
+// name the workspace holds already, or another create of this plan gives:
+// the apply would delete the replaced connector before its create failed. A
+// connector another instance of this plan holds is left to the apply's checks:
+// it is this instance's own, replaced in place, or one the apply deletes first.
+func (r *connectorResource) checkPlannedName(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
+		return
+	}
+	var ws, name types.String
+	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("workspace_id"), &ws)...)
+	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
+	if resp.Diagnostics.HasError() || ws.IsUnknown() || ws.IsNull() || name.IsUnknown() || name.IsNull() {
+		return
+	}
+	w, n := ws.ValueString(), name.ValueString()
+	if r.data.holds.create(w, n) {
+		addNamePlannedTwice(&resp.Diagnostics, w, n)
+		return
+	}
+	found, err := r.data.plannedNamed(ctx, w, n)
+	if err != nil {
+		addRequestError(&resp.Diagnostics, "Unable to List Connectors", w, err)
+		return
+	}
+	for _, c := range found {
+		if r.data.holds.holds(c.ID, w) {
+			continue
+		}
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Connector Name Taken", fmt.Sprintf(
+			"Workspace %s already holds a connector named %q: %s, created at %s. This plan creates a connector of that name there "+
+				"(a new one, or a replacement moved from another workspace, deleted from there first), and the create would fail: "+
+				"two connectors of one name would make two jobs of that name. Nothing was changed. "+
+				"If it is the one this resource stands for, adopt it with an import block:\n\n"+
+				"import {\n  to = <this resource's address>\n  id = \"%s/%s\"\n}\n\n"+
+				"Otherwise give this resource another name, or delete that connector. "+
+				"If it is this resource's own, replaced (tainted, or -replace) by a plan with -refresh=false, plan again without -refresh=false.",
+			w, n, c.ID, c.CreatedAt, w, c.ID))
+		return
+	}
 }
 
 // planToken requires a token only to create: an imported connector keeps the
@@ -298,6 +366,10 @@ func (r *connectorResource) Read(ctx context.Context, req resource.ReadRequest, 
 		return
 	}
 	ws, id := state.WorkspaceID.ValueString(), state.ID.ValueString()
+	if r.data.holds.hold(id, ws, false) {
+		addHeldTwice(&resp.Diagnostics, id, ws)
+		return
+	}
 	c, err := r.data.client.ReadConnector(ctx, ws, id)
 	switch {
 	case client.IsNotFound(err):

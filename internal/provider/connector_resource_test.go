@@ -515,10 +515,11 @@ func TestAccConnector_workspaceChangeReplaces(t *testing.T) {
 }
 
 // TestAccConnector_nameTaken: a create of a name the workspace holds (a
-// connector made outside, or one a killed apply lost) fails before it sends
-// anything, with the import block that adopts it, which then works; two
-// resources of one name in one apply make one connector, and the second is
-// told that the first made it.
+// connector made outside, or one a killed apply lost) fails the plan, with
+// the import block that adopts it, which then works; two resources of one
+// name fail the plan too, and make nothing. That two creates of one name
+// the plan could not see wait for each other at apply is
+// TestConnector_createsOfOneNameWait's.
 func TestAccConnector_nameTaken(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "count the connectors of a name")
@@ -527,13 +528,7 @@ func TestAccConnector_nameTaken(t *testing.T) {
 	args := acctest.NewConnectorArgs(name).With("streams", `["tickets"]`, "url", `"https://acme.example-helpdesk.com"`)
 	twiceName := acctest.Name("twice")
 	once := e.ProviderConfig() + args.HCL() + strings.Replace(acctest.NewConnectorArgs(twiceName).HCL(), `"test"`, `"once"`, 1)
-	// "twice" after "once", so that the state keeps "once", which the last
-	// step keeps: were "twice" the one created, that step would destroy it
-	// while creating "once", whose name check could still find it. That
-	// two creates of one name wait for each other, whichever comes first,
-	// is TestConnector_createsOfOneNameWait's.
-	twice := once + strings.Replace(strings.Replace(acctest.NewConnectorArgs(twiceName).HCL(), `"test"`, `"twice"`, 1),
-		"\n}\n", "\n  depends_on = [dataintegration_customer_service_connector.once]\n}\n", 1)
+	twice := once + strings.Replace(acctest.NewConnectorArgs(twiceName).HCL(), `"test"`, `"twice"`, 1)
 	oneEach := func(*terraform.State) error {
 		if held := e.ConnectorsByName(t); len(held[name]) != 1 || len(held[twiceName]) != 1 || len(held) != 2 {
 			return fmt.Errorf("the service holds %v, want one connector of each name", held)
@@ -556,7 +551,7 @@ func TestAccConnector_nameTaken(t *testing.T) {
 			},
 			{
 				Config:      twice,
-				ExpectError: acctest.Phrases("Connector Name Taken", "Another resource of this apply has just created connector", "Give each resource a name of its own"),
+				ExpectError: acctest.Phrases("Connector Name Taken", fmt.Sprintf("Two resources of this configuration create a connector named %q", twiceName), "Give each resource a name of its own"),
 			},
 			{Config: once, Check: oneEach},
 		},
@@ -918,11 +913,11 @@ func TestAccConnector_generateConfig(t *testing.T) {
 // The tests below check that plans are stable: a value that means
 // the same thing (a UUID in another letter case, streams in another order)
 // plans nothing, and a workspace known only at apply plans the replacement
-// that one apply carries out.
+// of a trigger that one apply carries out (a connector's is
+// TestAccConnector_unknownWorkspaceKept).
 
-// TestAccResources_unknownWorkspaceReplaces moves a connector and a trigger
-// to a workspace known only at apply: the plan shows both replaced, and one
-// apply moves them.
+// TestAccResources_unknownWorkspaceReplaces moves a trigger to a workspace
+// known only at apply: the plan shows it replaced, and one apply moves it.
 func TestAccResources_unknownWorkspaceReplaces(t *testing.T) {
 	second := acctest.SecondWorkspace
 	e := acctest.TwoWorkspaces(t, sandbox.Config{Jobs: 0, RunDuration: time.Millisecond}, "bind the API key to a second workspace and add a job to both")
@@ -944,31 +939,25 @@ resource "dataintegration_job_trigger" "test" {
   workspace_id = terraform_data.ws.output
   job_id       = "` + job.ID + `"
 }
-` + acctest.NewConnectorArgs(acctest.Name("unknown workspace")).With("workspace_id", "terraform_data.ws.output").HCL()
-	var first, moved string
+`
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             e.ConnectorsGone(t),
 		Steps: []resource.TestStep{
 			{
 				Config:          cfg,
 				ConfigVariables: config.Variables{"workspace": config.StringVariable(e.WorkspaceID)},
-				Check:           acctest.CaptureID(&first),
 			},
 			{
 				Config:          cfg,
 				ConfigVariables: config.Variables{"workspace": config.StringVariable(second)},
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(acctest.ConnectorAddress, plancheck.ResourceActionDestroyBeforeCreate),
 						plancheck.ExpectResourceAction(acctest.TriggerAddress, plancheck.ResourceActionDestroyBeforeCreate),
-						plancheck.ExpectUnknownValue(acctest.ConnectorAddress, tfjsonpath.New("workspace_id")),
+						plancheck.ExpectUnknownValue(acctest.TriggerAddress, tfjsonpath.New("workspace_id")),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					acctest.CaptureID(&moved),
-					e.ExpectMoved(&first, &moved, second),
 					func(*terraform.State) error {
 						if n := len(e.Sandbox.Executions(second, job.ID)); n != 1 {
 							return fmt.Errorf("the job ran %d times in workspace %s, want once", n, second)
@@ -1204,17 +1193,26 @@ resource "dataintegration_customer_service_connector" "test" {
 	}
 	refused := acctest.Phrases("Workspace Not Reachable", "cannot reach workspace "+typo, "HTTP 403", "Nothing was changed", "workspace_id", EnvAPIKey)
 
-	for _, cfg := range []string{fleet(typo), fleet(e.WorkspaceID) + strings.Replace(acctest.NewConnectorArgs(name+" new").With("workspace_id", strconv.Quote(typo)).HCL(), `"test"`, `"new"`, 1)} {
-		if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o600); err != nil {
+	// Only a refreshing plan moves a connector (TestAccConnector_unknownWorkspaceKept),
+	// so the move's plan reads the connectors too: one list, and the check.
+	for _, c := range []struct {
+		cfg     string
+		refresh string
+		lists   int64
+	}{
+		{fleet(typo), "-refresh=true", 2},
+		{fleet(e.WorkspaceID) + strings.Replace(acctest.NewConnectorArgs(name+" new").With("workspace_id", strconv.Quote(typo)).HCL(), `"test"`, `"new"`, 1), "-refresh=false", 1},
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(c.cfg), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		before = checks()
-		out, err := eng.Try(dir, nil, "apply", "-refresh=false", "-auto-approve", "-input=false", "-no-color")
+		out, err := eng.Try(dir, nil, "apply", c.refresh, "-auto-approve", "-input=false", "-no-color")
 		if err == nil || !refused.MatchString(fmt.Sprint(err)) {
 			t.Fatalf("apply to an unreachable workspace: %v\n%s", err, out)
 		}
-		if n := checks() - before; n != 1 {
-			t.Errorf("the plan asked about the workspace %d times, want once", n)
+		if n := checks() - before; n != c.lists {
+			t.Errorf("the plan listed connectors %d times, want %d", n, c.lists)
 		}
 		expectKept()
 	}
@@ -1645,13 +1643,13 @@ func TestAccScale_requestCounts(t *testing.T) {
 		}
 		return after.Requests - before.Requests, diff
 	}
-	// The key check of the creates is made once per provider process: the
-	// plan's and the apply's.
+	// The key check of the creates is made once per provider process, the
+	// plan's and the apply's, and so is the name list of their plans.
 	total, byRoute := counts(func() { eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false") })
 	lists := byRoute["GET "+acctest.RouteConnectors] - 2
 	t.Logf("the apply sent %d requests %v", total, byRoute)
 	if total != 2*n+2+lists || lists < 2 || lists > 2*n || byRoute["POST "+acctest.RouteConnectors] != n || byRoute[acctest.RouteRunJob] != n {
-		t.Errorf("the apply sent %d requests %v, want %d creates, %d triggers, 2 key checks and at most two name lists a create, nothing else", total, byRoute, n, n)
+		t.Errorf("the apply sent %d requests %v, want %d creates, %d triggers, 2 key checks, a name list a process and at most two a create, nothing else", total, byRoute, n, n)
 	}
 	// The workspace's list is one page: the first read asks by ID, the
 	// second reads the list, which answers the rest.

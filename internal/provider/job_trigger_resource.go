@@ -178,7 +178,7 @@ func (r *jobTriggerResource) ConfigValidators(context.Context) []resource.Config
 }
 
 func (r *jobTriggerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planWorkspace(ctx, req, resp)
+	r.data.planWorkspace(ctx, req, resp, false)
 	if resp.Diagnostics.HasError() || req.Plan.Raw.IsNull() || req.State.Raw.IsNull() {
 		return
 	}

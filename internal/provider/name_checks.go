@@ -122,6 +122,15 @@ func (n *nameChecks) counted(ws string, held int) {
 	n.of(ws).held = held
 }
 
+// onePage tells whether ws held one page of connectors at most when last
+// counted.
+func (n *nameChecks) onePage(ws string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	w := n.of(ws)
+	return w.held >= 0 && w.held <= w.pageSize
+}
+
 // made records a connector this process created in ws.
 func (n *nameChecks) made(ws string) {
 	n.mu.Lock()

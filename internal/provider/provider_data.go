@@ -21,6 +21,7 @@ type providerData struct {
 	names       nameLocks
 	checks      nameChecks
 	reachable   workspaceChecks
+	holds       planHolds
 }
 
 // configuredData is nil when the provider is not configured yet.

@@ -38,10 +38,12 @@ func (d *providerData) workspace(v types.String, diags *diag.Diagnostics) string
 	return d.workspaceID
 }
 
-// planWorkspace replaces the resource for another workspace, or one known only at
-// apply (Terraform refuses an update that turned into a replacement), and keeps
-// the state's value for the same UUID in another letter case.
-func (d *providerData) planWorkspace(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+// planWorkspace replaces the resource for another workspace, and keeps the
+// state's value for the same UUID in another letter case. A value known only at
+// apply replaces it too, unless keepUnknown: the engine refuses an update that
+// turns into a replacement at apply, so an update planned over an unknown value
+// fails there, before any change, when the value is another workspace.
+func (d *providerData) planWorkspace(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, keepUnknown bool) {
 	if req.Plan.Raw.IsNull() || d == nil {
 		return
 	}
@@ -59,9 +61,27 @@ func (d *providerData) planWorkspace(ctx context.Context, req resource.ModifyPla
 	if !req.State.Raw.IsNull() {
 		var prior types.String
 		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("workspace_id"), &prior)...)
+		var id types.String
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("id"), &id)...)
 		switch {
 		case !planned.IsUnknown() && sameID(prior.ValueString(), planned.ValueString()):
 			planned = prior
+		case planned.IsUnknown() && keepUnknown:
+			resp.Diagnostics.AddAttributeWarning(path.Root("workspace_id"), "Workspace Known Only at Apply", fmt.Sprintf(
+				"workspace_id is known only at apply, so this plan updates connector %s in place rather than replace it. "+
+					"If the value is then %s, its workspace, the connector is kept as it is. If it is another workspace, the apply fails "+
+					"before changing the connector: plan again once the value is known, and that plan moves it.", id.ValueString(), prior.ValueString()))
+		case keepUnknown && !d.holds.wasRead(id.ValueString()):
+			// The apply of an update planned over an unknown workspace_id, or
+			// a plan that does not refresh: the engine refuses a replacement
+			// in the first, and both are told alike.
+			resp.Diagnostics.AddAttributeError(path.Root("workspace_id"), "Connector Move Not Planned", fmt.Sprintf(
+				"workspace_id is %s, but connector %s is in workspace %s. Either the plan being applied updated the connector in place, "+
+					"workspace_id being known only at apply then, or this plan does not refresh (-refresh=false), and only a refreshing plan moves a connector. "+
+					"Nothing was changed. Run terraform plan again, refreshing, with workspace_id known: that plan moves the connector "+
+					"(deleting it and its job from workspace %s, and creating it in %s).",
+				planned.ValueString(), id.ValueString(), prior.ValueString(), prior.ValueString(), planned.ValueString()))
+			return
 		default:
 			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("workspace_id"))
 		}
