@@ -32,6 +32,8 @@ const (
 type Config struct {
 	BaseURL string
 	APIKey  string
+	// KeyFrom says where APIKey was read from, for a refusal's message.
+	KeyFrom string
 	// Version, Engine and AppendUserAgent make the User-Agent (UserAgent).
 	Version, Engine, AppendUserAgent string
 	CACertificate                    string
@@ -50,6 +52,7 @@ type Config struct {
 type Client struct {
 	base       *url.URL
 	apiKey     string
+	keyFrom    string
 	userAgent  string
 	maxRetries int // negative: no limit but the budget
 	budget     time.Duration
@@ -104,6 +107,7 @@ func New(cfg Config) (*Client, error) {
 		slots:         make(chan struct{}, bound),
 		base:          base,
 		apiKey:        cfg.APIKey,
+		keyFrom:       cfg.KeyFrom,
 		userAgent:     UserAgent(cfg.Engine, cfg.Version, cfg.AppendUserAgent),
 		maxRetries:    max(cfg.MaxRetries, NoRetryLimit),
 		budget:        orDefault(cfg.RetryBudget, DefaultRetryBudget),

@@ -21,8 +21,10 @@ const (
 // Error is a failed request: the service's answer, or the reason none came.
 type Error struct {
 	Operation string
-	// Path includes the base URL's path.
-	Method, Path string
+	// Path includes the base URL's path; Host is the base URL's.
+	Method, Path, Host string
+	// KeyFrom is Config.KeyFrom.
+	KeyFrom string
 	// StatusCode is 0 when no answer came.
 	StatusCode int
 	Message    string

@@ -467,7 +467,7 @@ func (c *Client) keyRefusal(r *request) *Error {
 // failure is the one constructor of an Error.
 func (c *Client) failure(r *request, status int, msg string, err error, connected bool) *Error {
 	return &Error{
-		Operation: r.op, Method: r.method, Path: c.fullPath(r.path), StatusCode: status, Message: msg, Err: err,
+		Operation: r.op, Method: r.method, Path: c.fullPath(r.path), Host: c.base.Host, KeyFrom: c.keyFrom, StatusCode: status, Message: msg, Err: err,
 		Sent: status != 0 || connected,
 	}
 }

@@ -47,13 +47,19 @@ func newTransport(caPEM string, bound int) (*http.Transport, func(*url.URL) (*ur
 	// httpproxy reads the environment each time, where http's own
 	// ProxyFromEnvironment keeps the first reading for the process's life.
 	env := httpproxy.FromEnvironment()
-	envProxy := env.ProxyFunc()
+	// base_url is https, or http on loopback, which no proxy serves: one
+	// rule, HTTP_PROXY plays no part.
+	env.HTTPProxy = ""
 	// Go reads a value that is not a URL as a proxy on a host named after
-	// the scheme.
-	valid := map[string]bool{"http": proxyURL(env.HTTPProxy), "https": proxyURL(env.HTTPSProxy)}
+	// the scheme, or as no proxy at all; either hides a typo until a
+	// request fails elsewhere.
+	if env.HTTPSProxy != "" && !proxyURL(env.HTTPSProxy) {
+		return nil, nil, ErrProxyURL
+	}
+	envProxy := env.ProxyFunc()
 	proxyFor := func(u *url.URL) (*url.URL, error) {
 		p, err := envProxy(u)
-		if err != nil || p != nil && !valid[u.Scheme] {
+		if err != nil {
 			return nil, ErrProxyURL
 		}
 		return p, nil
@@ -121,7 +127,7 @@ func ProxyCredentials(v string) []string {
 }
 
 // ErrProxyURL does not echo the value, which may hold a password.
-var ErrProxyURL = errors.New("HTTPS_PROXY (or HTTP_PROXY) is not a proxy URL such as http://user:password@proxy.example.com:3128: " +
+var ErrProxyURL = errors.New("HTTPS_PROXY (or https_proxy) is not a proxy URL such as http://user:password@proxy.example.com:3128: " +
 	"in the user name and password, percent-encode @, :, / and % (as %40, %3A, %2F and %25)")
 
 // ErrNoCertificate is a CACertificate without a PEM certificate.

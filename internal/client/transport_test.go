@@ -212,16 +212,34 @@ func TestTransport_proxy(t *testing.T) {
 	}
 
 	t.Run("a proxy URL that does not parse", func(t *testing.T) {
-		// A password with a / left as it is.
-		proxyEnv(t, "http://ci-runner:pass/word@"+proxy.Addr, "")
-		_, err := New(Config{BaseURL: base})
-		if !errors.Is(err, ErrProxyURL) || strings.Contains(err.Error(), "pass/word") {
-			t.Errorf("error %v, want ErrProxyURL", err)
+		// A password with a / left as it is, whether the host would go
+		// through the proxy, is in NO_PROXY, or is loopback: a typo shows
+		// before the first request, not as a failure of some other kind.
+		for _, c := range []struct{ value, base, noProxy string }{
+			{"http://ci-runner:pass/word@" + proxy.Addr, base, ""},
+			{"http://ci-runner:pass/word@" + proxy.Addr, base, "sandbox.localhost"},
+			{"http://ci-runner:pass/word@" + proxy.Addr, "http://127.0.0.1:" + port, ""},
+			{"%zz", base, ""},
+			{"::", base, ""},
+			{"http://%zz", "http://localhost:" + port, ""},
+			{"ftp://" + proxy.Addr, base, ""},
+		} {
+			proxyEnv(t, c.value, c.noProxy)
+			_, err := New(Config{BaseURL: c.base})
+			if !errors.Is(err, ErrProxyURL) || strings.Contains(err.Error(), "pass/word") {
+				t.Errorf("HTTPS_PROXY=%q, NO_PROXY=%q, base %s: error %v, want ErrProxyURL", c.value, c.noProxy, c.base, err)
+			}
 		}
-		// Unless the host is reached without the proxy.
-		proxyEnv(t, "http://ci-runner:pass/word@"+proxy.Addr, "sandbox.localhost")
+	})
+
+	t.Run("HTTP_PROXY plays no part", func(t *testing.T) {
+		proxyEnv(t, "", "")
+		t.Setenv("HTTP_PROXY", "%zz")
+		if _, err := New(Config{BaseURL: "http://127.0.0.1:" + port}); err != nil {
+			t.Errorf("an HTTP_PROXY that is not a URL, against loopback http: %v", err)
+		}
 		if _, err := New(Config{BaseURL: base}); err != nil {
-			t.Errorf("with the host in NO_PROXY: %v", err)
+			t.Errorf("an HTTP_PROXY that is not a URL, against https: %v", err)
 		}
 	})
 }

@@ -260,19 +260,37 @@ func (r *connectorResource) checkPlannedName(ctx context.Context, req resource.M
 }
 
 // planToken requires a token only to create: an imported connector keeps the
-// service's token until the configuration gives one.
+// service's token until the configuration gives one. A replacement creates,
+// and is named as the cause: an import into another workspace is one.
 func planToken(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+	replacing := !req.State.Raw.IsNull() && resp.RequiresReplace.Contains(path.Root("workspace_id"))
+	if !req.State.Raw.IsNull() && !replacing || req.Plan.Raw.IsNull() {
 		return
 	}
 	var token, wo types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("token"), &token)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("token_wo"), &wo)...)
-	if !resp.Diagnostics.HasError() && token.IsNull() && wo.IsNull() {
+	if resp.Diagnostics.HasError() || !token.IsNull() || !wo.IsNull() {
+		return
+	}
+	if !replacing {
 		resp.Diagnostics.AddAttributeError(path.Root("token"), "Missing Token",
 			"A new connector needs the platform's token: set token, or token_wo with token_wo_version. "+
 				"Only a connector that already exists (imported) may leave both out.")
+		return
 	}
+	var id, from, to types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("id"), &id)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("workspace_id"), &from)...)
+	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("workspace_id"), &to)...)
+	why := fmt.Sprintf("workspace_id changes from %s to %s", from.ValueString(), to.ValueString())
+	if to.IsUnknown() {
+		why = fmt.Sprintf("workspace_id, now %s, is known only at apply", from.ValueString())
+	}
+	resp.Diagnostics.AddAttributeError(path.Root("token"), "Missing Token", fmt.Sprintf(
+		"This plan replaces connector %s: %s, and a connector cannot move, so the apply would delete it (and its job) and create another, "+
+			"which needs the platform's token. To keep the connector, set workspace_id = %q (after an import, the workspace it was imported from); "+
+			"to replace it, set token, or token_wo with token_wo_version.", id.ValueString(), why, from.ValueString()))
 }
 
 // keepUpdatedAt keeps updated_at known when the framework plans it unknown for a
@@ -434,7 +452,7 @@ func (r *connectorResource) Update(ctx context.Context, req resource.UpdateReque
 		if r.confirmGone(ctx, &resp.Diagnostics, "Unable to Update Connector", state) {
 			resp.Diagnostics.AddError("Connector Deleted Outside Terraform", fmt.Sprintf(
 				"Connector %s (%q) was deleted from workspace %s outside Terraform since the plan was made (HTTP 404 to the update, and the workspace's list no longer holds it). "+
-					"Nothing was changed: run terraform plan again, and the new plan creates it again.",
+					"Nothing was changed: run terraform plan again, and read what it plans from the workspace as it is now.",
 				state.ID.ValueString(), state.Name.ValueString(), ws))
 		}
 		return

@@ -477,6 +477,36 @@ func TestAccConnector_importBareIDFromAnotherWorkspace(t *testing.T) {
 	})
 }
 
+// TestAccConnector_importIntoAnotherWorkspaceNamesReplacement: a connector
+// imported by <workspace_id>/<id> into a configuration of another
+// workspace, without a token, fails the plan saying that the plan replaces
+// it, and how to keep it; nothing is deleted.
+func TestAccConnector_importIntoAnotherWorkspaceNamesReplacement(t *testing.T) {
+	second := acctest.SecondWorkspace
+	e := acctest.TwoWorkspaces(t, sandbox.Config{Jobs: 0}, "bind the API key to a second workspace")
+	name := acctest.Name("imported elsewhere")
+	made, err := e.Client(t).CreateConnector(context.Background(), second, client.ConnectorSpec{
+		Name: name, URL: "https://acme.example-helpdesk.com", Token: "outside-token", AgentEmail: "agent@acme.com",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Client(t).DeleteConnector(context.Background(), second, made.ID) })
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: e.ProviderConfig() + acctest.ImportBlock(acctest.ConnectorAddress, second+"/"+made.ID) +
+				acctest.NewConnectorArgs(name).With("token", "").HCL(),
+			ExpectError: acctest.Phrases("Missing Token", "This plan replaces connector "+made.ID,
+				"workspace_id changes from "+second+" to "+e.WorkspaceID, "delete it (and its job)",
+				"To keep the connector, set workspace_id = \""+second+"\""),
+		}},
+	})
+	if _, err := e.Client(t).GetConnector(context.Background(), second, made.ID); err != nil {
+		t.Errorf("the imported connector is gone: %v", err)
+	}
+}
+
 func TestAccConnector_workspaceChangeReplaces(t *testing.T) {
 	second := acctest.SecondWorkspace
 	e := acctest.TwoWorkspaces(t, sandbox.Config{Jobs: 0}, "bind the API key to a second workspace")
@@ -1079,8 +1109,8 @@ func TestAccConnector_tokenLeftOut(t *testing.T) {
 // connector's url after someone changed its agent_email outside Terraform,
 // and does the same with `apply -refresh=false`: the service ends as the
 // configuration says, and the next plan is empty. A connector deleted since
-// the plan fails the apply with an error that says so, and the next plan
-// creates it again.
+// the plan fails the apply with an error that says so, promising nothing
+// of the next plan, which here creates it again.
 func TestAccConnector_savedPlanOverDrift(t *testing.T) {
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
@@ -1136,7 +1166,8 @@ func TestAccConnector_savedPlanOverDrift(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := eng.Try(dir, nil, "apply", "-input=false", "-no-color", "tfplan")
-	if err == nil || !acctest.Phrases("Connector Deleted Outside Terraform", "deleted from workspace", "since the plan was made", "run terraform plan again").MatchString(fmt.Sprint(err)) {
+	if err == nil || !acctest.Phrases("Connector Deleted Outside Terraform", "deleted from workspace", "since the plan was made", "run terraform plan again, and read what it plans").MatchString(fmt.Sprint(err)) ||
+		strings.Contains(fmt.Sprint(err), "creates it again") {
 		t.Fatalf("applying a saved plan of a connector deleted since: %v\n%s", err, out)
 	}
 	actions, _ = eng.Plan(t, dir, nil)

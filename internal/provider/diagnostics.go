@@ -66,15 +66,30 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 			diags.AddError(summary, answer(e)+".")
 		}
 	case http.StatusUnauthorized:
-		diags.AddError("Authentication Failed", fmt.Sprintf(
-			"Authentication failed: the service did not accept the API key (HTTP 401: %s). "+
-				"Check api_key in the provider configuration or the %s environment variable.", msg, EnvAPIKey))
+		diags.AddError("Authentication Failed", keyRefusedFirst(e, workspaceID, msg))
 	case http.StatusForbidden:
 		diags.AddError("Access Denied", fmt.Sprintf(
 			"The API key has no access to workspace %s (HTTP 403: %s). Use a key of that workspace, or another workspace_id.", workspaceID, msg))
 	default:
 		diags.AddError(summary, answer(e))
 	}
+}
+
+// keyRefusedFirst names the service, the workspace and where the key came
+// from: with several provider configurations, the one to fix.
+func keyRefusedFirst(e *client.Error, workspaceID, msg string) string {
+	service := "the service"
+	if e.Host != "" {
+		service += " at " + e.Host
+	}
+	if workspaceID != "" {
+		service += ", asked about workspace " + workspaceID + ","
+	}
+	fix := fmt.Sprintf("Check api_key in the provider configuration or the %s environment variable.", EnvAPIKey)
+	if e.KeyFrom != "" {
+		fix = "The key came from " + e.KeyFrom + ": correct it there."
+	}
+	return fmt.Sprintf("Authentication failed: %s did not accept the API key (HTTP 401: %s). %s", service, msg, fix)
 }
 
 const keyRefused = "Not sent: the service refused the API key earlier in this run (HTTP 401), so the provider sends nothing more with it."
@@ -115,7 +130,14 @@ func requireConfigured(data *providerData, diags *diag.Diagnostics) bool {
 	return false
 }
 
+// addJobNotFound names the attribute the configuration gave the job by, at.
 func addJobNotFound(diags *diag.Diagnostics, at path.Path, ws, job string, err error) {
+	if at.Equal(pathJobName) {
+		diags.AddAttributeError(at, "Job Not Found", fmt.Sprintf(
+			"No job has the ID %s, which job_name resolved to, in workspace %s any more (HTTP 404: %s): the job was deleted after it was looked up. "+
+				"Check job_name, for example with the dataintegration_jobs data source, then apply again.", job, ws, serviceMessage(err)))
+		return
+	}
 	diags.AddAttributeError(at, "Job Not Found", fmt.Sprintf(
 		"No job has the ID %s in workspace %s (HTTP 404: %s). Check job_id, for example with the dataintegration_jobs data source.", job, ws, serviceMessage(err)))
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
@@ -140,6 +141,14 @@ func TestDiagnostics_keyRefusedIsShort(t *testing.T) {
 	addRequestError(&diags, "Unable to Read Connector", sandbox.DefaultWorkspaceID, first)
 	onlyError(t, diags, "Authentication Failed", "HTTP 401: Invalid API key.", "Check api_key", EnvAPIKey)
 
+	// With two provider configurations, the error tells which one to fix.
+	diags = nil
+	named := *first
+	named.Host, named.KeyFrom = "api.example.com", "api_key in the provider block"
+	addRequestError(&diags, "Unable to Read Connector", sandbox.DefaultWorkspaceID, &named)
+	onlyError(t, diags, "Authentication Failed", "the service at api.example.com, asked about workspace "+sandbox.DefaultWorkspaceID+", did not accept the API key",
+		"HTTP 401: Invalid API key.", "The key came from api_key in the provider block")
+
 	diags = nil
 	addRequestError(&diags, "Unable to List Jobs", sandbox.DefaultWorkspaceID, later)
 	onlyError(t, diags, "Authentication Failed", "Not sent", "refused the API key earlier in this run", "the service did not accept the API key gives the cause and the fix")
@@ -173,5 +182,25 @@ func TestDiagnostics_rateLimited(t *testing.T) {
 	onlyError(t, diags, "Rate-Limited by the Service", "would wait 6m40s", "Run again once the service's quota has reset")
 	if d := diags[0].Detail(); strings.Contains(d, "Raise the retry budget") {
 		t.Errorf("the diagnostic asks to raise what no one can set: %s", d)
+	}
+}
+
+// TestDiagnostics_jobNotFoundNamesTheAttribute: a job deleted after its
+// job_name was looked up is told to check job_name, not job_id.
+func TestDiagnostics_jobNotFoundNamesTheAttribute(t *testing.T) {
+	gone := &client.Error{Operation: "trigger job", Method: "POST", Path: "/jobs/1/trigger/", StatusCode: 404, Message: "Not found.", Sent: true}
+	for _, c := range []struct {
+		at        path.Path
+		says, not string
+	}{
+		{pathJobName, "Check job_name", "job_id"},
+		{pathJobID, "Check job_id", "job_name"},
+	} {
+		var diags diag.Diagnostics
+		addJobNotFound(&diags, c.at, sandbox.DefaultWorkspaceID, "job-1", gone)
+		onlyError(t, diags, "Job Not Found", "job-1", "HTTP 404: Not found.", c.says)
+		if strings.Contains(diags[0].Detail(), c.not) {
+			t.Errorf("configured by %s, the error names %s: %s", c.at, c.not, diags[0].Detail())
+		}
 	}
 }

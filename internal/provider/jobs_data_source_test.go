@@ -196,6 +196,42 @@ func TestAccJobsDataSource_unknownAPIKey(t *testing.T) {
 	}
 }
 
+// TestAccJobsDataSource_refusedKeyNamesItsSource: of two provider
+// configurations, the one whose key the service refuses is told apart by
+// the error: the service's host, the workspace, and where its key came
+// from.
+func TestAccJobsDataSource_refusedKeyNamesItsSource(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
+	badKey := "not-a-key-" + strings.Repeat("7", 24)
+	t.Setenv(EnvAPIKey, badKey)
+	host := strings.TrimPrefix(strings.TrimPrefix(e.BaseURL, "http://"), "https://")
+	config := e.ProviderConfig() + fmt.Sprintf(`
+provider "dataintegration" {
+  alias        = "other"
+  base_url     = %q
+  workspace_id = %q
+}
+
+data "dataintegration_jobs" "test" {}
+
+data "dataintegration_jobs" "other" {
+  provider = dataintegration.other
+}
+`, e.BaseURL, e.WorkspaceID)
+	check := &acctest.ErrorMatching{
+		Want:    acctest.Phrases("Authentication Failed", "the service at "+host, "workspace "+e.WorkspaceID, "The key came from the "+EnvAPIKey+" environment variable"),
+		Secrets: []string{badKey, e.APIKey},
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ErrorCheck:               check.Check,
+		Steps:                    []resource.TestStep{{Config: config}},
+	})
+	if !check.Seen {
+		t.Error("the plan with a refused API key did not fail")
+	}
+}
+
 // TestAccJobsDataSource_cutAnswers: with 30% of the pages' answers cut
 // short mid-body, the data source still reads every job, in order, once.
 func TestAccJobsDataSource_cutAnswers(t *testing.T) {

@@ -213,13 +213,15 @@ func TestAccNetwork_httpsAgainstHTTP(t *testing.T) {
 
 // TestNetwork_proxyURLRefusedAtConfigure: a proxy variable that is not a
 // URL, such as a password with a / left as it is, fails Configure, before
-// any request, without showing the password.
+// any request, without showing the password, whatever base_url is.
 func TestNetwork_proxyURLRefusedAtConfigure(t *testing.T) {
-	acctest.ProxyEnv(t, "http://ci:"+proxyPassword+"/x@127.0.0.1:3128", "")
-	diags := configureProvider(t, "1.16.4", map[string]any{"base_url": "https://api.example.com", "api_key": "secret-key-1"}).Diagnostics
-	onlyError(t, diags, "Invalid Proxy Setting", "HTTPS_PROXY (or HTTP_PROXY) is not a proxy URL", "percent-encode @, :, / and %", "environment the engine runs in")
-	if strings.Contains(diags[0].Detail(), proxyPassword) {
-		t.Errorf("the diagnostic shows the password: %s", diags[0].Detail())
+	for _, base := range []string{"https://api.example.com", "http://127.0.0.1:8080"} {
+		acctest.ProxyEnv(t, "http://ci:"+proxyPassword+"/x@127.0.0.1:3128", "")
+		diags := configureProvider(t, "1.16.4", map[string]any{"base_url": base, "api_key": "secret-key-1"}).Diagnostics
+		onlyError(t, diags, "Invalid Proxy Setting", "HTTPS_PROXY (or https_proxy) is not a proxy URL", "percent-encode @, :, / and %", "environment the engine runs in")
+		if strings.Contains(diags[0].Detail(), proxyPassword) {
+			t.Errorf("the diagnostic shows the password: %s", diags[0].Detail())
+		}
 	}
 }
 
@@ -435,4 +437,35 @@ func TestAccNetwork_proxyNotAnswering(t *testing.T) {
 	if n := len(e.Remotes()); n != 0 {
 		t.Errorf("%d requests reached the sandbox", n)
 	}
+}
+
+// TestAccNetwork_invalidProxyFailsPlan: against the sandbox on loopback,
+// which no proxy serves, an HTTPS_PROXY that is not a URL fails the plan
+// all the same, before any request; HTTP_PROXY plays no part.
+func TestAccNetwork_invalidProxyFailsPlan(t *testing.T) {
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
+	e.RequireSandbox(t, "serve on loopback")
+	for _, value := range []string{"%zz", "::", "http://%zz"} {
+		acctest.ProxyEnv(t, value, "")
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+			Steps: []resource.TestStep{{
+				Config:      e.ProviderConfig() + networkHCL,
+				PlanOnly:    true,
+				ExpectError: acctest.Phrases("Invalid Proxy Setting", "HTTPS_PROXY (or https_proxy) is not a proxy URL"),
+			}},
+		})
+	}
+	if n := e.Sandbox.Stats().Requests; n != 0 {
+		t.Errorf("%d requests reached the sandbox", n)
+	}
+	acctest.ProxyEnv(t, "", "")
+	t.Setenv("HTTP_PROXY", "%zz")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: e.ProviderConfig() + "data \"dataintegration_jobs\" \"all\" {}\n",
+			Check:  resource.TestCheckResourceAttr("data.dataintegration_jobs.all", "ids.#", "3"),
+		}},
+	})
 }

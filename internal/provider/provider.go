@@ -147,6 +147,7 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 	conf := client.Config{
 		BaseURL:         baseURLSetting(cfg.BaseURL, &resp.Diagnostics),
 		APIKey:          apiKeySetting(cfg.APIKey, &resp.Diagnostics),
+		KeyFrom:         keyFrom(cfg.APIKey),
 		CACertificate:   caCertificateSetting(cfg.CACertificate, &resp.Diagnostics),
 		Version:         p.version,
 		Engine:          engineProduct(engineName(), req.TerraformVersion),
@@ -208,6 +209,14 @@ func apiKeySetting(v types.String, diags *diag.Diagnostics) string {
 		}
 	}
 	return s
+}
+
+// keyFrom names where apiKeySetting read the key.
+func keyFrom(v types.String) string {
+	if v.IsNull() {
+		return "the " + EnvAPIKey + " environment variable"
+	}
+	return "api_key in the provider block"
 }
 
 func caCertificateSetting(v types.String, diags *diag.Diagnostics) string {
