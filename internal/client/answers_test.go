@@ -263,6 +263,10 @@ func TestClient_answersChecked(t *testing.T) {
 			t.Errorf("another _id: %v", err)
 		}
 	}
+	// IDs are one in any letter case: an ID asked in upper case is answered.
+	if _, err := newTestClient(t, ts.URL).GetConnector(context.Background(), testWS, "C-9"); err != nil {
+		t.Errorf("C-9 answered as c-9: %v", err)
+	}
 
 	for _, c := range []struct{ name, contentType, body, want string }{
 		{"another name", "application/json", connectorJSON, `connector "c-1" named "n" of kind "customer_service" to a request for the create of a customer_service connector named "sent"`},

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -81,10 +82,11 @@ func (c *Client) GetConnector(ctx context.Context, workspaceID, id string) (*Con
 	return &out, nil
 }
 
-// connectorID checks that an answer is of connector id.
+// connectorID checks that an answer is of connector id, in any letter case,
+// as IDs are.
 func connectorID(id string) func(*Connector) error {
 	return func(c *Connector) error {
-		if c.ID != id {
+		if !strings.EqualFold(c.ID, id) {
 			return &UnexpectedAnswerError{Asked: fmt.Sprintf("connector %q", id), Answered: fmt.Sprintf("connector %q", c.ID)}
 		}
 		return nil

@@ -129,7 +129,7 @@ func TestAccWorkspace_wrongKeyFailsThePlanOfCreates(t *testing.T) {
 	if !strings.Contains(text, "Error: Authentication Failed") || !strings.Contains(text, "did not accept the API key") {
 		t.Errorf("the plan does not fail with Authentication Failed:\n%s", text)
 	}
-	if got := strings.Count(text, "Check api_key"); got != 1 {
+	if got := strings.Count(text, "did not accept the API key (HTTP 401"); got != 1 {
 		t.Errorf("the cause and fix are given %d times, want once:\n%s", got, text)
 	}
 	if got := e.Sandbox.Stats().Requests - before; got != 1 {
