@@ -11,9 +11,8 @@ terraform {
 # DATAINTEGRATION_API_KEY and DATAINTEGRATION_WORKSPACE_ID.
 provider "dataintegration" {}
 
-# The platform's token, which the service never returns: the one thing the
-# generated configuration cannot hold. Ephemeral, for token_wo: Terraform
-# keeps it nowhere.
+# The platform's token, which the service never returns. Ephemeral, for
+# token_wo.
 variable "platform_token" {
   description = "The customer-service platform's API key."
   type        = string

@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
-# Three connectors made by hand, outside Terraform, as the service's web
-# interface would make them: each one request to the service's API.
-# Needs DATAINTEGRATION_BASE_URL, DATAINTEGRATION_API_KEY and
-# DATAINTEGRATION_WORKSPACE_ID, as the sandbox prints them.
+# Three connectors made outside Terraform. Needs DATAINTEGRATION_BASE_URL,
+# DATAINTEGRATION_API_KEY and DATAINTEGRATION_WORKSPACE_ID.
 set -euo pipefail
 
 for desk in "Support EU" "Support US" "Support APAC"; do

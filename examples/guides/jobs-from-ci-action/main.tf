@@ -1,7 +1,4 @@
-# Running a job from CI with an action (Terraform 1.16 and later): the job
-# runs once per new commit, a run that failed runs again on the next apply
-# of the same commit, and it runs on demand with
-#   terraform apply -invoke=action.dataintegration_run_job.this
+# Running a job from CI with an action (Terraform 1.16 and later).
 terraform {
   required_version = ">= 1.16"
 

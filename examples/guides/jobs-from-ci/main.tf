@@ -1,5 +1,4 @@
-# Running a job from CI: trigger it once per commit, with a full refresh when
-# the pipeline asks for one.
+# Running a job from CI: once per commit, a full refresh when asked.
 terraform {
   required_providers {
     dataintegration = {
