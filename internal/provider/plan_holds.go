@@ -91,8 +91,8 @@ func addHeldTwice(diags *diag.Diagnostics, id, ws string) {
 	diags.AddError("Connector in Two Addresses", fmt.Sprintf(
 		"Connector %s of workspace %s is held by two resource addresses of this configuration (imported, or in the state, twice). "+
 			"Deleting or replacing either would delete the connector, and its job, under the other. Nothing was changed. "+
-			"Keep one address: take the other out of the state with a removed block whose lifecycle has destroy = false, "+
-			"or terraform state rm <address>; or delete the second import block.", id, ws))
+			"Keep one address: delete the second import block; or take the other out of the state with terraform state rm <address> "+
+			"(tofu state rm on OpenTofu), or on Terraform 1.7 and later a removed block whose lifecycle has destroy = false.", id, ws))
 }
 
 func addNamePlannedTwice(diags *diag.Diagnostics, ws, name string) {

@@ -125,7 +125,7 @@ func TestAccConnector_twoImportsOfOneConnector(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: e.ProviderConfig() + connectorAt("a", args) + connectorAt("b", args) +
 				acctest.ImportBlock(acctest.ConnectorType+".a", made.ID) + acctest.ImportBlock(acctest.ConnectorType+".b", e.WorkspaceID+"/"+made.ID),
-			ExpectError: acctest.Phrases("Connector in Two Addresses", "Connector "+made.ID, "removed block", "terraform state rm"),
+			ExpectError: acctest.Phrases("Connector in Two Addresses", "Connector "+made.ID, "terraform state rm", "removed block"),
 		}},
 	})
 }
