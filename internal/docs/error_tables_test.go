@@ -269,22 +269,6 @@ func docsErrorTables(t *testing.T) map[string][]string {
 	return out
 }
 
-// docsPages are the pages of docs/.
-func docsPages(t *testing.T) []string {
-	t.Helper()
-	var pages []string
-	err := filepath.WalkDir("../../docs", func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
-			pages = append(pages, path)
-		}
-		return err
-	})
-	if err != nil || len(pages) == 0 {
-		t.Fatalf("no page in docs/ (%v)", err)
-	}
-	return pages
-}
-
 func TestErrorTables_read(t *testing.T) {
 	page := "# T\n\n| Summary | When |\n|---|---|\n| `Job Not Found` | none |\n| `Authentication Failed`, `Access Denied` | 401 or 403 |\n\n" +
 		"| Request | Retried on |\n|---|---|\n| reads (`GET`) | 429 |\n\n```text\n| Summary | x |\n|---|---|\n| `In Code` | x |\n```\n" +

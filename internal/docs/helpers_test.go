@@ -128,3 +128,19 @@ var (
 	// testSuccess is the summary of a `test` command in which no run failed.
 	testSuccess = regexp.MustCompile(`(?m)^Success! \d+ passed, 0 failed`)
 )
+
+// docsPages are the pages of docs/.
+func docsPages(t *testing.T) []string {
+	t.Helper()
+	var pages []string
+	err := filepath.WalkDir("../../docs", func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
+			pages = append(pages, path)
+		}
+		return err
+	})
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no page in docs/ (%v)", err)
+	}
+	return pages
+}

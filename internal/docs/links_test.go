@@ -56,17 +56,7 @@ func TestDocsLinks_anchors(t *testing.T) {
 // page of the repository finds the page, and the heading its #fragment
 // names: a renamed heading must not leave a link behind.
 func TestDocsLinks_resolve(t *testing.T) {
-	var pages []string
-	err := filepath.WalkDir("../../docs", func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
-			pages = append(pages, path)
-		}
-		return err
-	})
-	if err != nil || len(pages) == 0 {
-		t.Fatalf("no page in docs/ (%v)", err)
-	}
-	pages = append(pages, "../../README.md")
+	pages := append(docsPages(t), "../../README.md")
 	checked := 0
 	for _, page := range pages {
 		b, err := os.ReadFile(page)
