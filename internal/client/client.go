@@ -44,6 +44,8 @@ type Config struct {
 	HTTPClient                       *http.Client
 	// Log is never given headers, bodies or query values.
 	Log func(ctx context.Context, msg string, fields map[string]any)
+	// Getenv reads the proxy variables; nil reads the process's environment.
+	Getenv func(string) string
 
 	MinBackoff, MaxBackoff, MaxRetryAfter time.Duration
 }
@@ -119,7 +121,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.reach.stop = make(chan struct{})
 	c.pacer = pacerFor(base.String(), cfg.APIKey)
-	t, proxyFor, err := newTransport(cfg.CACertificate, bound)
+	t, proxyFor, err := newTransport(cfg.CACertificate, bound, cfg.Getenv)
 	if err != nil {
 		return nil, err
 	}

@@ -39,14 +39,14 @@ func oneLine(s string) string {
 
 // newTransport reads the proxy when the client is made, and makes a
 // proxy's refusal of a CONNECT a ConnectError.
-func newTransport(caPEM string, bound int) (*http.Transport, func(*url.URL) (*url.URL, error), error) {
+func newTransport(caPEM string, bound int, getenv func(string) string) (*http.Transport, func(*url.URL) (*url.URL, error), error) {
 	t := &http.Transport{}
 	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
 		t = dt.Clone()
 	}
 	// httpproxy reads the environment each time, where http's own
 	// ProxyFromEnvironment keeps the first reading for the process's life.
-	env := httpproxy.FromEnvironment()
+	env := proxyConfig(getenv)
 	// base_url is https, or http on loopback, which no proxy serves: one
 	// rule, HTTP_PROXY plays no part.
 	env.HTTPProxy = ""
@@ -124,6 +124,18 @@ func ProxyCredentials(v string) []string {
 		out = append(out, decoded)
 	}
 	return out
+}
+
+// proxyConfig is httpproxy.FromEnvironment read through getenv (nil: the process's).
+func proxyConfig(getenv func(string) string) *httpproxy.Config {
+	if getenv == nil {
+		return httpproxy.FromEnvironment()
+	}
+	either := func(upper string) string { return cmp.Or(getenv(upper), getenv(strings.ToLower(upper))) }
+	return &httpproxy.Config{
+		HTTPProxy: either("HTTP_PROXY"), HTTPSProxy: either("HTTPS_PROXY"), NoProxy: either("NO_PROXY"),
+		CGI: getenv("REQUEST_METHOD") != "",
+	}
 }
 
 // ErrProxyURL does not echo the value, which may hold a password.

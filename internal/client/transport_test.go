@@ -371,3 +371,15 @@ func TestTransport_proxyNotAnswering(t *testing.T) {
 		t.Errorf("proxy %q, permanent %v: %v; want %q", ce.Proxy, ce.Permanent(), err, want)
 	}
 }
+
+func TestNew_readsProxyThroughGetenv(t *testing.T) {
+	env := map[string]string{"https_proxy": "%zz"}
+	_, err := New(Config{BaseURL: "https://api.example.com", APIKey: "k", Getenv: func(k string) string { return env[k] }})
+	if !errors.Is(err, ErrProxyURL) {
+		t.Fatalf("New with https_proxy=%%zz from Getenv: %v, want ErrProxyURL", err)
+	}
+	env = map[string]string{}
+	if _, err := New(Config{BaseURL: "https://api.example.com", APIKey: "k", Getenv: func(k string) string { return env[k] }}); err != nil {
+		t.Fatalf("New with no proxy from Getenv: %v", err)
+	}
+}
