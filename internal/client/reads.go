@@ -10,7 +10,7 @@ import (
 // when that costs fewer requests (README.md, "Reads of connectors").
 type connectorReads struct {
 	mu sync.Mutex
-	ws map[string]*workspaceReads // by workspace ID in lower case
+	ws Workspaces[workspaceReads]
 }
 
 // workspaceReads is what a workspace's reads share since its last write.
@@ -49,16 +49,7 @@ func (l *listRead) finished() bool {
 
 // of is called with x.mu held.
 func (x *connectorReads) of(ws string) *workspaceReads {
-	ws = strings.ToLower(ws)
-	if x.ws == nil {
-		x.ws = map[string]*workspaceReads{}
-	}
-	w := x.ws[ws]
-	if w == nil {
-		w = &workspaceReads{reading: map[string]int{}}
-		x.ws[ws] = w
-	}
-	return w
+	return x.ws.Of(ws, func() *workspaceReads { return &workspaceReads{reading: map[string]int{}} })
 }
 
 // wrote forgets lists in flight too: they answer the reads already waiting,

@@ -14,8 +14,9 @@ import (
 // 10 pages cost 10 requests. A pass reads on only while a lookup waits for an ID
 // not yet seen.
 type jobIndex struct {
-	mu     sync.Mutex
-	passes map[string]*jobPass // by workspace
+	mu sync.Mutex
+	// passes holds the latest pass of each workspace, nil after one failed.
+	passes client.Workspaces[*jobPass]
 }
 
 // jobPass is one walk, read by a goroutine of its own so that no lookup's end cuts
@@ -38,7 +39,7 @@ func (x *jobIndex) find(ctx context.Context, c *client.Client, ws, id string) (*
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for {
-		p := x.passes[ws]
+		p := *x.passes.Of(ws, nil)
 		if p == nil || p.ended && p.started.Before(asked) {
 			p = x.start(ctx, c, ws)
 		}
@@ -72,14 +73,12 @@ func (x *jobIndex) find(ctx context.Context, c *client.Client, ws, id string) (*
 
 // start begins a new pass; x.mu is held, as by each method of jobPass.
 func (x *jobIndex) start(ctx context.Context, c *client.Client, ws string) *jobPass {
-	if x.passes == nil {
-		x.passes = map[string]*jobPass{}
-	}
 	p := &jobPass{
 		started: time.Now(), byID: map[string]client.Job{}, wanted: map[string]int{},
 		progress: make(chan struct{}), resume: make(chan struct{}),
 	}
-	x.passes[ws] = p
+	latest := x.passes.Of(ws, nil)
+	*latest = p
 	// Other lookups may wait on the walk that this one started.
 	ctx = context.WithoutCancel(ctx)
 	go func() {
@@ -101,9 +100,9 @@ func (x *jobIndex) start(ctx context.Context, c *client.Client, ws string) *jobP
 		x.mu.Lock()
 		defer x.mu.Unlock()
 		p.ended, p.err = true, err
-		if err != nil && x.passes[ws] == p {
+		if err != nil && *latest == p {
 			// Every lookup of this pass gets the error; later ones make a new pass.
-			delete(x.passes, ws)
+			*latest = nil
 		}
 		p.wake(&p.progress)
 	}()

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 	"time"
 
@@ -22,7 +21,7 @@ const shareWindow = 250 * time.Millisecond
 // list before another).
 type nameChecks struct {
 	mu sync.Mutex
-	ws map[string]*workspaceNames // by workspace ID in lower case
+	ws client.Workspaces[workspaceNames]
 }
 
 // workspaceNames is what the name checks of one workspace share.
@@ -84,16 +83,9 @@ func (r *nameRound) join(n *nameChecks, check *nameCheck) {
 }
 
 func (n *nameChecks) of(ws string) *workspaceNames {
-	key := strings.ToLower(ws)
-	if n.ws == nil {
-		n.ws = map[string]*workspaceNames{}
-	}
-	w := n.ws[key]
-	if w == nil {
-		w = &workspaceNames{ws: ws, held: -1, pageSize: client.PageSize}
-		n.ws[key] = w
-	}
-	return w
+	return n.ws.Of(ws, func() *workspaceNames {
+		return &workspaceNames{ws: ws, held: -1, pageSize: client.PageSize}
+	})
 }
 
 // begin counts a create in progress in ws; the caller calls the function it

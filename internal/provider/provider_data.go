@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -51,8 +50,9 @@ func (d *providerData) maskedContext(ctx context.Context) context.Context {
 	return ctx
 }
 
-// nameLocks keeps apart two creates of one connector name in one workspace.
-type nameLocks struct{ m sync.Map }
+// nameLocks keeps apart two creates of one connector name in one workspace:
+// per workspace, a *nameLock by name.
+type nameLocks struct{ ws client.Workspaces[sync.Map] }
 
 // nameLock records the connectors this process created under the name.
 type nameLock struct {
@@ -62,14 +62,16 @@ type nameLock struct {
 }
 
 func (l *nameLocks) lock(ws, name string) *nameLock {
-	v, _ := l.m.LoadOrStore(strings.ToLower(ws)+"/"+name, &nameLock{name: name})
+	v, _ := l.ws.Of(ws, nil).LoadOrStore(name, &nameLock{name: name})
 	n, _ := v.(*nameLock)
 	n.mu.Lock()
 	return n
 }
 
 // workspaceChecks holds, per workspace, whether the API key reaches it.
-type workspaceChecks struct{ m sync.Map }
+type workspaceChecks struct {
+	ws client.Workspaces[workspaceCheck]
+}
 
 type workspaceCheck struct {
 	mu    sync.Mutex
@@ -80,7 +82,5 @@ type workspaceCheck struct {
 }
 
 func (w *workspaceChecks) of(ws string) *workspaceCheck {
-	v, _ := w.m.LoadOrStore(strings.ToLower(ws), &workspaceCheck{})
-	c, _ := v.(*workspaceCheck)
-	return c
+	return w.ws.Of(ws, nil)
 }
