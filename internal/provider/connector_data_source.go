@@ -79,12 +79,8 @@ func (d *connectorDataSource) Configure(_ context.Context, req datasource.Config
 
 func (d *connectorDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m connectorModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ws := d.data.workspace(m.WorkspaceID, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	ws, ok := readStart(ctx, d.data, req.Config, &m, &m.WorkspaceID, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 

@@ -61,12 +61,8 @@ func (d *connectorsDataSource) Configure(_ context.Context, req datasource.Confi
 
 func (d *connectorsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m connectorsDataSourceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(d.data, &resp.Diagnostics) {
-		return
-	}
-	ws := d.data.workspace(m.WorkspaceID, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	ws, ok := readStart(ctx, d.data, req.Config, &m, &m.WorkspaceID, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 

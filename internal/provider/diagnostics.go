@@ -118,18 +118,6 @@ func serviceMessage(err error) string {
 	return e.Message
 }
 
-// requireConfigured fails a read without a client: the framework calls Read even
-// when ConfigureProvider never ran.
-func requireConfigured(data *providerData, diags *diag.Diagnostics) bool {
-	if data != nil {
-		return true
-	}
-	diags.AddError("Provider Not Configured",
-		"The data source was read before the provider was configured. Terraform and OpenTofu configure a provider before they read its data sources: "+
-			"this is a bug in the provider or in the engine, please report it.")
-	return false
-}
-
 // addJobNotFound names the attribute the configuration gave the job by, at.
 func addJobNotFound(diags *diag.Diagnostics, at path.Path, ws, job string, err error) {
 	if at.Equal(pathJobName) {

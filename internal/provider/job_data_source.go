@@ -74,12 +74,8 @@ func (d *jobDataSource) Configure(_ context.Context, req datasource.ConfigureReq
 
 func (d *jobDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m jobDataSourceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(d.data, &resp.Diagnostics) {
-		return
-	}
-	ws := d.data.workspace(m.WorkspaceID, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	ws, ok := readStart(ctx, d.data, req.Config, &m, &m.WorkspaceID, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 

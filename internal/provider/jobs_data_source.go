@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
@@ -88,13 +89,9 @@ func (d *jobsDataSource) Configure(_ context.Context, req datasource.ConfigureRe
 // fast path to it, state for state.
 func (d *jobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m jobsDataSourceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
 	// No job is an empty list, not a null one.
 	jobs := jobModels{jobs: []jobModel{}, ids: []types.String{}}
-	resp.Diagnostics.Append(readJobs(ctx, d.data, &m, &jobs)...)
+	resp.Diagnostics.Append(readJobs(ctx, d.data, req.Config, &m, &jobs)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -109,14 +106,12 @@ func (d *jobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// readJobs reads the jobs m selects into sink, for Read and the fast path alike.
-func readJobs(ctx context.Context, data *providerData, m *jobsDataSourceModel, sink jobsfastpath.Sink) diag.Diagnostics {
+// readJobs reads config into m and the jobs it selects into sink, for Read and
+// the fast path alike.
+func readJobs(ctx context.Context, data *providerData, config tfsdk.Config, m *jobsDataSourceModel, sink jobsfastpath.Sink) diag.Diagnostics {
 	var diags diag.Diagnostics
-	if !requireConfigured(data, &diags) {
-		return diags
-	}
-	ws := data.workspace(m.WorkspaceID, &diags)
-	if diags.HasError() {
+	ws, ok := readStart(ctx, data, config, m, &m.WorkspaceID, &diags)
+	if !ok {
 		return diags
 	}
 	f := client.JobFilter{

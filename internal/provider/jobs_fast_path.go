@@ -33,10 +33,7 @@ func (s jobsSource) Reader() jobsfastpath.Reader {
 	}
 	return func(ctx context.Context, config tfsdk.Config, sink jobsfastpath.Sink) (map[string]tftypes.Value, diag.Diagnostics) {
 		var m jobsDataSourceModel
-		diags := config.Get(ctx, &m)
-		if !diags.HasError() {
-			diags.Append(readJobs(ctx, data, &m, sink)...)
-		}
+		diags := readJobs(ctx, data, config, &m, sink)
 		attrs := map[string]tftypes.Value{}
 		if !diags.HasError() {
 			state := tfsdk.State{Schema: config.Schema}
