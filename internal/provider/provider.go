@@ -1,14 +1,3 @@
-// Package provider is the Terraform side of the provider; it reaches the service
-// only through internal/client. Where things are:
-//   - provider.go: the schema and the reading of every setting; network.go: the
-//     environment variables and the engine; provider_data.go: what Configure hands on.
-//   - one file per resource, data source and action; job_actions.go: what the two
-//     actions share; job_run.go: a run of a job (trigger, wait, lost answers).
-//   - job_lookup.go, connector_lookup.go: the lookups; job_index.go: the shared walks;
-//     plan_holds.go: what the instances of one plan hold (one connector, one address).
-//   - diagnostics.go: the diagnostics several files build (a failed request,
-//     a service out of reach, a job not found); validators.go: the attribute checks.
-//   - server.go: the protocol server; server_jobs.go: its fast path for the jobs.
 package provider
 
 import (
