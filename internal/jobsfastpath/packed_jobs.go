@@ -15,8 +15,8 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
-// PackedJobs is a Sink that encodes each page as MessagePack, as tftypes would,
-// through the data source's model of a job so that both paths show the same values.
+// PackedJobs encodes each page as tftypes would, through the data source's
+// model of a job, so that both paths show the same values.
 type PackedJobs[J any] struct {
 	typ    tftypes.Object
 	fields []Field
@@ -76,13 +76,10 @@ func NewPackedJobs[J any](typ tftypes.Type, fields []Field, newJob func(client.J
 	return p, nil
 }
 
-// Len is how many jobs were added since the last Reset.
 func (p *PackedJobs[J]) Len() int { return p.n }
 
-// Reset forgets the jobs added.
 func (p *PackedJobs[J]) Reset() { p.jobs.Reset(); p.ids.Reset(); p.n = 0 }
 
-// Add encodes the jobs of page.
 func (p *PackedJobs[J]) Add(page []client.Job) int {
 	for i := range page {
 		p.job = p.newJob(page[i])

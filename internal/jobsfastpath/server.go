@@ -1,9 +1,6 @@
-// Package jobsfastpath answers the protocol's reads of the jobs data source
-// itself, in front of the framework's server: it encodes the state as the pages
-// of jobs arrive, where the framework would copy, compare and encode them all
-// after the last page. The provider says what the data source is (Source); the
-// fast path knows the protocol and the state's encoding, and nothing of the
-// service beyond a page of jobs.
+// Package jobsfastpath answers the reads of the jobs data source in front of
+// the framework's server, encoding the state as the pages of jobs arrive. The
+// provider says what the data source is (Source); nothing here knows the service.
 package jobsfastpath
 
 import (
@@ -32,21 +29,17 @@ type FullServer interface {
 // Source is the provider's jobs data source, as the fast path reads it; J is the
 // model of one job, a struct of types.String and types.Bool fields.
 type Source[J any] interface {
-	// TypeName is the data source's type name, such as dataintegration_jobs.
 	TypeName() string
-	// Schema is the data source's, as the framework asks for it.
 	Schema(context.Context, datasource.SchemaRequest, *datasource.SchemaResponse)
-	// Reader is nil until the provider is configured: until then the framework
-	// answers, as it answers a read of a provider not configured.
+	// Reader is nil until the provider is configured: the framework answers then.
 	Reader() Reader
 	// Fields are J's attributes in name order, the protocol's.
 	Fields() []Field
-	// Job is a job as the data source shows it.
 	Job(client.Job) J
 }
 
-// Reader reads into sink the jobs that config selects, and gives the values of
-// the state's other attributes, as the data source's own Read would set them.
+// Reader reads into sink the jobs config selects; it returns the state's other
+// attributes as the data source's own Read sets them.
 type Reader func(ctx context.Context, config tfsdk.Config, sink Sink) (map[string]tftypes.Value, diag.Diagnostics)
 
 // Sink receives the jobs of a read, page by page, in order.
@@ -57,18 +50,15 @@ type Sink interface {
 	Reset()
 }
 
-// Field is one attribute of a job: a field of J.
 type Field struct {
 	Name  string       // the attribute's name: the field's tfsdk tag
 	Index int          // the field's index in J
 	Type  tftypes.Type // tftypes.String for a types.String, tftypes.Bool for a types.Bool
 }
 
-// Server answers ReadDataSource of the jobs data source itself, encoding the jobs
-// as the pages arrive: over 10,000 jobs, the framework's copy, compare and encode
-// after the last page is work the plan waits for. It answers byte for byte as
-// the data source's own Read, and leaves a read it cannot answer so to the
-// framework's server it stands in front of.
+// Server answers as the data source's own Read would, byte for byte: over 10,000
+// jobs, the framework's copy, compare and encode after the last page is work the
+// plan waits for. A read it cannot answer goes to the framework's server.
 type Server[J any] struct {
 	FullServer
 	jobs Source[J]
@@ -79,7 +69,6 @@ type Server[J any] struct {
 	answered atomic.Int64
 }
 
-// New stands the fast path in front of the framework's server inner.
 func New[J any](inner FullServer, jobs Source[J]) *Server[J] {
 	return &Server[J]{FullServer: inner, jobs: jobs}
 }

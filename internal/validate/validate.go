@@ -136,7 +136,6 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Duration accepts a positive Go duration.
 func Duration(s string) error {
 	d, err := time.ParseDuration(s)
 	if err != nil {
@@ -154,7 +153,6 @@ const (
 	IfRunningWait = "wait"
 )
 
-// IfRunning accepts IfRunningFail or IfRunningWait.
 func IfRunning(s string) error {
 	if s != IfRunningFail && s != IfRunningWait {
 		return fmt.Errorf("%q is not %q or %q", printable(s), IfRunningFail, IfRunningWait)

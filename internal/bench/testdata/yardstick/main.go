@@ -1,12 +1,7 @@
-// Command yardstick is the least a provider can do for `make bench`'s plan
-// refreshing 200 connectors: a terraform-plugin-framework provider whose
-// connector has the schema of dataintegration_customer_service_connector,
-// less its validators and plan modifiers, and reads from memory (the state),
-// making no request. Its logs are off, as the provider's are by default.
-// The benchmark builds it as it builds the provider, runs the same plan
-// against both in one run, and reports their ratio: the provider's own cost
-// per resource. It lives under testdata so that `go build ./...` and the
-// linters leave it alone.
+// Command yardstick is the least a provider can do for `make bench`'s plan of
+// 200 connectors: the connector's schema without validators or plan modifiers,
+// read from the state, logs off. The plan's ratio to the provider's is the
+// provider's own cost per resource. Under testdata, builds and linters skip it.
 package main
 
 import (
@@ -57,7 +52,6 @@ func (yardstickProvider) DataSources(context.Context) []func() datasource.DataSo
 
 type connector struct{}
 
-// model has the attributes of the connector's schema.
 type model struct {
 	ID             types.String `tfsdk:"id"`
 	WorkspaceID    types.String `tfsdk:"workspace_id"`
@@ -77,9 +71,7 @@ func (connector) Metadata(_ context.Context, req resource.MetadataRequest, resp 
 	resp.TypeName = req.ProviderTypeName + "_customer_service_connector"
 }
 
-// Schema is the provider's connector schema, each attribute without its
-// validators and plan modifiers: what the framework does with the schema
-// alone.
+// Schema is what the framework does with the connector's schema alone.
 func (connector) Schema(ctx context.Context, req resource.SchemaRequest, resp *resource.SchemaResponse) {
 	dataintegration.NewConnectorResource().Schema(ctx, req, resp)
 	for name, a := range resp.Schema.Attributes {
@@ -113,8 +105,7 @@ func (connector) Create(ctx context.Context, req resource.CreateRequest, resp *r
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// Read reads the connector from memory, the state, as a provider reads its
-// model from it and writes it back.
+// Read makes no request: the model from the state, written back.
 func (connector) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var m model
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
