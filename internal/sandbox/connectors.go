@@ -31,8 +31,7 @@ func (c *connector) wire(v Variant) map[string]any {
 	return out
 }
 
-// ConnectorView is a connector as tests see it through Server.Connector,
-// token included.
+// ConnectorView is a connector as tests see it, token included.
 type ConnectorView struct {
 	ID, Name, URL, Token, AgentEmail string
 	Streams                          []string
@@ -55,8 +54,7 @@ func (s *Server) Connector(workspaceID, id string) (ConnectorView, bool) {
 	return c.view(), true
 }
 
-// ConnectorIDs returns the IDs of a workspace's connectors, sorted, for
-// tests.
+// ConnectorIDs returns the IDs of a workspace's connectors, sorted.
 func (s *Server) ConnectorIDs(workspaceID string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -114,7 +112,6 @@ func parseConnector(body map[string]json.RawMessage, create bool) (connectorInpu
 	return in, nil
 }
 
-// parseConfiguration reads the configuration object, if the body has one.
 func (in *connectorInput) parseConfiguration(body map[string]json.RawMessage) error {
 	raw, ok := body["configuration"]
 	if !ok {
@@ -154,7 +151,6 @@ func parseStreams(body map[string]json.RawMessage) ([]string, error) {
 	return streams, nil
 }
 
-// complete tells whether a create body has every required key.
 func (in *connectorInput) complete() error {
 	for _, req := range []struct {
 		v    *string
@@ -178,8 +174,7 @@ func knownKeys(m map[string]json.RawMessage, prefix string, keys ...string) erro
 	return nil
 }
 
-// stringField reads key of m as a string that check accepts; absent gives
-// nil. label names the key in a message.
+// stringField reads key of m as a string check accepts; absent gives nil.
 func stringField(m map[string]json.RawMessage, key, label string, check func(string) error) (*string, error) {
 	raw, ok := m[key]
 	if !ok {

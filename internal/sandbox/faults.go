@@ -42,7 +42,6 @@ const (
 // statusless: these faults answer with no status of their own.
 func statusless(when string) bool { return when == FaultsHang || when == FaultsCut }
 
-// SetFaults replaces the fault injection settings.
 func (s *Server) SetFaults(f Faults) error {
 	if err := checkFaults(f); err != nil {
 		return err
@@ -97,8 +96,7 @@ func checkFaults(f Faults) error {
 	return nil
 }
 
-// fault is what injectFault drew for a request: a status, or a
-// statusless kind (When).
+// fault is what injectFault drew: a status, or a statusless kind (When).
 type fault struct {
 	status int
 	when   string

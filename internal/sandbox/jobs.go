@@ -39,9 +39,8 @@ var seedSchemas = []string{"analytics", "raw", "staging"}
 // seedEpoch is when the first generated job was created.
 var seedEpoch = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 
-// SeedJobs returns the n jobs a new workspace starts with: the same ones
-// every time for the same workspace. Every fourth job is inactive; names are
-// unique.
+// SeedJobs returns the n jobs a new workspace starts with, the same each time:
+// every fourth inactive, names unique.
 func SeedJobs(workspaceID string, n int) []Job {
 	ns := uuid.MustParse(strings.ToLower(workspaceID))
 	jobs := make([]Job, 0, n)
@@ -216,10 +215,9 @@ func (p page[T]) wire(v Variant, results any) object {
 	return append(o, member{"results", results})
 }
 
-// paginate cuts one page out of items as the query asks, within v's largest
-// page. A page that is not a positive integer answers 404; a page past the
-// last too, unless v serves it empty. On a 404 it answers itself and gives
-// ok false.
+// paginate cuts the page the query asks out of items, within v's largest page.
+// It answers 404 itself (ok false) for a page that is not a positive integer, or
+// past the last unless v serves it empty.
 func paginate[T any](w http.ResponseWriter, r *http.Request, items []T, v Variant) (page[T], bool) {
 	q := r.URL.Query()
 	size := min(20, v.maxPageSize())
@@ -268,8 +266,7 @@ func (s *Server) jobOf(w http.ResponseWriter, r *http.Request, ws *workspace) (*
 	return j, true
 }
 
-// running returns the job's running execution, settling those whose time is
-// up.
+// running returns the job's running execution, settling those whose time is up.
 func (s *Server) running(ws *workspace, jobID string) *Execution {
 	now := s.cfg.Now()
 	var out *Execution

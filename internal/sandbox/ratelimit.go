@@ -20,15 +20,12 @@ type RateLimit struct {
 // the rate limit (README.md, "Rate limit").
 const (
 	RateLimitHeadersNone = "none"
-	// RateLimitHeadersIETF: RateLimit-Policy and RateLimit, as
-	// draft-ietf-httpapi-ratelimit-headers writes them.
+	// RateLimitHeadersIETF: draft-ietf-httpapi-ratelimit-headers.
 	RateLimitHeadersIETF = "ietf"
-	// RateLimitHeadersX: X-RateLimit-Limit, -Remaining and -Reset, as many
-	// services send them.
+	// RateLimitHeadersX: X-RateLimit-Limit, -Remaining and -Reset.
 	RateLimitHeadersX = "x-ratelimit"
 )
 
-// RateLimitHeaderStyles are the values of Config.RateLimitHeaders.
 var RateLimitHeaderStyles = []string{RateLimitHeadersNone, RateLimitHeadersIETF, RateLimitHeadersX}
 
 // bucket is one API key's token bucket. Tokens are counted in billionths
@@ -47,8 +44,7 @@ func checkRateLimit(r int) error {
 	return nil
 }
 
-// rateLimitHeaders is style in lower case, empty meaning none, or an error
-// that names the styles allowed.
+// rateLimitHeaders is style in lower case, or an error naming the styles.
 func rateLimitHeaders(style string) (string, error) {
 	style = strings.ToLower(style)
 	if style == "" {
@@ -60,9 +56,8 @@ func rateLimitHeaders(style string) (string, error) {
 	return style, nil
 }
 
-// SetRateLimitHeaders sets the style of the headers that tell each answer
-// under the rate limit its key's quota: "none", "ietf" or "x-ratelimit", in
-// any letter case; empty means none. The buckets stay as they are.
+// SetRateLimitHeaders sets the style of the quota headers, in any letter case
+// (empty: none); the buckets stay as they are.
 func (s *Server) SetRateLimitHeaders(style string) error {
 	style, err := rateLimitHeaders(style)
 	if err != nil {
@@ -74,15 +69,13 @@ func (s *Server) SetRateLimitHeaders(style string) error {
 	return nil
 }
 
-// RateLimitHeaders returns the style of the rate limit's headers.
 func (s *Server) RateLimitHeaders() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.rateLimitHeaders
 }
 
-// SetRateLimit sets the requests a second for each API key (0: none) and
-// fills every bucket.
+// SetRateLimit sets each key's requests a second (0: none), buckets full.
 func (s *Server) SetRateLimit(r int) error {
 	if err := checkRateLimit(r); err != nil {
 		return err
@@ -104,8 +97,7 @@ func (s *Server) RateLimit() int {
 // quota is a key's bucket as an answer tells it.
 type quota struct {
 	style string
-	// limit is the requests a second, and the bucket's size; 0 when the
-	// request is under no limit.
+	// limit is the requests a second and the bucket's size; 0: no limit.
 	limit     int64
 	remaining int64 // whole tokens left
 	// reset is the whole seconds, rounded up and at least 1, until a token
@@ -161,8 +153,7 @@ func wholeSeconds(d time.Duration) int64 {
 	return max(int64((d+time.Second-1)/time.Second), 1)
 }
 
-// writeQuota sets the headers of q's style; the style "none", or a request
-// under no limit, sets none.
+// writeQuota sets the headers of q's style, if any and q is under a limit.
 func writeQuota(w http.ResponseWriter, q quota) {
 	if q.limit == 0 {
 		return

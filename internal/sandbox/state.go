@@ -1,9 +1,7 @@
 package sandbox
 
-// The sandbox's state: what a Server is configured with and holds, the
-// workspaces it keeps in the state file, and the helpers with which every
-// handler reads a request and writes an answer. Everything else stands on
-// this file.
+// The sandbox's state: a Server's configuration, the workspaces of its state
+// file, and the helpers with which every handler reads and answers.
 
 import (
 	"encoding/json"
@@ -22,7 +20,6 @@ import (
 	"time"
 )
 
-// Defaults of Config.
 const (
 	DefaultAPIKey      = "sandbox-api-key"
 	DefaultWorkspaceID = "00000000-0000-4000-8000-000000000001"
@@ -30,14 +27,12 @@ const (
 	DefaultRunDuration = 2 * time.Second
 )
 
-// KeyBinding binds an API key to a workspace it may reach; a key may have
-// several.
+// KeyBinding lets an API key reach a workspace; a key may have several.
 type KeyBinding struct {
 	APIKey      string
 	WorkspaceID string
 }
 
-// Config configures a Server.
 type Config struct {
 	// Keys: none means DefaultAPIKey on DefaultWorkspaceID.
 	Keys []KeyBinding
@@ -51,13 +46,11 @@ type Config struct {
 	Variant   Variant
 	// RateLimit is requests a second per API key; 0 means no limit.
 	RateLimit int
-	// RateLimitHeaders is the style of the headers that tell each answer
-	// under the rate limit its quota, of RateLimitHeaderStyles; empty
-	// means none.
+	// RateLimitHeaders, of RateLimitHeaderStyles, is how each answer under the
+	// rate limit tells its quota; empty means not at all.
 	RateLimitHeaders string
 }
 
-// Server is the sandbox service, an http.Handler.
 type Server struct {
 	cfg  Config
 	mux  *http.ServeMux
@@ -112,7 +105,6 @@ type workspace struct {
 	Connectors map[string]*connector   `json:"connectors"`
 }
 
-// Job is a job as the service shows it.
 type Job struct {
 	ID            string    `json:"_id"`
 	CreatedAt     time.Time `json:"-"`
@@ -152,7 +144,6 @@ func (j *Job) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Execution is one run of a job.
 type Execution struct {
 	ID               string     `json:"_id"`
 	Status           string     `json:"status"`
@@ -161,7 +152,6 @@ type Execution struct {
 	EndedAt          *time.Time `json:"_ended_at"`
 }
 
-// Execution statuses.
 const (
 	StatusRunning   = "running"
 	StatusSucceeded = "succeeded"
@@ -178,8 +168,7 @@ type connector struct {
 	Token      string    `json:"token"`
 	AgentEmail string    `json:"agent_email"`
 	Streams    []string  `json:"streams"`
-	// JobID is the job created with the connector.
-	JobID string `json:"job_id"`
+	JobID      string    `json:"job_id"`
 	// TokenWrites counts how many times a token was received.
 	TokenWrites int `json:"token_writes"`
 }
@@ -233,9 +222,8 @@ func (s *Server) load() (bool, error) {
 	return true, nil
 }
 
-// saveLocked writes the whole state to a temporary file beside the state
-// file, syncs it and renames it over the old one, so that a crash leaves
-// either the old state or the new one, never a torn file. s.mu is held.
+// saveLocked writes a temporary file, syncs it and renames it over the state
+// file, so that a crash never leaves a torn file. s.mu is held.
 func (s *Server) saveLocked() error {
 	if s.cfg.StatePath == "" {
 		return nil
@@ -298,8 +286,7 @@ func writeError(w http.ResponseWriter, status int, detail string) {
 	writeJSON(w, status, map[string]string{"detail": detail})
 }
 
-// object keeps its members in order, so that a page reads as the API lists
-// its fields.
+// object keeps its members in order, as the API lists its fields.
 type object []member
 
 type member struct {
@@ -333,11 +320,9 @@ func readBody(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessag
 	return m, true
 }
 
-// sidePut decodes the body as a T, of no other fields, and gives it to set;
-// 400 with the decoder's reason and what the body must be (its shape) when
-// it cannot, or the reason set refuses it; else 200 with what was set. set
-// may write back the form it keeps the value in, so that the answer shows
-// what a GET would.
+// sidePut gives set the body, a T of no other fields: 400 with the reason and
+// the shape expected when it cannot or set refuses, else 200 with the value as
+// set wrote it back, as a GET shows it.
 func sidePut[T any](w http.ResponseWriter, r *http.Request, what string, set func(*T) error) {
 	var v T
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16))
