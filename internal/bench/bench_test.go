@@ -23,8 +23,7 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// requestsSince is what a sandbox served since an earlier look at its
-// counts.
+// requestsSince is what a sandbox served since before.
 func requestsSince(s *sandbox.Server, before sandbox.Stats) (total int64, byRoute map[string]int64) {
 	now := s.Stats()
 	byRoute = map[string]int64{}
@@ -36,17 +35,15 @@ func requestsSince(s *sandbox.Server, before sandbox.Stats) (total int64, byRout
 	return now.Requests - before.Requests, byRoute
 }
 
-// benchProvider is a provider binary the benchmark runs Terraform with,
-// through a dev override, and the environment that selects it.
+// benchProvider is a provider binary and the dev override that selects it.
 type benchProvider struct {
 	name   string
 	binary string // the file the provider processes run, as /proc names it
 	env    []string
 }
 
-// baselineProvider builds the provider at a baseline, a name of
-// testdata/baselines.txt or else a git revision, for figures of before and
-// after in one run; nil when name is empty.
+// baselineProvider builds the provider at a name of testdata/baselines.txt or
+// a git revision, for before and after in one run; nil when name is empty.
 func baselineProvider(tb testing.TB, name string) *benchProvider {
 	tb.Helper()
 	if name == "" {
@@ -60,8 +57,7 @@ func baselineProvider(tb testing.TB, name string) *benchProvider {
 	return &benchProvider{name: "before (" + name + ")", binary: filepath.Join(bin, "terraform-provider-dataintegration"), env: []string{"TF_CLI_CONFIG_FILE=" + acctest.DevOverrideFile(tb, bin)}}
 }
 
-// yardstick builds the yardstick provider of testdata/yardstick, the floor
-// the provider's plan of 200 connectors is held to.
+// yardstick builds testdata/yardstick, the floor of the plan of 200 connectors.
 func yardstick(tb testing.TB) *benchProvider {
 	tb.Helper()
 	dir := tb.TempDir()
@@ -80,18 +76,14 @@ output "jobs" {
 }
 `
 
-// debugLog is the environment of a run with the provider's logs collected
-// at DEBUG, into a file.
 func debugLog(tb testing.TB) []string {
 	tb.Helper()
 	return []string{"TF_LOG=DEBUG", "TF_LOG_PATH=" + filepath.Join(tb.TempDir(), "debug.log")}
 }
 
-// BenchmarkScale measures every figure of `make bench` in one run and prints
-// them as a table beside their targets, then the plans side by side. It
-// drives the Terraform CLI of TF_ACC_TERRAFORM_PATH with the provider built
-// from this tree, the provider built at BENCH_BASELINE (if set), and the
-// yardstick, against sandboxes on loopback. Run it through `make bench`.
+// BenchmarkScale prints every figure of `make bench` beside its target, then
+// the plans side by side: this tree's provider, BENCH_BASELINE's if set, and
+// the yardstick, against sandboxes on loopback.
 func BenchmarkScale(b *testing.B) {
 	if b.N > 1 {
 		b.Skip("one run is the measure: use -benchtime 1x, as `make bench` does")
@@ -126,9 +118,8 @@ func BenchmarkScale(b *testing.B) {
 	requests, _ := requestsSince(jobs.Sandbox, stats)
 	add(acctest.BenchRow{Figure: "jobs data source over 10,000 jobs: requests", Value: strconv.FormatInt(requests, 10), Target: "exactly 100", Met: requests == 100})
 
-	// The floor of the ratios below; the provider's client and conversion
-	// against it is BenchmarkJobsDataSource_againstBareLoop's (package
-	// provider), which make bench runs too.
+	// The floor of the ratios below (the provider package's
+	// BenchmarkJobsDataSource_againstBareLoop holds its client to it).
 	bare := acctest.Best(5, func() {
 		if n, err := acctest.BareRead(jobs.BaseURL); err != nil || n != 10000 {
 			b.Fatalf("bare loop: %d jobs, %v", n, err)
@@ -143,7 +134,6 @@ func BenchmarkScale(b *testing.B) {
 
 	// 2. The same read in `terraform plan`, each way side by side.
 	dir := acctest.ConfigDir(b, benchJobsHCL)
-	// The soft memory limit the baseline sets, for comparison.
 	limit := benchCase{p: current, label: "GOMEMLIMIT=80MiB", env: []string{"GOMEMLIMIT=80MiB"}}
 	plans := medians(b, eng, dir, jobs.ServiceEnv(acctest.NoLogVars...), cases(limit), rounds, nil)
 	for _, c := range cases(limit) {
@@ -173,8 +163,7 @@ func BenchmarkScale(b *testing.B) {
 		Target: "at most 100 MiB", Met: now.peak > 0 && now.peak <= 100<<20,
 	})
 
-	// 2b. The same plan over a link with latency, beside bare loops, now and
-	// before the pages were read side by side.
+	// 2b. The same plan over a link with latency, beside bare loops.
 	paging := []*benchProvider{current}
 	if p := baselineProvider(b, os.Getenv("BENCH_PAGING_BASELINE")); p != nil {
 		paging = append(paging, p)
@@ -215,8 +204,7 @@ func BenchmarkScale(b *testing.B) {
 		Target: "at most 10, correct results", Met: byRoute[acctest.RouteListJobs] <= 10 && correct,
 	})
 
-	// 4. A plan refreshing 200 connectors, side by side with the same plan
-	// of the yardstick's 200.
+	// 4. A plan refreshing 200 connectors, beside the yardstick's.
 	fleet := acctest.NewEnv(b, sandbox.Config{})
 	vars := fleet.ServiceEnv(acctest.NoLogVars...)
 	dir = acctest.ConfigDir(b, acctest.FleetConnectorsHCL(200))
@@ -280,8 +268,7 @@ func BenchmarkScale(b *testing.B) {
 	eng.Run(b, dir, apply.ServiceEnv("TF_VAR_jobs="+string(ids)), "apply", "-auto-approve", "-input=false")
 	took := time.Since(start)
 	total, byRoute := requestsSince(apply.Sandbox, stats)
-	// The key checks list connectors too: one in each of the plan's and the
-	// apply's processes.
+	// The key checks list connectors too, once in the plan and in the apply.
 	lists, creates, triggers := byRoute["GET "+acctest.RouteConnectors]-2, byRoute["POST "+acctest.RouteConnectors], byRoute[acctest.RouteRunJob]
 	add(acctest.BenchRow{
 		Figure: "`terraform apply` of 100 connectors and 100 triggers: requests",
@@ -328,8 +315,7 @@ func BenchmarkBareRead(b *testing.B) {
 
 func TestMain(m *testing.M) { acctest.Main(m) }
 
-// benchLatencies are the delays, in milliseconds, the sandbox adds to each
-// request for the rows of reads over a link.
+// benchLatencies are the sandbox's delays, in milliseconds, for reads over a link.
 var benchLatencies = []int{0, 20, 50}
 
 // benchEmptyHCL is a plan of nothing: Terraform's own start alone.
@@ -339,14 +325,9 @@ output "nothing" {
 }
 `
 
-// latencyRows measures the plan of 10,000 jobs of jobs's sandbox at each of
-// benchLatencies, for the provider now and before, less the empty plan,
-// beside two bare loops: one page after another, and the first page then
-// client.DefaultMaxConcurrentRequests at once (the floor for that bound).
-// The empty plan is the same plan over a workspace without jobs, at the
-// same latency: what does not depend on the list (Terraform's start, the
-// provider's three, one request, the output). A plan of nothing,
-// Terraform's start alone, is measured too, for the side-by-side table.
+// latencyRows measures the plan of 10,000 jobs at each of benchLatencies, less
+// the same plan over no jobs (what does not depend on the list), beside two bare
+// loops: pages one after another, and page 1 then the default bound at once.
 func latencyRows(b *testing.B, eng *acctest.Engine, jobs *acctest.Env, providers []*benchProvider, rounds int) ([]acctest.BenchRow, []sideRow) {
 	b.Helper()
 	dir, nothing := acctest.ConfigDir(b, benchJobsHCL), acctest.ConfigDir(b, benchEmptyHCL)
@@ -433,11 +414,9 @@ func latencyRows(b *testing.B, eng *acctest.Engine, jobs *acctest.Env, providers
 	return append(rows, faultsRow(b)), side
 }
 
-// faultsRow reads 10,000 jobs through the provider, as a plan would, while
-// 30% of the requests are answered 429 or 503, each with Retry-After (1 s,
-// which pauses every request): the jobs must be those, in the order, of one
-// page after another without faults, with never more requests at once than
-// the bound.
+// faultsRow reads 10,000 jobs while 30% of requests get 429 or 503 with
+// Retry-After: the same jobs in the same order as without faults, and never
+// more requests at once than the bound.
 func faultsRow(b *testing.B) acctest.BenchRow {
 	b.Helper()
 	e := acctest.NewEnv(b, sandbox.Config{Jobs: 10000})

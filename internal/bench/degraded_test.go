@@ -16,12 +16,9 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// BenchmarkDegraded applies 300 connectors and 60 triggers, then plans a
-// refresh of them, against a healthy service and against one that answers
-// 30% of the requests 429 or 503 (the reads of the plan: 500, 502 or 504),
-// under the engine of TF_ACC_TERRAFORM_PATH: one apply and one plan must
-// succeed, with nothing run twice or doubled (DegradedRun checks it); the
-// figures are the time each takes under faults against without.
+// BenchmarkDegraded applies 300 connectors and 60 triggers and plans their
+// refresh, healthy and with 30% of requests failing (429 or 503; the plan's
+// reads 500, 502 or 504): both succeed, nothing doubled (DegradedRun checks).
 func BenchmarkDegraded(b *testing.B) {
 	if b.N > 1 {
 		b.Skip("one run is the measure: use -benchtime 1x, as `make bench` does")
@@ -48,16 +45,11 @@ func BenchmarkDegraded(b *testing.B) {
 	acctest.Missed(b, rows)
 }
 
-// gaveUpAfter is how a request that ran out of retries says so.
 var gaveUpAfter = regexp.MustCompile(`gave up after (\d+) attempts over (\S+)(?:, at the end of|: the next attempt would wait \S+, past the end of) the retry budget \(5m0s\)`)
 
-// BenchmarkServiceDown applies one connector against a service that answers
-// every request 503 (Retry-After: 1 s): the apply fails within the default
-// retry budget, with an error that says how many attempts it made over how
-// long; the figure is how long it took to fail. Then it plans a refresh of
-// 40 connectors against a loopback port where nothing listens: the plan
-// fails within one default budget and 30 s, not one budget per batch of
-// refreshes, every error naming the cause.
+// BenchmarkServiceDown: an apply against a service answering only 503 fails
+// within the retry budget, naming its attempts; a refresh of 40 connectors
+// where nothing listens fails within one budget, not one per batch.
 func BenchmarkServiceDown(b *testing.B) {
 	if b.N > 1 {
 		b.Skip("one run is the measure: use -benchtime 1x, as `make bench` does")
@@ -93,10 +85,8 @@ func BenchmarkServiceDown(b *testing.B) {
 	acctest.Missed(b, rows)
 }
 
-// BenchmarkServiceSilent plans a refresh of 40 connectors against a
-// loopback port that accepts connections and never answers, on the
-// defaults: the plan fails within one retry budget and one request_timeout,
-// every error naming the host and port.
+// BenchmarkServiceSilent: a refresh of 40 connectors against a port that never
+// answers fails within one retry budget and one request_timeout.
 func BenchmarkServiceSilent(b *testing.B) {
 	if b.N > 1 {
 		b.Skip("one run is the measure: use -benchtime 1x, as `make bench` does")
@@ -106,32 +96,28 @@ func BenchmarkServiceSilent(b *testing.B) {
 	acctest.Missed(b, rows)
 }
 
-// deadService is a base_url where no service answers, and what each error
-// must say of it.
+// deadService is a base_url where no service answers, and what errors say.
 type deadService struct {
 	addr, what, summary, cause string
 	limit                      time.Duration
 }
 
-// closedPort: nothing listens, so every connection is refused.
 func closedPort(b *testing.B) deadService {
 	addr := nettest.RefusingAddr(b)
 	return deadService{addr: addr, what: "where nothing listens", summary: "Service Unreachable",
 		cause: "nothing accepts connections at " + addr + " (connection refused)", limit: client.DefaultRetryBudget + 30*time.Second}
 }
 
-// silentPort accepts connections and never answers: no answer counts as not
-// reaching the service, so the plan fails within one retry budget and one
-// request_timeout, not a budget per request in turn.
+// silentPort never answers, which counts as not reaching the service: one
+// budget for the plan, not one per request in turn.
 func silentPort(b *testing.B) deadService {
 	addr := nettest.SilentAddr(b)
 	return deadService{addr: addr, what: "that accepts connections and never answers", summary: "Service Not Answering",
 		cause: "nothing answered at " + addr + " within request_timeout", limit: client.DefaultRetryBudget + client.DefaultRequestTimeout + 5*time.Second}
 }
 
-// deadServicePlan applies 40 connectors, then plans their refresh with
-// base_url at the dead service's address, on the defaults: the row of how
-// long the plan took to fail, and whether each error named the cause.
+// deadServicePlan applies 40 connectors, then times their refresh against
+// dead, checking each error names the cause.
 func deadServicePlan(b *testing.B, eng *acctest.Engine, dead deadService) acctest.BenchRow {
 	e := acctest.NewEnv(b, sandbox.Config{Jobs: 0})
 	dir := acctest.ConfigDir(b, acctest.FleetHCL(40, "", false))

@@ -28,10 +28,8 @@ type usage struct {
 // clockTick is the unit of CPU times in /proc/<pid>/stat (USER_HZ).
 const clockTick = 10 * time.Millisecond
 
-// watchProviders runs fn while sampling, every 5 ms, each process running
-// binary other than this one, and returns what they used: CPU time as last
-// sampled, which leaves out at most the last 5 ms of each process; zero
-// where /proc is not there to read.
+// watchProviders samples the processes of binary every 5 ms while fn runs: CPU
+// time misses at most each one's last 5 ms; zero without /proc.
 func watchProviders(binary string, fn func()) usage {
 	var (
 		mu    sync.Mutex
@@ -93,8 +91,7 @@ func watchProviders(binary string, fn func()) usage {
 	return usage{wall: wall, cpu: time.Duration(total) * clockTick, peak: peak}
 }
 
-// benchCase is one way to run a plan: a provider, and the environment of
-// the command.
+// benchCase is one way to run a plan: a provider and an environment.
 type benchCase struct {
 	p     *benchProvider
 	label string
@@ -104,9 +101,8 @@ type benchCase struct {
 
 func (c benchCase) name() string { return c.p.name + ", " + c.label }
 
-// medians runs each case's plan in dir (with args) rounds times, the cases taking turns
-// so that the machine's load falls on all alike, and returns the median of
-// each figure by case. after, if not nil, checks each run of a case.
+// medians runs each case's plan rounds times, the cases taking turns so that
+// the machine's load falls on all alike; after, if set, checks each run.
 func medians(tb testing.TB, eng *acctest.Engine, dir string, vars []string, cases []benchCase, rounds int, after func(benchCase), args ...string) map[string]usage {
 	tb.Helper()
 	runs := map[string][]usage{}
@@ -128,7 +124,6 @@ func medians(tb testing.TB, eng *acctest.Engine, dir string, vars []string, case
 	return medianUsage(runs)
 }
 
-// medianUsage is the median of each figure of each case's runs.
 func medianUsage(runs map[string][]usage) map[string]usage {
 	out := map[string]usage{}
 	for name, us := range runs {
@@ -169,8 +164,7 @@ func benchRounds(tb testing.TB) int {
 	return 5
 }
 
-// printBenchTable prints the figures, the plans side by side, and the
-// machine they were measured on.
+// printBenchTable prints the figures, the plans side by side, and the machine.
 func printBenchTable(eng *acctest.Engine, rows []acctest.BenchRow, side []sideRow, rounds int) {
 	cpu := "unknown CPU"
 	if info, err := os.ReadFile("/proc/cpuinfo"); err == nil {

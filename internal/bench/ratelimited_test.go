@@ -14,12 +14,10 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// The service's rate limit in BenchmarkRateLimited: requests a second per
-// API key, in bursts of as many.
+// The rate limit in BenchmarkRateLimited: requests a second per key, bursts alike.
 const benchRate = 20
 
-// rateStyle is a kind of rate-limited service: the headers it tells its
-// quota by, and the share of requests an apply may see refused against it.
+// rateStyle is a kind of rate-limited service, and the share an apply may see refused.
 type rateStyle struct {
 	label, headers string
 	refused        float64 // percent, the target of one apply
@@ -31,7 +29,6 @@ var rateStyles = []rateStyle{
 	{label: "x-ratelimit", headers: sandbox.RateLimitHeadersX, refused: 2},
 }
 
-// rateRun is what one or more applies at once cost the sandbox.
 type rateRun struct {
 	requests, refused, creates int64
 	wall                       time.Duration
@@ -45,9 +42,8 @@ func (r rateRun) refusedPercent() float64 {
 	return 100 * float64(r.refused) / float64(r.requests)
 }
 
-// teamApplies applies, at once and under one key, teams configurations of
-// perTeam connectors each, in a workspace each or all in one, and returns
-// the run, the connectors made and its wall time against the floor.
+// teamApplies runs teams applies of perTeam connectors at once under one key;
+// it returns the run, the connectors made and the wall time against the floor.
 func teamApplies(b *testing.B, eng *acctest.Engine, style rateStyle, teams, perTeam int, oneWorkspace bool) (rateRun, int, float64) {
 	var workspaces []string
 	var applies []rateApply
@@ -76,14 +72,13 @@ func (r rateRun) teamsValue(made int, ratio float64) string {
 		r.failed, made, r.refusedPercent(), r.refused, r.requests, ratio, r.wall.Round(100*time.Millisecond))
 }
 
-// floorOf is the time the creates take at the rate alone: creates ÷ rate,
-// computed, which leaves out the engine's own start and the first burst.
+// floorOf is creates ÷ rate: no engine start, no first burst.
 func floorOf(creates int) time.Duration {
 	return time.Duration(creates) * time.Second / benchRate
 }
 
-// prefixedConnectorsHCL is n connectors named "<prefix> <index>", so that
-// the applies sharing a workspace never ask for one name twice.
+// prefixedConnectorsHCL names by prefix, so applies sharing a workspace never
+// ask for one name twice.
 func prefixedConnectorsHCL(n int, prefix string) string {
 	return fmt.Sprintf(`
 resource "dataintegration_customer_service_connector" "c" {
@@ -97,8 +92,7 @@ resource "dataintegration_customer_service_connector" "c" {
 `, n, prefix, prefix)
 }
 
-// limitedEnv is a sandbox with no jobs behind the bench's rate limit, its
-// answers telling the quota in style's headers, its key bound to
+// limitedEnv is a sandbox behind the bench's rate limit, its key bound to
 // workspaces (none: the default one).
 func limitedEnv(b *testing.B, style rateStyle, workspaces ...string) *acctest.Env {
 	b.Helper()
@@ -111,16 +105,14 @@ func limitedEnv(b *testing.B, style rateStyle, workspaces ...string) *acctest.En
 	return e
 }
 
-// rateApply is one apply of applyAtOnce: its configuration's folder, the
-// workspace it creates in (empty: e's), and more of its environment.
+// rateApply is one apply of applyAtOnce; an empty workspace is e's.
 type rateApply struct {
 	dir, workspace string
 	env            []string
 }
 
-// applyAtOnce runs applies at once, each in a data folder of its own, and
-// returns what they cost e's sandbox; a failed apply is counted, and its
-// output goes to standard error.
+// applyAtOnce runs applies at once and returns what they cost e's sandbox; a
+// failed apply is counted and its output printed.
 func applyAtOnce(b *testing.B, eng *acctest.Engine, e *acctest.Env, applies ...rateApply) rateRun {
 	b.Helper()
 	before := e.Sandbox.Stats()
@@ -143,8 +135,7 @@ func applyAtOnce(b *testing.B, eng *acctest.Engine, e *acctest.Env, applies ...r
 				mu.Lock()
 				failed++
 				mu.Unlock()
-				// The plan and the progress before the errors run to
-				// thousands of lines.
+				// The plan and progress before the errors run to thousands of lines.
 				msg := err.Error()
 				if i := strings.Index(msg, "\nError: "); i >= 0 {
 					msg = msg[i:]
@@ -165,8 +156,7 @@ func applyAtOnce(b *testing.B, eng *acctest.Engine, e *acctest.Env, applies ...r
 	}
 }
 
-// seedConnectors creates n connectors in e's workspace through the side
-// door, which spends none of the key's quota.
+// seedConnectors goes through the side door, which spends none of the quota.
 func seedConnectors(b *testing.B, e *acctest.Env, n int) {
 	b.Helper()
 	names := make([]string, n)
@@ -178,8 +168,7 @@ func seedConnectors(b *testing.B, e *acctest.Env, n int) {
 	}
 }
 
-// fewBesideMany applies newOnes connectors into a workspace of seeded,
-// with the provider p (nil: the tree's).
+// fewBesideMany applies newOnes connectors beside seeded ones (p nil: the tree's).
 func fewBesideMany(b *testing.B, eng *acctest.Engine, style rateStyle, p *benchProvider, seeded, newOnes int) rateRun {
 	b.Helper()
 	e := limitedEnv(b, style)
@@ -200,7 +189,6 @@ func (r rateRun) fewValue() string {
 	return fmt.Sprintf("%d answered, %d refused (%v)", r.requests-r.refused-2, r.refused, r.wall.Round(100*time.Millisecond))
 }
 
-// expectConnectors fails b unless e's workspace holds n connectors.
 func expectConnectors(b *testing.B, e *acctest.Env, n int, what string) {
 	b.Helper()
 	if got := len(e.Sandbox.ConnectorIDs(e.WorkspaceID)); got != n {
@@ -208,15 +196,9 @@ func expectConnectors(b *testing.B, e *acctest.Env, n int, what string) {
 	}
 }
 
-// BenchmarkRateLimited applies connectors behind a rate limit of 20
-// requests a second per key (bursts of 20), against each kind of service:
-// one that tells its quota by Retry-After on a 429 alone, and ones that
-// tell it on every answer, in the IETF draft's headers or X-RateLimit-*.
-// It measures one apply of 200 connectors, four applies of 100 at once
-// sharing the key (in a workspace each, and in one), and 20 creates into a
-// workspace of 1,500 connectors (beside the provider at BENCH_RATE_BASELINE,
-// if set), each against its targets. A missed target fails the run only
-// with BENCH_RATE_TARGETS=1. Run it through `make bench`.
+// BenchmarkRateLimited applies connectors behind 20 requests a second per key,
+// against each way of telling the quota (Retry-After alone, IETF, X-RateLimit).
+// A missed target fails the run only with BENCH_RATE_TARGETS=1.
 func BenchmarkRateLimited(b *testing.B) {
 	if b.N > 1 {
 		b.Skip("one run is the measure: use -benchtime 1x, as `make bench` does")
@@ -259,8 +241,7 @@ func BenchmarkRateLimited(b *testing.B) {
 		b.ReportMetric(one.refusedPercent(), metric+"-%refused")
 		b.ReportMetric(ratio, metric+"-×floor")
 
-		// 2. Four applies of 100 at once, sharing the key, each in a
-		// workspace of its own, as teams of one account would.
+		// 2. Four applies of 100 at once sharing the key, a workspace each.
 		four, made, ratio := teamApplies(b, eng, style, teams, perTeam, false)
 		add(acctest.BenchRow{
 			Figure: fmt.Sprintf("%s: %d applies of %d connectors at once, one key, a workspace each: failed applies, %% refused with 429, wall time against the floor (%v)", style.label, teams, perTeam, floorOf(teamsAll)),
@@ -272,9 +253,8 @@ func BenchmarkRateLimited(b *testing.B) {
 		b.ReportMetric(four.refusedPercent(), metric+"-%refused/4")
 		b.ReportMetric(ratio, metric+"-×floor/4")
 
-		// 2b. The same four applies in one workspace: each one's whole
-		// list changes under the others' creates, and the name checks go
-		// by name instead.
+		// 2b. The same in one workspace: whole lists change under the others'
+		// creates, so the name checks go by name.
 		shared, made, ratio := teamApplies(b, eng, style, teams, perTeam, true)
 		add(acctest.BenchRow{
 			Figure: fmt.Sprintf("%s: %d applies of %d connectors at once, one key, one workspace: failed applies, %% refused with 429, wall time against the floor (%v)", style.label, teams, perTeam, floorOf(teamsAll)),
@@ -284,18 +264,15 @@ func BenchmarkRateLimited(b *testing.B) {
 		})
 		b.ReportMetric(float64(shared.failed), metric+"-failed/4-in-1")
 
-		// 3. 20 creates into a workspace of 1,500 connectors, beside the
-		// baseline's same apply.
+		// 3. 20 creates into 1,500 connectors, beside BENCH_RATE_BASELINE.
 		few := fewBesideMany(b, eng, style, nil, seeded, newOnes)
 		value := few.fewValue()
 		if before != nil {
 			was := fewBesideMany(b, eng, style, before, seeded, newOnes)
 			value += fmt.Sprintf("; %s: %s", before.name, was.fewValue())
 		}
-		// The key checks, one in each of the plan's and the apply's
-		// processes, are apart: the target counts the creates and their
-		// name checks answered, as the service serves them (its refusals
-		// are the share refused of the rows above).
+		// The target counts the creates and name checks answered, without the
+		// key checks; refusals are the rows above's share refused.
 		add(acctest.BenchRow{
 			Figure: fmt.Sprintf("%s: `apply` of %d connectors into a workspace of %d: requests answered besides the 2 key checks, and refused with 429", style.label, newOnes, seeded),
 			Value:  value,

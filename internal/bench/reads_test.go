@@ -18,14 +18,11 @@ import (
 // plan of the same configuration and state, which makes no request.
 var noRefresh = []string{"TF_CLI_ARGS_plan=-refresh=false"}
 
-// readsRun is what the plans of one case did: the requests of each run,
-// and those refused for the rate.
+// readsRun is the requests of each run of a case, and those refused for the rate.
 type readsRun struct {
 	requests, limited []int64
 }
 
-// readCases are the refresh plan and the plan without refresh of each
-// provider.
 func readCases(providers []*benchProvider) []benchCase {
 	var cs []benchCase
 	for _, p := range providers {
@@ -34,8 +31,7 @@ func readCases(providers []*benchProvider) []benchCase {
 	return cs
 }
 
-// planReads runs the cases' plans in dir, as medians does, each run
-// counted in the sandbox of e; reset, if set, runs before each plan.
+// planReads is medians, each run counted in e's sandbox; reset runs before each.
 func planReads(b *testing.B, eng *acctest.Engine, e *acctest.Env, dir string, cases []benchCase, rounds int, reset func()) (map[string]usage, map[string]*readsRun) {
 	b.Helper()
 	runs := map[string]*readsRun{}
@@ -59,19 +55,15 @@ func planReads(b *testing.B, eng *acctest.Engine, e *acctest.Env, dir string, ca
 	return plans, runs
 }
 
-// refreshCost is the refresh plan's wall time less the plan without
-// refresh, of provider p.
 func refreshCost(plans map[string]usage, p *benchProvider) (cost, refresh, plain time.Duration) {
 	refresh = plans[benchCase{p: p, label: "refresh"}.name()].wall
 	plain = plans[benchCase{p: p, label: "-refresh=false"}.name()].wall
 	return refresh - plain, refresh, plain
 }
 
-// BenchmarkConnectorReads measures the refresh of connectors: the requests
-// of a plan and its time against the engine's own plan, at scale, over a
-// link with latency and behind a rate limit, for the provider built from
-// the tree and the one built at BENCH_READS_BASELINE (if set), whose reads
-// are one GET per connector. Run it through `make bench`.
+// BenchmarkConnectorReads measures a refresh of connectors against the engine's
+// own plan, at scale, over latency and behind a rate limit, beside
+// BENCH_READS_BASELINE (one GET per connector) if set.
 func BenchmarkConnectorReads(b *testing.B) {
 	if b.N > 1 {
 		b.Skip("one run is the measure: use -benchtime 1x, as `make bench` does")
@@ -93,9 +85,7 @@ func BenchmarkConnectorReads(b *testing.B) {
 	bound := client.DefaultMaxConcurrentRequests
 
 	// 1. A refresh of 500 connectors at 0 and 50 ms a request, against the
-	// list of the same workspace, its pages side by side.
-	// The yardstick reads from memory: its refresh is the engine's own,
-	// which no provider goes below.
+	// yardstick's, which is the engine's own and no provider goes below.
 	withYard := append(slices.Clone(providers), yardstick(b))
 	fleet := acctest.NewEnv(b, sandbox.Config{Jobs: 0})
 	fleet.RequireSandbox(b, "count the requests and add latency")
@@ -135,9 +125,8 @@ func BenchmarkConnectorReads(b *testing.B) {
 		}
 		add(row)
 		if ms == 50 {
-			// The engine's own refresh (the yardstick's, which sends no
-			// request) already costs about 3× the floor on a small
-			// machine: what the provider adds to it is what it answers for.
+			// The engine's own refresh costs about 3× the floor on a small
+			// machine: the provider answers for what it adds.
 			engine, _, _ := refreshCost(plans, withYard[len(withYard)-1])
 			add(acctest.BenchRow{
 				Figure: "same plan: what the provider adds to the engine's own refresh (the yardstick's), against the same floor",
