@@ -14,10 +14,9 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
-// adoptClockMargin widens the time a create was in flight, by this machine's
-// clock, against the service's _created_at: NTP keeps clocks within a fraction of a
-// second. It stays under the seconds between an apply and its rerun, so a connector
-// of an earlier attempt is never adopted; a clock off by more finds nothing to adopt.
+// adoptClockMargin widens a create's time in flight against the service's
+// _created_at (NTP keeps clocks within a fraction of a second), and stays under
+// the seconds before a rerun, so an earlier attempt's connector is never adopted.
 const adoptClockMargin = 2 * time.Second
 
 // lostCreate sorts the connectors a lost create may have made by when the service
@@ -57,11 +56,10 @@ func sameConnector(c client.Connector, sent client.ConnectorSpec) bool {
 		len(c.Streams) == len(streams) && sameElements(c.Streams, streams)
 }
 
-// createOrAdopt settles a failed create. An answer that leaves unknown whether the
-// service acted (lost, 500, 502, 504) is settled by listing the name: a connector
-// made by one of the sends is adopted, so that no apply creates a second; when the
-// workspace holds no connector of the name at all, the create is sent again, within
-// the retry budget from start and max_retries. The caller holds the name's lock.
+// createOrAdopt settles a create whose answer leaves unknown whether the service
+// acted (lost, 500, 502, 504) by listing the name: a connector one of the sends
+// made is adopted, so no apply creates a second; with none of the name, the create
+// is sent again within the retry budget. The caller holds the name's lock.
 func (r *connectorResource) createOrAdopt(ctx context.Context, diags *diag.Diagnostics, ws string, sent client.ConnectorSpec, start time.Time, err error) *client.Connector {
 	cl := r.data.client
 	budget, limit := ctx, "the operation's time limit"
@@ -126,9 +124,8 @@ func sentTimes(e *client.Error, sends int) string {
 	return fmt.Sprintf("%s (send %d of the create: the %d before it made nothing)", lost, sends, sends-1)
 }
 
-// settleCreate looks for the connector that the sends of a create since start may
-// have made. none is true when the workspace holds no connector of the name at all;
-// else it returns the connector to adopt, or nil after an error.
+// settleCreate looks for the connector a create's sends since start may have made:
+// the one to adopt, none when the name is free, or nil after an error.
 func (r *connectorResource) settleCreate(ctx context.Context, diags *diag.Diagnostics, ws string, sent client.ConnectorSpec, start time.Time, e *client.Error, sends int) (c *client.Connector, none bool) {
 	end := time.Now()
 	lost := sentTimes(e, sends)

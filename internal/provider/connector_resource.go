@@ -37,7 +37,6 @@ var (
 	_ resource.ResourceWithIdentity         = (*connectorResource)(nil)
 )
 
-// NewConnectorResource returns the dataintegration_customer_service_connector resource.
 func NewConnectorResource() resource.Resource { return &connectorResource{} }
 
 type connectorResource struct {
@@ -139,7 +138,6 @@ func connectorTokenAttributes() map[string]schema.Attribute {
 			},
 		},
 		// A Number, not an Int64: see wholeNumberValidator.
-		// A Number, not an Int64: see wholeNumberValidator.
 		"token_wo_version": schema.NumberAttribute{
 			MarkdownDescription: "A whole number to change whenever `token_wo` holds a new token: a change sends `token_wo` to the service. Only with `token_wo`.",
 			Optional:            true,
@@ -159,10 +157,9 @@ func (r *connectorResource) ConfigValidators(context.Context) []resource.ConfigV
 	}
 }
 
-// ValidateConfig suggests token_wo where the engine has write-only attributes. The
-// warning is on the resource: the engine would print a token attribute's line, and
-// with it a literal token. Only the validate walk runs before Configure (r.data is
-// nil), so it comes once per command.
+// ValidateConfig suggests token_wo where the engine has write-only attributes, on
+// the resource: on the token attribute, the engine would print a literal token.
+// Only the validate walk runs before Configure (r.data nil): once per command.
 func (r *connectorResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	if !req.ClientCapabilities.WriteOnlyAttributesAllowed || r.data != nil {
 		return
@@ -482,9 +479,8 @@ func (r *connectorResource) Delete(ctx context.Context, req resource.DeleteReque
 	}
 }
 
-// confirmGone tells whether a 404 means the connector is gone. A wrong base_url or
-// workspace answers 404 too, and believing it would drop every connector from the
-// state: the 404 counts only when the workspace's list answers without the connector.
+// confirmGone believes a 404 only when the workspace's list lacks the connector:
+// a wrong base_url or workspace answers 404 too, for every connector of the state.
 func (r *connectorResource) confirmGone(ctx context.Context, diags *diag.Diagnostics, summary string, state connectorResourceModel) bool {
 	ws, id := state.WorkspaceID.ValueString(), state.ID.ValueString()
 	f := client.ConnectorFilter{Name: state.Name.ValueStringPointer()} // a name keeps the list short; none after an import
@@ -580,8 +576,7 @@ func (r *connectorResource) IdentitySchema(_ context.Context, _ resource.Identit
 	}
 }
 
-// setConnectorIdentity keeps a prior identity of the same connector in any letter
-// case, as the state keeps its IDs.
+// setConnectorIdentity keeps a prior identity's letter case, as the state's IDs.
 func setConnectorIdentity(ctx context.Context, prior, out *tfsdk.ResourceIdentity, m connectorModel, diags *diag.Diagnostics) {
 	if out == nil {
 		return

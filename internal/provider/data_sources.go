@@ -9,8 +9,7 @@ import (
 )
 
 // readStart begins each data source's read: config into m, then the workspace
-// that workspaceID, a field of m, names (or the provider's). ok is false when
-// diags hold the error.
+// that workspaceID, a field of m, names; ok is false when diags hold an error.
 func readStart(ctx context.Context, data *providerData, config tfsdk.Config, m any, workspaceID *types.String, diags *diag.Diagnostics) (ws string, ok bool) {
 	diags.Append(config.Get(ctx, m)...)
 	if diags.HasError() || !requireConfigured(data, diags) {

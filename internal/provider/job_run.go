@@ -55,7 +55,6 @@ func jobIDByName(ctx context.Context, c *client.Client, ws, name string, diags *
 	return ""
 }
 
-// jobRun is one run of a job that Terraform asks for.
 type jobRun struct {
 	ws, job string
 	force   bool
@@ -210,10 +209,9 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
-// triggerAnswerLost tells whether a failed trigger may have reached the service,
-// its answer lost or ambiguous. The API cannot say whether the job started, so the
-// trigger counts as done with a warning ending in then, which says how to run the
-// job again: sending it again could run the job twice.
+// triggerAnswerLost tells whether a failed trigger may have reached the service.
+// The API cannot say whether the job started, and a resend could run it twice: the
+// trigger counts as done, with a warning ending in then (how to run it again).
 func triggerAnswerLost(ctx context.Context, diags *diag.Diagnostics, job string, err error, limit triggerLimit, then string) bool {
 	e, ok := errors.AsType[*client.Error](err)
 	if !ok || !e.MayHaveTakenEffect() {

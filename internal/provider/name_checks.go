@@ -103,8 +103,7 @@ func (n *nameChecks) begin(ws string) (end func()) {
 	}
 }
 
-// counted records how many customer-service connectors ws holds, from the
-// check of the API key.
+// counted records the customer-service connectors ws holds, as the key check saw.
 func (n *nameChecks) counted(ws string, held int) {
 	if held < 0 {
 		return
@@ -114,8 +113,7 @@ func (n *nameChecks) counted(ws string, held int) {
 	n.of(ws).held = held
 }
 
-// onePage tells whether ws held one page of connectors at most when last
-// counted.
+// onePage tells whether ws held one page of connectors at most, last counted.
 func (n *nameChecks) onePage(ws string) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -123,7 +121,6 @@ func (n *nameChecks) onePage(ws string) bool {
 	return w.held >= 0 && w.held <= w.pageSize
 }
 
-// made records a connector this process created in ws.
 func (n *nameChecks) made(ws string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -26,8 +26,7 @@ type planHolds struct {
 	lists   map[string]*planList
 }
 
-// planList is a list the name checks of one walk share: a workspace's whole
-// list, or one name's.
+// planList is a workspace's whole list, or one name's, shared by a walk's checks.
 type planList struct {
 	mu    sync.Mutex
 	done  bool

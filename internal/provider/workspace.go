@@ -91,10 +91,9 @@ func (d *providerData) planWorkspace(ctx context.Context, req resource.ModifyPla
 
 func sameID(a, b string) bool { return strings.EqualFold(a, b) }
 
-// checkPlannedWorkspace refuses at plan a create, or a move, into a workspace the API
-// key cannot reach, the provider's own included: a wrong key fails the plan, not each
-// create of the apply, and a replacement deletes the old connector before the create
-// fails. A plan that creates and moves nothing asks nothing.
+// checkPlannedWorkspace refuses at plan a create or move into a workspace the key
+// cannot reach: else each create of the apply fails, and a replacement deletes the
+// old connector first. A plan that creates and moves nothing asks nothing.
 func (d *providerData) checkPlannedWorkspace(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if d == nil || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
 		return
