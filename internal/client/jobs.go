@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/request"
 )
 
 // JobFilter selects and orders jobs; nil fields are not sent.
@@ -47,21 +49,21 @@ func (c *Client) TriggerJob(ctx context.Context, workspaceID, jobID string, forc
 	if forceFullRefresh {
 		q.Set(queryForceFullRefresh, "true")
 	}
-	return c.do(ctx, request{
-		op:     "trigger job",
-		method: http.MethodPost,
-		path:   fmt.Sprintf(pathJobRun, url.PathEscape(workspaceID), url.PathEscape(jobID)),
-		query:  q,
-		want:   http.StatusCreated,
+	return c.Do(ctx, request.Call{
+		Op:     "trigger job",
+		Method: http.MethodPost,
+		Path:   fmt.Sprintf(pathJobRun, url.PathEscape(workspaceID), url.PathEscape(jobID)),
+		Query:  q,
+		Want:   http.StatusCreated,
 	})
 }
 
 // CancelJob cancels the job's running execution.
 func (c *Client) CancelJob(ctx context.Context, workspaceID, jobID string) error {
-	return c.do(ctx, request{
-		op:     "cancel job",
-		method: http.MethodDelete,
-		path:   fmt.Sprintf(pathJobCancel, url.PathEscape(workspaceID), url.PathEscape(jobID)),
-		want:   http.StatusNoContent,
+	return c.Do(ctx, request.Call{
+		Op:     "cancel job",
+		Method: http.MethodDelete,
+		Path:   fmt.Sprintf(pathJobCancel, url.PathEscape(workspaceID), url.PathEscape(jobID)),
+		Want:   http.StatusNoContent,
 	})
 }

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -108,7 +109,7 @@ func (s *connectorService) list(w http.ResponseWriter, r *http.Request) {
 	if name := r.URL.Query().Get("name"); name != "" {
 		items = slices.DeleteFunc(slices.Clone(items), func(it map[string]any) bool { return it["name"] != name })
 	}
-	size := orDefault(s.pageCap, PageSize)
+	size := cmp.Or(s.pageCap, PageSize)
 	pages := max((len(items)+size-1)/size, 1)
 	lo, hi := min((page-1)*size, len(items)), min(page*size, len(items))
 	results := make([]map[string]any, 0, hi-lo)

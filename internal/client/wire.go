@@ -1,16 +1,13 @@
 package client
 
-// This file holds what goes on the wire: every wire name the client uses,
-// so that the service's real connector names can replace this project's
-// own in one place (README.md, "The connector's wire contract"), the
-// shapes of what is sent and answered, and the request that carries them.
+// This file holds what goes on the wire: every path and query name, so that
+// the service's real connector names can replace this project's own in one
+// place (README.md, "The connector's wire contract"), and the shapes of what
+// is sent and answered.
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
 	"net/url"
-	"time"
 )
 
 // Paths, relative to the base URL.
@@ -21,30 +18,6 @@ const (
 	pathConnectors = "developers/workspaces/%s/connectors/"
 	pathConnector  = "developers/workspaces/%s/connectors/%s/"
 )
-
-const (
-	headerAuthorization = "Authorization"
-	headerAccept        = "Accept"
-	headerUserAgent     = "User-Agent"
-	headerContentType   = "Content-Type"
-	headerRetryAfter    = "Retry-After"
-	headerLocation      = "Location"
-	// The rate-limit headers read for pacing (README.md, "Rate limits"):
-	// draft-ietf-httpapi-ratelimit-headers, its earlier drafts, and the
-	// X- form many services send.
-	headerRateLimit           = "RateLimit"
-	headerRateLimitPolicy     = "RateLimit-Policy"
-	headerRateLimitLimit      = "RateLimit-Limit"
-	headerRateLimitRemaining  = "RateLimit-Remaining"
-	headerRateLimitReset      = "RateLimit-Reset"
-	headerXRateLimitLimit     = "X-RateLimit-Limit"
-	headerXRateLimitRemaining = "X-RateLimit-Remaining"
-	headerXRateLimitReset     = "X-RateLimit-Reset"
-	mediaJSON                 = "application/json"
-)
-
-// product is the provider's token in the User-Agent.
-const product = "terraform-provider-dataintegration"
 
 const (
 	queryPage             = "page"
@@ -63,25 +36,6 @@ const PageSize = 100
 
 // ConnectorKindCustomerService is the connector_name of the connector.
 const ConnectorKindCustomerService = "customer_service"
-
-// request is one call of the API as the client makes it: what is sent,
-// the answer it wants, and until when it may be sent again.
-type request struct {
-	op      string
-	method  string
-	path    string
-	query   url.Values
-	body    any
-	want    int
-	read    func(io.Reader) error // nil when the body is not read
-	secrets []string              // masked like the API key in a message
-	// end is when r's time runs out, and budget names that limit.
-	end    time.Time
-	budget string
-}
-
-// idempotent: only a POST may not be sent twice.
-func (r *request) idempotent() bool { return r.method != http.MethodPost }
 
 // Job is a job of a workspace (README.md, "Jobs"). The API does not say its
 // strings are never null, hence the pointers.
@@ -199,12 +153,6 @@ type ConnectorConfiguration struct {
 	URL        string `json:"url,omitempty"`
 	Token      string `json:"token,omitempty"`
 	AgentEmail string `json:"agent_email,omitempty"`
-}
-
-// errorBody is the part of an error answer read for its message
-// (README.md, "Open points").
-type errorBody struct {
-	Detail json.RawMessage `json:"detail"`
 }
 
 type connectorCreateBody struct {

@@ -1,4 +1,6 @@
-package client
+package request
+
+// product is the provider's token in the User-Agent.
 
 import (
 	"cmp"
@@ -13,6 +15,8 @@ import (
 
 	"golang.org/x/net/http/httpproxy"
 )
+
+const product = "terraform-provider-dataintegration"
 
 // UserAgent puts the engine's product token first, as HashiCorp's
 // providers do, then the provider's, then what the user appends.

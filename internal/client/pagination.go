@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/request"
 )
 
 // All is what a Visitor's Page returns to be given every item of a list.
@@ -53,7 +55,7 @@ type listing struct {
 }
 
 func (l listing) unreadable(c *Client, err error) *Error {
-	return c.failure(&request{op: l.op, method: http.MethodGet, path: l.path}, http.StatusOK, "", err, true)
+	return c.Unreadable(request.Call{Op: l.op, Method: http.MethodGet, Path: l.path}, err)
 }
 
 // ErrListChanged is a list that changed twice in a row while it was read:
@@ -111,7 +113,7 @@ func walkOnce[T any](ctx context.Context, c *Client, l listing, first *Page[T], 
 	if err != nil || next == 0 {
 		return err
 	}
-	if r.pages > 1 && next == 2 && c.bound > 1 {
+	if r.pages > 1 && next == 2 && c.Bound() > 1 {
 		if next, err = sideBySide(ctx, r); err != nil || next == 0 {
 			return err
 		}
@@ -213,7 +215,7 @@ func sideBySide[T any](ctx context.Context, r *reading[T]) (int, error) {
 	n, per := r.pages, max(len(r.first.Results), 1)
 	// Asking past the bound keeps a slow page from holding up the others;
 	// the bound still holds the requests in flight.
-	ahead := 2 * r.c.bound
+	ahead := 2 * r.c.Bound()
 	answers := make(map[int]chan fetched[T], ahead)
 	asked := 1
 	for page := 2; page <= n; page++ {
@@ -295,7 +297,7 @@ func fetchPage[T any](ctx context.Context, c *Client, l listing, page int) (*Pag
 	q.Set(queryPage, strconv.Itoa(page))
 	q.Set(queryPageSize, strconv.Itoa(PageSize))
 	var p *Page[T]
-	err := c.do(ctx, request{op: l.op, method: http.MethodGet, path: l.path, query: q, want: http.StatusOK, read: func(body io.Reader) (err error) {
+	err := c.Do(ctx, request.Call{Op: l.op, Method: http.MethodGet, Path: l.path, Query: q, Want: http.StatusOK, Read: func(body io.Reader) (err error) {
 		p, err = DecodePage[T](body)
 		return err
 	}})
@@ -306,7 +308,7 @@ func fetchPage[T any](ctx context.Context, c *Client, l listing, page int) (*Pag
 // full page so that the decoder does not grow it.
 func DecodePage[T any](body io.Reader) (*Page[T], error) {
 	p := Page[T]{Results: make([]T, 0, PageSize)}
-	if err := decode(body, &p); err != nil {
+	if err := request.Decode(body, &p); err != nil {
 		return nil, err
 	}
 	return &p, nil

@@ -19,6 +19,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/request"
 )
 
 // TestList_pageFailureWasSent: a page that cannot be followed came in an answer,
@@ -513,7 +515,7 @@ func FuzzDecodePage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var p Page[Job]
-		if err := decode(bytes.NewReader(b), &p); err != nil {
+		if err := request.Decode(bytes.NewReader(b), &p); err != nil {
 			if err.Error() == "" {
 				t.Fatal("an error without a message")
 			}
@@ -524,7 +526,7 @@ func FuzzDecodePage(f *testing.F) {
 			t.Fatalf("re-encoding an accepted page: %v", err)
 		}
 		var q Page[Job]
-		if err := decode(bytes.NewReader(again), &q); err != nil || !reflect.DeepEqual(p, q) {
+		if err := request.Decode(bytes.NewReader(again), &q); err != nil || !reflect.DeepEqual(p, q) {
 			t.Fatalf("round trip of %q: %+v, then %+v (%v)", b, p, q, err)
 		}
 	})

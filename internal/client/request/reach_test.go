@@ -1,4 +1,4 @@
-package client
+package request_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
 // silentService takes requests and answers none, until answer is set: then
@@ -72,11 +74,11 @@ func (s *silentService) resetHeld(t *testing.T) {
 func (s *silentService) mostHeld() int { s.mu.Lock(); defer s.mu.Unlock(); return s.maxHeld }
 
 // noAnswer is err's NoAnswer failure; the test fails when there is none.
-func noAnswer(t *testing.T, err error) (*ConnectError, *Error) {
+func noAnswer(t *testing.T, err error) (*client.ConnectError, *client.Error) {
 	t.Helper()
-	var ce *ConnectError
-	var e *Error
-	if !errors.As(err, &ce) || !errors.As(err, &e) || ce.Failure != NoAnswer {
+	var ce *client.ConnectError
+	var e *client.Error
+	if !errors.As(err, &ce) || !errors.As(err, &e) || ce.Failure != client.NoAnswer {
 		t.Fatalf("want a NoAnswer ConnectError, got %T: %v", err, err)
 	}
 	return ce, e
@@ -92,7 +94,7 @@ func TestClient_noAnswerSharesOneBudget(t *testing.T) {
 	const budget, timeout = 600 * time.Millisecond, 200 * time.Millisecond
 	s := newSilentService(t)
 	var log attemptLog
-	c := budgetClient(t, s.url, budget, &log, func(c *Config) { c.RequestTimeout = timeout })
+	c := budgetClient(t, s.url, budget, &log, func(c *client.Config) { c.RequestTimeout = timeout })
 	host := strings.TrimPrefix(s.url, "http://")
 
 	start := time.Now()
@@ -114,14 +116,14 @@ func TestClient_noAnswerSharesOneBudget(t *testing.T) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
-	if f := log.last(); f["failure"] != string(NoAnswer) || f["status"] != 0 {
+	if f := log.last(); f["failure"] != string(client.NoAnswer) || f["status"] != 0 {
 		t.Errorf("the last attempt's log fields %v do not name the failure", f)
 	}
 
 	// After the budget: one request at a time goes to the service, once
 	// the longest backoff has passed since the last one.
 	s.resetHeld(t)
-	time.Sleep(c.maxBackoff)
+	time.Sleep(c.MaxBackoff())
 	before := s.requests.Load()
 	start = time.Now()
 	for i := range errs {
@@ -154,7 +156,7 @@ func TestClient_noAnswerOneAfterAnother(t *testing.T) {
 	const budget, timeout, backoff = 400 * time.Millisecond, 200 * time.Millisecond, time.Second
 	s := newSilentService(t)
 	var log attemptLog
-	c := budgetClient(t, s.url, budget, &log, func(c *Config) { c.RequestTimeout, c.MaxBackoff = timeout, backoff })
+	c := budgetClient(t, s.url, budget, &log, func(c *client.Config) { c.RequestTimeout, c.MaxBackoff = timeout, backoff })
 	start := time.Now()
 	for range 30 {
 		if _, err := c.GetConnector(context.Background(), testWS, "c-1"); err == nil {
@@ -181,13 +183,13 @@ func TestClient_noAnswerEndedByAnAnswer(t *testing.T) {
 	const budget, timeout = 300 * time.Millisecond, 150 * time.Millisecond
 	s := newSilentService(t)
 	var log attemptLog
-	c := budgetClient(t, s.url, budget, &log, func(c *Config) { c.RequestTimeout = timeout })
+	c := budgetClient(t, s.url, budget, &log, func(c *client.Config) { c.RequestTimeout = timeout })
 	if _, err := c.GetConnector(context.Background(), testWS, "c-1"); func() string { ce, _ := noAnswer(t, err); return ce.StoppedBy }() == "" {
 		t.Fatalf("the budget was not spent: %v", err)
 	}
 
 	s.answer.Store(int64(timeout * 2 / 3))
-	time.Sleep(c.maxBackoff) // the next probe waits that long after the last silence
+	time.Sleep(c.MaxBackoff()) // the next probe waits that long after the last silence
 	before := s.requests.Load()
 	errs := make([]error, 20)
 	var wg sync.WaitGroup
@@ -222,7 +224,7 @@ func TestClient_noAnswerEndedByAnAnswer(t *testing.T) {
 func TestClient_noAnswerToAWrite(t *testing.T) {
 	s := newSilentService(t)
 	var log attemptLog
-	c := budgetClient(t, s.url, time.Minute, &log, func(c *Config) { c.RequestTimeout = 100 * time.Millisecond; c.MaxRetries = 2 })
+	c := budgetClient(t, s.url, time.Minute, &log, func(c *client.Config) { c.RequestTimeout = 100 * time.Millisecond; c.MaxRetries = 2 })
 	err := c.TriggerJob(context.Background(), testWS, "j", false)
 	ce, e := noAnswer(t, err)
 	if !e.Sent || !e.MayHaveTakenEffect() || s.requests.Load() != 1 {
@@ -270,7 +272,7 @@ func TestClient_stalledBodiesShareOneBudget(t *testing.T) {
 	const budget, timeout = 600 * time.Millisecond, 200 * time.Millisecond
 	url, _ := stallingService(t)
 	var log attemptLog
-	c := budgetClient(t, url, budget, &log, func(c *Config) { c.RequestTimeout = timeout })
+	c := budgetClient(t, url, budget, &log, func(c *client.Config) { c.RequestTimeout = timeout })
 	start := time.Now()
 	errs := make([]error, 40)
 	var wg sync.WaitGroup
@@ -294,8 +296,8 @@ func TestClient_stalledBodiesShareOneBudget(t *testing.T) {
 // and may have taken effect: a lost answer.
 func TestClient_stalledBodyOfACreate(t *testing.T) {
 	url, requests := stallingService(t)
-	c := newTestClient(t, url, func(c *Config) { c.RequestTimeout = 100 * time.Millisecond })
-	_, err := c.CreateConnector(context.Background(), testWS, ConnectorSpec{Name: "n"})
+	c := newTestClient(t, url, func(c *client.Config) { c.RequestTimeout = 100 * time.Millisecond })
+	_, err := c.CreateConnector(context.Background(), testWS, client.ConnectorSpec{Name: "n"})
 	if _, e := noAnswer(t, err); !e.MayHaveTakenEffect() || requests.Load() != 1 {
 		t.Errorf("%d requests, may have taken effect %v: %v", requests.Load(), e.MayHaveTakenEffect(), err)
 	}
