@@ -33,17 +33,6 @@ type ConnectorUpdate struct {
 	Streams    []string
 }
 
-// ConnectorFilter selects connectors; nil fields are not sent.
-type ConnectorFilter struct {
-	Name          *string
-	ConnectorName *string
-}
-
-func setConnectorFilter(q url.Values, f ConnectorFilter) {
-	setIf(q, queryName, f.Name)
-	setIf(q, queryConnectorName, f.ConnectorName)
-}
-
 // CreateConnector creates a customer-service connector.
 func (c *Client) CreateConnector(ctx context.Context, workspaceID string, s ConnectorSpec) (*Connector, error) {
 	defer c.reads.wrote(workspaceID)
@@ -165,12 +154,6 @@ func (c *Client) ListConnectors(ctx context.Context, workspaceID string, f Conne
 // EachConnectorPage gives v the pages of the connectors that f selects.
 func (c *Client) EachConnectorPage(ctx context.Context, workspaceID string, f ConnectorFilter, v Visitor[Connector]) error {
 	return walk(ctx, c, connectorListing(workspaceID, f), v)
-}
-
-func connectorListing(workspaceID string, f ConnectorFilter) listing {
-	q := url.Values{}
-	setConnectorFilter(q, f)
-	return listing{op: "list connectors", path: fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)), query: q}
 }
 
 // ReadConnector is GetConnector, answered from the workspace's shared list

@@ -9,38 +9,9 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/request"
 )
 
-// JobFilter selects and orders jobs; nil fields are not sent.
-type JobFilter struct {
-	ConnectorName *string
-	DataSource    *string
-	Name          *string
-	SchemaName    *string
-	IsActive      *bool
-	Ordering      string
-}
-
-func setJobFilter(q url.Values, f JobFilter) {
-	setIf(q, queryConnectorName, f.ConnectorName)
-	setIf(q, queryDataSource, f.DataSource)
-	setIf(q, queryName, f.Name)
-	setIf(q, querySchemaName, f.SchemaName)
-	if f.IsActive != nil {
-		if *f.IsActive {
-			q.Set(queryIsActive, "true")
-		} else {
-			q.Set(queryIsActive, "false")
-		}
-	}
-	if f.Ordering != "" {
-		q.Set(queryOrdering, f.Ordering)
-	}
-}
-
 // EachJobPage gives v the pages of the jobs that f selects.
 func (c *Client) EachJobPage(ctx context.Context, workspaceID string, f JobFilter, v Visitor[Job]) error {
-	q := url.Values{}
-	setJobFilter(q, f)
-	return walk(ctx, c, listing{op: "list jobs", path: fmt.Sprintf(pathJobs, url.PathEscape(workspaceID)), query: q}, v)
+	return walk(ctx, c, jobListing(workspaceID, f), v)
 }
 
 // TriggerJob starts an execution of the job.

@@ -49,11 +49,6 @@ func Collect[T any](keep func(T) bool, limit int) (Visitor[T], *[]T) {
 	}, &kept
 }
 
-type listing struct {
-	op, path string
-	query    url.Values
-}
-
 func (l listing) unreadable(c *Client, err error) *Error {
 	return c.Unreadable(request.Call{Op: l.op, Method: http.MethodGet, Path: l.path}, err)
 }

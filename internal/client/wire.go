@@ -2,11 +2,12 @@ package client
 
 // This file holds what goes on the wire: every path and query name, so that
 // the service's real connector names can replace this project's own in one
-// place (README.md, "The connector's wire contract"), and the shapes of what
-// is sent and answered.
+// place (README.md, "The connector's wire contract"), the shapes of what is
+// sent and answered, and the filters of the lists.
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 )
 
@@ -180,4 +181,60 @@ func setIf(q url.Values, key string, v *string) {
 	if v != nil {
 		q.Set(key, *v)
 	}
+}
+
+// listing is a list as asked for, without its page.
+type listing struct {
+	op, path string
+	query    url.Values
+}
+
+// ConnectorFilter selects connectors; nil fields are not sent.
+type ConnectorFilter struct {
+	Name          *string
+	ConnectorName *string
+}
+
+func setConnectorFilter(q url.Values, f ConnectorFilter) {
+	setIf(q, queryName, f.Name)
+	setIf(q, queryConnectorName, f.ConnectorName)
+}
+
+func connectorListing(workspaceID string, f ConnectorFilter) listing {
+	q := url.Values{}
+	setConnectorFilter(q, f)
+	return listing{op: "list connectors", path: fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)), query: q}
+}
+
+// JobFilter selects and orders jobs; nil fields are not sent.
+type JobFilter struct {
+	ConnectorName *string
+	DataSource    *string
+	Name          *string
+	SchemaName    *string
+	IsActive      *bool
+	Ordering      string
+}
+
+func setJobFilter(q url.Values, f JobFilter) {
+	setIf(q, queryConnectorName, f.ConnectorName)
+	setIf(q, queryDataSource, f.DataSource)
+	setIf(q, queryName, f.Name)
+	setIf(q, querySchemaName, f.SchemaName)
+	if f.IsActive != nil {
+		if *f.IsActive {
+			q.Set(queryIsActive, "true")
+		} else {
+			q.Set(queryIsActive, "false")
+		}
+	}
+	if f.Ordering != "" {
+		q.Set(queryOrdering, f.Ordering)
+	}
+}
+
+func jobListing(workspaceID string, f JobFilter) listing {
+	q := url.Values{}
+	setJobFilter(q, f)
+	return listing{op: "list jobs", path: fmt.Sprintf(pathJobs, url.PathEscape(workspaceID)), query: q}
 }

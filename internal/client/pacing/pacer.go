@@ -15,11 +15,6 @@ import (
 )
 
 const (
-	// maxReset is the furthest reset trusted: no rate limit a service
-	// publishes resets further off, and a wrong one would hold every request.
-	maxReset = time.Hour
-	// maxQuota bounds the counts trusted.
-	maxQuota = 1e9
 	// PollHeld is how often a request held with no known end looks again.
 	PollHeld = 50 * time.Millisecond
 

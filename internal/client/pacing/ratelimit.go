@@ -25,6 +25,14 @@ const (
 	headerRetryAfter          = "Retry-After"
 )
 
+const (
+	// maxReset is the furthest reset trusted: no rate limit a service
+	// publishes resets further off, and a wrong one would hold every request.
+	maxReset = time.Hour
+	// maxQuota bounds the counts trusted.
+	maxQuota = 1e9
+)
+
 // MaxRetryAfterSeconds bounds a Retry-After before the caller's cap, so
 // that a Duration cannot overflow.
 const MaxRetryAfterSeconds = 1 << 20

@@ -12,8 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-
-	"golang.org/x/net/http/httpproxy"
 )
 
 const product = "terraform-provider-dataintegration"
@@ -97,54 +95,6 @@ func newTransport(caPEM string, bound int, getenv func(string) string) (*http.Tr
 	t.MaxIdleConnsPerHost = max(bound, 2)
 	return t, proxyFor, nil
 }
-
-// proxyURL is stricter than Go, which makes a host of the scheme of a
-// value that does not parse as a URL.
-func proxyURL(v string) bool {
-	if !strings.Contains(v, "://") {
-		v = "http://" + v
-	}
-	u, err := url.Parse(v)
-	return err == nil && u.Hostname() != "" && (u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "socks5" || u.Scheme == "socks5h")
-}
-
-// ProxyCredentials are the forms of the password in proxy variable v (as
-// written, decoded, with the user name), to mask; it reads non-URLs too.
-func ProxyCredentials(v string) []string {
-	if _, rest, ok := strings.Cut(v, "://"); ok {
-		v = rest
-	}
-	at := strings.LastIndex(v, "@")
-	if at < 0 {
-		return nil
-	}
-	userinfo := v[:at]
-	_, raw, ok := strings.Cut(userinfo, ":")
-	if !ok || raw == "" {
-		return nil
-	}
-	out := []string{raw, userinfo}
-	if decoded, err := url.PathUnescape(raw); err == nil && decoded != raw {
-		out = append(out, decoded)
-	}
-	return out
-}
-
-// proxyConfig is httpproxy.FromEnvironment read through getenv (nil: the process's).
-func proxyConfig(getenv func(string) string) *httpproxy.Config {
-	if getenv == nil {
-		return httpproxy.FromEnvironment()
-	}
-	either := func(upper string) string { return cmp.Or(getenv(upper), getenv(strings.ToLower(upper))) }
-	return &httpproxy.Config{
-		HTTPProxy: either("HTTP_PROXY"), HTTPSProxy: either("HTTPS_PROXY"), NoProxy: either("NO_PROXY"),
-		CGI: getenv("REQUEST_METHOD") != "",
-	}
-}
-
-// ErrProxyURL does not echo the value, which may hold a password.
-var ErrProxyURL = errors.New("HTTPS_PROXY (or https_proxy) is not a proxy URL such as http://user:password@proxy.example.com:3128: " +
-	"in the user name and password, percent-encode @, :, / and % (as %40, %3A, %2F and %25)")
 
 // ErrNoCertificate is a CACertificate without a PEM certificate.
 var ErrNoCertificate = errors.New("the CA certificate holds no PEM certificate")
