@@ -60,13 +60,11 @@ var ErrListChanged = errors.New("the list changed while it was read")
 // maxPages turns a service whose pages never end into an error.
 const maxPages = 1 << 20
 
-// walk reads a list and gives v its pages in order. README.md, "Pages" and
-// "Open points", says where a list ends and what a list that changes does.
+// walk reads a list as README.md, "Pages", says.
 func walk[T any](ctx context.Context, c *Client, l listing, v Visitor[T]) error {
 	return walkFrom(ctx, c, l, nil, v)
 }
 
-// walkFrom is walk with the first page already read, unless first is nil.
 func walkFrom[T any](ctx context.Context, c *Client, l listing, first *Page[T], v Visitor[T]) error {
 	for try := 0; ; try++ {
 		err := walkOnce(ctx, c, l, first, v)
@@ -84,14 +82,13 @@ func walkFrom[T any](ctx context.Context, c *Client, l listing, first *Page[T], 
 }
 
 type reading[T any] struct {
-	c     *Client
-	l     listing
-	v     Visitor[T]
-	first *Page[T]
-	pages int // as the first page says; 0 when it does not
-	read  int64
-	more  int
-	// last tells a page served again.
+	c        *Client
+	l        listing
+	v        Visitor[T]
+	first    *Page[T]
+	pages    int // as the first page says; 0 when it does not
+	read     int64
+	more     int
 	last     []T
 	lastPage int
 }
@@ -116,7 +113,6 @@ func walkOnce[T any](ctx context.Context, c *Client, l listing, first *Page[T], 
 	return oneByOne(ctx, r, next)
 }
 
-// take gives v page k and tells the page to read next, 0 for none.
 func (r *reading[T]) take(p *Page[T], k int) (int, error) {
 	if err := r.check(p, k); err != nil {
 		return 0, err
@@ -201,7 +197,6 @@ type fetched[T any] struct {
 	err  error
 }
 
-// sideBySide returns the page to read on from when the last one names one.
 func sideBySide[T any](ctx context.Context, r *reading[T]) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -299,8 +294,7 @@ func fetchPage[T any](ctx context.Context, c *Client, l listing, page int) (*Pag
 	return p, err
 }
 
-// DecodePage reads one list answer as the client does, into room for a
-// full page so that the decoder does not grow it.
+// DecodePage reads one list answer as the client does, into a full page.
 func DecodePage[T any](body io.Reader) (*Page[T], error) {
 	p := Page[T]{Results: make([]T, 0, PageSize)}
 	if err := request.Decode(body, &p); err != nil {

@@ -197,6 +197,7 @@ func ids(n int) []string {
 }
 
 func TestReads_atMostTwiceTheFloor(t *testing.T) {
+	t.Parallel()
 	for _, m := range []int{1, 100, 101, 500, 1500} {
 		for _, n := range []int{1, 2, 3, 10, 500, 1500} {
 			if n > m {
@@ -221,6 +222,7 @@ func TestReads_atMostTwiceTheFloor(t *testing.T) {
 }
 
 func TestReads_pagesCappedBelowAsked(t *testing.T) {
+	t.Parallel()
 	s, c := newConnectorService(t, 500)
 	s.pageCap = 20
 	readAll(t, c, s, ids(500), 10)
@@ -230,6 +232,7 @@ func TestReads_pagesCappedBelowAsked(t *testing.T) {
 }
 
 func TestReads_listWithoutLength(t *testing.T) {
+	t.Parallel()
 	for _, env := range [][]string{{}, {"next_page"}} {
 		s, c := newConnectorService(t, 250)
 		s.envelope = env
@@ -243,6 +246,7 @@ func TestReads_listWithoutLength(t *testing.T) {
 }
 
 func TestReads_smallWorkspaceIsOnePage(t *testing.T) {
+	t.Parallel()
 	for _, env := range [][]string{nil, {}, {"next_page"}, {"count"}} {
 		s, c := newConnectorService(t, 60)
 		s.envelope = env
@@ -254,6 +258,7 @@ func TestReads_smallWorkspaceIsOnePage(t *testing.T) {
 }
 
 func TestReads_summaryAsksByID(t *testing.T) {
+	t.Parallel()
 	s, c := newConnectorService(t, 300)
 	s.summary = true
 	readAll(t, c, s, ids(300), 10)
@@ -267,6 +272,7 @@ func TestReads_summaryAsksByID(t *testing.T) {
 }
 
 func TestReads_missAsksByID(t *testing.T) {
+	t.Parallel()
 	s, c := newConnectorService(t, 300)
 	readAll(t, c, s, ids(300), 10)
 	before := s.requests()
@@ -277,6 +283,7 @@ func TestReads_missAsksByID(t *testing.T) {
 }
 
 func TestReads_everyWriteForgets(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, c := newConnectorService(t, 300)
 	readAll(t, c, s, ids(300), 10)
@@ -311,6 +318,7 @@ func TestReads_everyWriteForgets(t *testing.T) {
 }
 
 func TestReads_listInFlightAtAWriteIsNotKept(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, c := newConnectorService(t, 60)
 	gate := make(chan struct{})
@@ -347,6 +355,7 @@ func TestReads_listInFlightAtAWriteIsNotKept(t *testing.T) {
 }
 
 func TestReads_failedListIsNotKept(t *testing.T) {
+	t.Parallel()
 	s, c := newConnectorService(t, 500)
 	s.failPage = 3
 	readAll(t, c, s, ids(500), 10)
@@ -369,6 +378,7 @@ func TestReads_failedListIsNotKept(t *testing.T) {
 }
 
 func TestReads_listGoesOnForTheReadsThatWait(t *testing.T) {
+	t.Parallel()
 	s, c := newConnectorService(t, 300)
 	gate := make(chan struct{})
 	s.gate = gate
@@ -393,6 +403,7 @@ func TestReads_listGoesOnForTheReadsThatWait(t *testing.T) {
 }
 
 func TestReads_listAloneCancelledStops(t *testing.T) {
+	t.Parallel()
 	s, c := newConnectorService(t, 300)
 	gate := make(chan struct{})
 	s.gate = gate
@@ -445,6 +456,7 @@ func (x *connectorReads) waiting() int {
 }
 
 func TestReads_listSharesPageOneInFlight(t *testing.T) {
+	t.Parallel()
 	s, c := newConnectorService(t, 300)
 	readAll(t, c, s, ids(1), 1) // the first read asks by ID
 	gate := make(chan struct{})
@@ -470,6 +482,7 @@ func TestReads_listSharesPageOneInFlight(t *testing.T) {
 }
 
 func TestReads_namedFromTheListHeld(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, c := newConnectorService(t, 300)
 	got, err := c.ConnectorsNamed(ctx, testWS, "desk 7")

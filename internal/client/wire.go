@@ -1,9 +1,7 @@
 package client
 
-// This file holds what goes on the wire: every path and query name, so that
-// the service's real connector names can replace this project's own in one
-// place (README.md, "The connector's wire contract"), the shapes of what is
-// sent and answered, and the filters of the lists.
+// What goes on the wire, so that the service's real connector names can
+// replace this project's own in one place (README.md, "The connector's wire contract").
 
 import (
 	"encoding/json"
@@ -11,7 +9,6 @@ import (
 	"net/url"
 )
 
-// Paths, relative to the base URL.
 const (
 	pathJobs       = "developers/workspaces/%s/jobs/"
 	pathJobRun     = "developers/workspaces/%s/jobs/%s/run/"
@@ -63,8 +60,7 @@ type Page[T any] struct {
 	Results      []T      `json:"results"`
 }
 
-// NextPage tells null, which ends the list, from absent, which tells
-// nothing.
+// NextPage tells null, which ends the list, from absent.
 type NextPage struct {
 	Sent   bool
 	Number *int64 // nil when null
@@ -76,7 +72,6 @@ func (n NextPage) Ends() bool { return n.Sent && n.Number == nil }
 // IsZero leaves out of the JSON a next_page that was left out.
 func (n NextPage) IsZero() bool { return !n.Sent }
 
-// UnmarshalJSON is called for a null too, unlike for a key left out.
 func (n *NextPage) UnmarshalJSON(b []byte) error {
 	n.Sent, n.Number = true, nil
 	if string(b) == "null" {
@@ -85,7 +80,6 @@ func (n *NextPage) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &n.Number)
 }
 
-// MarshalJSON writes the number, or null.
 func (n NextPage) MarshalJSON() ([]byte, error) { return json.Marshal(n.Number) }
 
 // Connector is a customer-service connector as the service returns it.
@@ -148,8 +142,7 @@ func deref(s *string) string {
 	return *s
 }
 
-// ConnectorConfiguration is the form of the connector; Token is only ever
-// sent.
+// ConnectorConfiguration is the form of the connector; Token is only sent.
 type ConnectorConfiguration struct {
 	URL        string `json:"url,omitempty"`
 	Token      string `json:"token,omitempty"`
@@ -176,14 +169,12 @@ type connectorConfigurationPatch struct {
 	AgentEmail *string `json:"agent_email,omitempty"`
 }
 
-// setIf sends a filter field only when it is set.
 func setIf(q url.Values, key string, v *string) {
 	if v != nil {
 		q.Set(key, *v)
 	}
 }
 
-// listing is a list as asked for, without its page.
 type listing struct {
 	op, path string
 	query    url.Values

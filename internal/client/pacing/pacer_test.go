@@ -17,9 +17,7 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/pacing"
 )
 
-// quotaServer lets limit requests through per window, counted from its
-// first request, and refuses the rest with 429. tell writes the headers of
-// each answer: what is left, and when the window ends.
+// quotaServer lets limit requests through per window, refusing the rest with 429.
 type quotaServer struct {
 	served, refused atomic.Int64
 	mu              sync.Mutex
@@ -29,7 +27,6 @@ type quotaServer struct {
 	hits            []hit
 }
 
-// hit is an answer of a quotaServer.
 type hit struct {
 	at      time.Time
 	refused bool
@@ -70,17 +67,13 @@ func newQuotaServer(t *testing.T, limit int, window time.Duration, tell func(h h
 	return q, ts.URL
 }
 
-// secondsTo is the time to end in seconds, rounded up to the millisecond
-// as a service that means it would.
 func secondsTo(end time.Time) string {
 	ms := math.Ceil(float64(time.Until(end)) / float64(time.Millisecond))
 	return strconv.FormatFloat(max(ms, 1)/1000, 'f', 3, 64)
 }
 
-// TestPacing_holdsUntilReset: with each header style, once the service says
-// nothing is left, the process's requests wait for the window to end instead
-// of being refused: none is, though four are in flight at once against a
-// quota of four per window.
+// TestPacing_holdsUntilReset: once none are left, requests wait for the
+// window to end instead of being refused.
 func TestPacing_holdsUntilReset(t *testing.T) {
 	const limit, window, requests = 4, 300 * time.Millisecond, 12
 	for name, tell := range map[string]func(h http.Header, left int, end time.Time){
@@ -146,9 +139,7 @@ func TestPacing_holdsUntilReset(t *testing.T) {
 	}
 }
 
-// TestPacing_nonsenseIgnored: headers no service would send do not hold
-// requests: each here, if believed, would hold the next request for 30 s or
-// more.
+// TestPacing_nonsenseIgnored: each of these, if believed, would hold a request 30 s or more.
 func TestPacing_nonsenseIgnored(t *testing.T) {
 	yearAway := strconv.FormatInt(time.Now().Add(365*24*time.Hour).Unix(), 10)
 	for name, headers := range map[string][][2]string{
@@ -193,8 +184,6 @@ func TestPacing_nonsenseIgnored(t *testing.T) {
 	}
 }
 
-// holdingServer answers every request with the service's count spent, to
-// be reset in 12 s, and counts what reaches it.
 func holdingServer(t *testing.T) (*recorder, string) {
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
@@ -206,8 +195,6 @@ func holdingServer(t *testing.T) (*recorder, string) {
 	return &rec, ts.URL
 }
 
-// TestPacing_sharedByServiceAndKey: clients of the same service and key
-// share the count; another key has its own.
 func TestPacing_sharedByServiceAndKey(t *testing.T) {
 	rec, url := holdingServer(t)
 	a := newTestClient(t, url)
@@ -229,10 +216,7 @@ func TestPacing_sharedByServiceAndKey(t *testing.T) {
 	}
 }
 
-// TestPacing_learnsFromRefusals: against a service that refuses beyond 20
-// requests a second with bare 429s, four requests at a time are refused
-// most of the time unpaced; the pacing learns a rate from the answers
-// served, and then few are.
+// TestPacing_learnsFromRefusals: bare 429s beyond 20 a second teach a rate.
 func TestPacing_learnsFromRefusals(t *testing.T) {
 	q, url := newQuotaServer(t, 2, 100*time.Millisecond, nil)
 	c := newTestClient(t, url, func(c *client.Config) { c.MaxConcurrentRequests = 4; c.MaxRetries = client.NoRetryLimit })
@@ -267,11 +251,7 @@ func TestPacing_learnsFromRefusals(t *testing.T) {
 	}
 }
 
-// bucketServer is a token bucket of rate requests a second, as many at
-// most, shared by every key, as the sandbox keeps one: each answer tells
-// the whole tokens left and the whole seconds, at least 1, until the bucket
-// is full (or, when empty, until a token), in the style tell writes, and a
-// refusal says Retry-After: 1.
+// bucketServer is a token bucket shared by every key, as the sandbox keeps one.
 type bucketServer struct {
 	served, refused atomic.Int64
 	mu              sync.Mutex
@@ -325,8 +305,6 @@ var bucketStyles = map[string]func(h http.Header, limit, left, reset int){
 	},
 }
 
-// sendFor sends requests one after another through c, gap apart, until
-// stop.
 func sendFor(c *client.Client, gap time.Duration, stop time.Time) {
 	for time.Now().Before(stop) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -336,11 +314,8 @@ func sendFor(c *client.Client, gap time.Duration, stop time.Time) {
 	}
 }
 
-// TestPacing_smoothsToTheRate: against a token bucket of 20 a second that
-// rounds its reset up to a second, a process that spends what is left and
-// waits for the reset each time gets about 13 a second when it asks for 30;
-// counting the refill at the published rate, it gets close to 20, none
-// refused.
+// TestPacing_smoothsToTheRate: counting the refill at the published rate
+// gets close to 20 a second of 20, none refused.
 func TestPacing_smoothsToTheRate(t *testing.T) {
 	const rate, span = 20, 3 * time.Second
 	for name, tell := range bucketStyles {
@@ -357,11 +332,8 @@ func TestPacing_smoothsToTheRate(t *testing.T) {
 	}
 }
 
-// TestPacing_sharesWithOtherProcesses: four processes of one key, each
-// asking for 50 a second of a token bucket of 20, each told the same count:
-// counting it as theirs alone, they spend it four times over; cutting their
-// shares when the count falls faster than they spend it, and on a 429, few
-// are refused.
+// TestPacing_sharesWithOtherProcesses: four processes of one key cut their
+// shares and few are refused.
 func TestPacing_sharesWithOtherProcesses(t *testing.T) {
 	const rate, span = 20, 4 * time.Second
 	for name, tell := range bucketStyles {
@@ -384,10 +356,8 @@ func TestPacing_sharesWithOtherProcesses(t *testing.T) {
 	}
 }
 
-// TestPacing_shareCut: a 429 with headers halves the process's share of
-// the published rate, once for the requests sent before; an answer whose
-// count fell more than this process spent cuts it too; the share rises
-// back with time.
+// TestPacing_shareCut: a 429, or a count falling faster than this process
+// spends it, cuts the share; it rises back with time.
 func TestPacing_shareCut(t *testing.T) {
 	start := time.Now()
 	h := func(left int) http.Header {
@@ -434,8 +404,6 @@ func TestPacing_shareCut(t *testing.T) {
 	}
 }
 
-// servedThenRefused has p serve n requests 50 ms apart from now, then
-// refuse one with a bare 429 50 ms after the last, and returns that time.
 func servedThenRefused(p *pacing.Pacer, n int) time.Time {
 	at := time.Now()
 	for range n {
@@ -448,10 +416,7 @@ func servedThenRefused(p *pacing.Pacer, n int) time.Time {
 	return at
 }
 
-// TestPacing_burstIsNoRate: a process of a key that others share spends a
-// burst in its first 300 ms and is refused: the rate it learns is what was
-// served over a second, not over those 300 ms, three times as many, and
-// cut by a quarter.
+// TestPacing_burstIsNoRate: the rate learned is what was served over a second.
 func TestPacing_burstIsNoRate(t *testing.T) {
 	p := pacing.For("http://burst.test", "key")
 	now := servedThenRefused(p, 6)
@@ -460,10 +425,6 @@ func TestPacing_burstIsNoRate(t *testing.T) {
 	}
 }
 
-// TestPacing_refusalsRiseSlowly: a rate learned from 429s rises by a
-// twentieth of itself a second (a tenth of a request at least), so that
-// four processes of one key, each rising, overshoot the service's rate
-// seldom.
 func TestPacing_refusalsRiseSlowly(t *testing.T) {
 	p := pacing.For("http://rise.test", "key")
 	now := servedThenRefused(p, 20)
@@ -481,10 +442,8 @@ func TestPacing_refusalsRiseSlowly(t *testing.T) {
 	}
 }
 
-// simulate sends for 10 simulated seconds at up to 50 requests a second,
-// each when the pacer gives it its turn, answered at once with the status
-// answer gives, and returns the requests served and refused in its last 5
-// seconds.
+// simulate returns the requests served and refused in the last 5 of 10
+// simulated seconds.
 func simulate(p *pacing.Pacer, start time.Time, answer func(at time.Time) int) (served, refused int) {
 	end := start.Add(10 * time.Second)
 	for at := start; at.Before(end); at = at.Add(20 * time.Millisecond) {
@@ -504,10 +463,7 @@ func simulate(p *pacing.Pacer, start time.Time, answer func(at time.Time) int) (
 	return served, refused
 }
 
-// TestPacing_troubleIsNoRate: a service answering one request in five 429
-// and one in five 503, whatever the rate, is in trouble: its 429s do not
-// slow the pacing, which halving on each would take down to 1 a second,
-// and the rate learned from its first 429, before any 503, is dropped.
+// TestPacing_troubleIsNoRate: 429s amid 503s do not slow the pacing.
 func TestPacing_troubleIsNoRate(t *testing.T) {
 	n := 0
 	served, refused := simulate(pacing.For("http://trouble.test", "key"), time.Now(), func(time.Time) int {
@@ -525,9 +481,6 @@ func TestPacing_troubleIsNoRate(t *testing.T) {
 	}
 }
 
-// TestPacing_limitStillSlows: a token bucket of 20 a second, burst 20,
-// refuses what is sent beyond it: the pacing keeps to about 20 a second,
-// and few are refused.
 func TestPacing_limitStillSlows(t *testing.T) {
 	start := time.Now()
 	tokens, last := 20.0, start

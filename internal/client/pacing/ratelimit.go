@@ -11,8 +11,7 @@ import (
 	"github.com/dunglas/httpsfv"
 )
 
-// The headers read (README.md, "Rate limits"): draft-ietf-httpapi-ratelimit-headers,
-// its earlier drafts, the X- form many services send, and Retry-After.
+// The headers read (README.md, "Rate limits"), and Retry-After.
 const (
 	headerRateLimit           = "RateLimit"
 	headerRateLimitPolicy     = "RateLimit-Policy"
@@ -26,15 +25,12 @@ const (
 )
 
 const (
-	// maxReset is the furthest reset trusted: no rate limit a service
-	// publishes resets further off, and a wrong one would hold every request.
+	// No rate limit resets further off; a wrong one would hold every request.
 	maxReset = time.Hour
-	// maxQuota bounds the counts trusted.
 	maxQuota = 1e9
 )
 
-// MaxRetryAfterSeconds bounds a Retry-After before the caller's cap, so
-// that a Duration cannot overflow.
+// MaxRetryAfterSeconds keeps a Duration from overflowing.
 const MaxRetryAfterSeconds = 1 << 20
 
 // RetryAfter is negative when the header is absent or unreadable.
@@ -62,15 +58,14 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 
 // quota is what an answer's rate-limit headers say.
 type quota struct {
-	limit     int64 // negative when not said
+	limit     int64
 	remaining int64
 	reset     time.Duration
-	window    time.Duration // the limit's window; 0 when not said
-	by        string        // the header that says remaining
+	window    time.Duration
+	by        string
 }
 
-// readQuota reads the first of the header styles an answer holds whose
-// values a service could send; a style with any other is ignored.
+// readQuota reads the first header style whose values a service could send.
 func readQuota(h http.Header, now time.Time) (quota, bool) {
 	if h == nil {
 		return quota{}, false
@@ -119,7 +114,6 @@ func checkQuota(limit int64, remaining, reset, by string, now time.Time) (quota,
 	return quota{limit: limit, remaining: r, reset: d, by: by}, true
 }
 
-// count reads a whole number a service could send as a count.
 func count(s string) (int64, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" || len(s) > 15 || strings.Trim(s, "0123456789") != "" {
@@ -129,9 +123,7 @@ func count(s string) (int64, bool) {
 	return n, err == nil && n <= maxQuota
 }
 
-// resetIn reads a reset in seconds, whole or not: a delay, or past 1e9 a
-// Unix time. One further than maxReset, or a Unix time that far past, is
-// not trusted.
+// resetIn: seconds, or past 1e9 a Unix time; beyond maxReset, not trusted.
 func resetIn(s string, now time.Time) (time.Duration, bool) {
 	s = strings.TrimSpace(s)
 	whole, frac, _ := strings.Cut(s, ".")
@@ -153,11 +145,8 @@ func resetIn(s string, now time.Time) (time.Duration, bool) {
 	return d, d <= maxReset
 }
 
-// structuredQuota reads RateLimit as draft-ietf-httpapi-ratelimit-headers
-// writes it, a list of policies ("default";r=0;t=3) whose limits
-// RateLimit-Policy gives ("default";q=20;w=1), or as its earlier drafts
-// did, a dictionary (limit=20, remaining=0, reset=3). Of several policies,
-// the one with the fewest left counts.
+// structuredQuota reads the draft's list of policies, limits from
+// RateLimit-Policy, or its earlier dictionary; the policy with the fewest left counts.
 func structuredQuota(rl, policy []string, now time.Time) (quota, bool) {
 	if dict, ok := sfDictionary(rl); ok {
 		limit := int64(-1)
@@ -180,7 +169,6 @@ func structuredQuota(rl, policy []string, now time.Time) (quota, bool) {
 	for _, m := range policies {
 		name, params := sfItem(m)
 		limits[name] = params["q"]
-		// A window that is no count leaves the limit without one.
 		if w, ok := count(params["w"]); ok && w > 0 {
 			windows[name] = time.Duration(min(w, int64(maxReset/time.Second))) * time.Second
 		}
@@ -211,8 +199,7 @@ func structuredQuota(rl, policy []string, now time.Time) (quota, bool) {
 	return best, found
 }
 
-// sfDictionary is the earlier drafts' dictionary, its values as text. A
-// member with no value (true) is a policy of the list form.
+// sfDictionary: a member without a value is a policy of the list form.
 func sfDictionary(v []string) (map[string]string, bool) {
 	d, err := httpsfv.UnmarshalDictionary(v)
 	if err != nil || len(d.Names()) == 0 {
@@ -230,7 +217,6 @@ func sfDictionary(v []string) (map[string]string, bool) {
 	return out, true
 }
 
-// sfItem is a list member's name and its parameters as text.
 func sfItem(m httpsfv.Member) (string, map[string]string) {
 	params := map[string]string{}
 	it, ok := m.(httpsfv.Item)
@@ -244,8 +230,6 @@ func sfItem(m httpsfv.Member) (string, map[string]string) {
 	return sfText(it.Value), params
 }
 
-// sfText is a bare item as count and resetIn read it; "" for a kind
-// they refuse.
 func sfText(v any) string {
 	switch v := v.(type) {
 	case int64:

@@ -29,16 +29,13 @@ const (
 	mediaJSON           = "application/json"
 )
 
-// attempt sends r once. It returns the answer's Retry-After (negative when
-// absent) and whether another attempt is allowed.
+// attempt returns the answer's Retry-After (-1 when absent) and whether to retry.
 func (c *Client) attempt(ctx context.Context, r *Call, payload []byte, n int) (time.Duration, bool, *Error) {
 	probe, seq, e := c.admit(ctx, r)
 	if e != nil {
 		return -1, false, e
 	}
 	defer func() { <-c.slots }()
-	// What the pacing learns of this attempt: its answer's status and
-	// headers, none when it got none or was not sent.
 	var (
 		sent   time.Time
 		status int
@@ -48,7 +45,7 @@ func (c *Client) attempt(ctx context.Context, r *Call, payload []byte, n int) (t
 	if probe {
 		defer c.reach.endProbe()
 	}
-	// The key may have been refused while this request waited for a slot.
+	// The key may have been refused while this request waited.
 	if e := c.keyRefusal(r); e != nil {
 		return -1, false, e
 	}
@@ -96,9 +93,6 @@ func (c *Client) attempt(ctx context.Context, r *Call, payload []byte, n int) (t
 	return c.readAnswer(ctx, actx, r, n, u, start, resp)
 }
 
-// admit waits for r's turn (see acquire), unless r fails unsent: the key
-// was refused, the rate limit would hold r past its time limit, or the
-// retries of reaching the service have stopped.
 func (c *Client) admit(ctx context.Context, r *Call) (probe bool, seq uint64, e *Error) {
 	if e := c.keyRefusal(r); e != nil {
 		return false, 0, e
@@ -116,8 +110,6 @@ func (c *Client) admit(ctx context.Context, r *Call) (probe bool, seq uint64, e 
 	return probe, seq, nil
 }
 
-// newRequest is r as an HTTP request to u, with the headers every request
-// carries.
 func (c *Client) newRequest(ctx context.Context, r *Call, u *url.URL, payload []byte) (*http.Request, error) {
 	var body io.Reader
 	if payload != nil {
@@ -136,9 +128,8 @@ func (c *Client) newRequest(ctx context.Context, r *Call, u *url.URL, payload []
 	return req, nil
 }
 
-// attemptContext lets a create or a trigger already sent finish when
-// Terraform is interrupted: cut off, the service could still carry it out
-// and its answer be lost. Deadlines still end it.
+// attemptContext lets a POST already sent finish when Terraform is
+// interrupted: cut off, its answer would be lost.
 func (c *Client) attemptContext(ctx context.Context, r *Call) (context.Context, context.CancelFunc) {
 	if r.idempotent() {
 		return context.WithTimeout(ctx, c.timeout)
@@ -150,8 +141,6 @@ func (c *Client) attemptContext(ctx context.Context, r *Call) (context.Context, 
 	return context.WithDeadline(context.WithoutCancel(ctx), deadline)
 }
 
-// keyRefusal is the error of a request not sent because the service
-// refused the API key before: sending it again would only be refused.
 func (c *Client) keyRefusal(r *Call) *Error {
 	msg := c.keyRefused.Load()
 	if msg == nil {
@@ -162,14 +151,11 @@ func (c *Client) keyRefusal(r *Call) *Error {
 	return e
 }
 
-// proxySilent is the failure of an attempt that timed out waiting for the
-// proxy's answer to CONNECT: connected to the proxy (and through its own
-// TLS, for an https proxy), never to the service. nil otherwise.
+// proxySilent: connected to the proxy (and its TLS), never to the service.
 func (c *Client) proxySilent(actx context.Context, u *url.URL, dialed, handshakes int32, connected bool) *ConnectError {
 	if connected || dialed == 0 || !errors.Is(actx.Err(), context.DeadlineExceeded) {
 		return nil
 	}
-	// A proxy setting in error was refused by New.
 	p, _ := c.proxyFor(u)
 	if p == nil {
 		return nil
@@ -184,8 +170,6 @@ func (c *Client) proxySilent(actx context.Context, u *url.URL, dialed, handshake
 	return &ConnectError{Failure: ProxyNotAnswering, Proxy: p.Host, Host: hostPort(u), Timeout: c.timeout, Err: context.DeadlineExceeded}
 }
 
-// noAnswer is the outcome of an attempt that got no answer: ctx ended, the
-// service was out of reach, or the connection failed on the way.
 func (c *Client) noAnswer(ctx, actx context.Context, r *Call, n int, u *url.URL, start time.Time, err error, connected *atomic.Bool) (time.Duration, bool, *Error) {
 	fail := func(err error) *Error { return c.failure(r, 0, "", err, connected.Load()) }
 	if ctx.Err() != nil {
@@ -193,7 +177,6 @@ func (c *Client) noAnswer(ctx, actx context.Context, r *Call, n int, u *url.URL,
 		return -1, false, fail(ctxErr(ctx))
 	}
 	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
-		// attemptContext's deadline fires a moment before ctx's.
 		c.logAttempt(ctx, r, n, 0, time.Since(start), err)
 		<-ctx.Done()
 		return -1, false, fail(ctxErr(ctx))
@@ -204,8 +187,7 @@ func (c *Client) noAnswer(ctx, actx context.Context, r *Call, n int, u *url.URL,
 	case !connected.Load() && unreached(err):
 		ce = &ConnectError{Failure: Unreachable, Host: hostPort(u), Err: transportError(err, c.timeout)}
 	case errors.Is(actx.Err(), context.DeadlineExceeded):
-		// A service that takes requests and never answers is out of
-		// reach all the same.
+		// A service that takes requests and never answers is out of reach too.
 		ce = &ConnectError{Failure: NoAnswer, Host: hostPort(u), Timeout: c.timeout, Err: context.DeadlineExceeded}
 	}
 	if ce != nil {
@@ -216,14 +198,11 @@ func (c *Client) noAnswer(ctx, actx context.Context, r *Call, n int, u *url.URL,
 		// A POST that may have reached the service is not sent again.
 		return -1, !ce.Permanent() && (r.idempotent() || !connected.Load()), fail(ce)
 	}
-	// A POST that may have reached the service is not sent again.
 	err = transportError(err, c.timeout)
 	c.logAttempt(ctx, r, n, 0, time.Since(start), err)
 	return -1, r.idempotent() || !connected.Load(), fail(err)
 }
 
-// unwanted is the outcome of an answer whose status is not the one r
-// wants: the service's message, and whether and when to retry.
 func (c *Client) unwanted(ctx, actx context.Context, r *Call, n int, u *url.URL, start time.Time, resp *http.Response) (time.Duration, bool, *Error) {
 	msg, raw := readMessage(resp.Body, resp.Header.Get(headerContentType))
 	if bodyStalled(ctx, actx) {
@@ -247,8 +226,7 @@ func (c *Client) unwanted(ctx, actx context.Context, r *Call, n int, u *url.URL,
 	return ra, c.retryableStatus(r, resp.StatusCode), c.failure(r, resp.StatusCode, msg, nil, true)
 }
 
-// retryableStatus: 429 and 503 come before any work is done; after a 500,
-// 502 or 504 a POST may have taken effect, so only idempotent requests go again.
+// retryableStatus: after a 500, 502 or 504 a POST may have taken effect.
 func (c *Client) retryableStatus(r *Call, status int) bool {
 	switch status {
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
@@ -259,8 +237,7 @@ func (c *Client) retryableStatus(r *Call, status int) bool {
 	return false
 }
 
-// redirected is the outcome of a 3xx: an error, never retried, never
-// followed, since following could carry the key and the body elsewhere.
+// redirected: following could carry the key and the body elsewhere.
 func (c *Client) redirected(ctx context.Context, r *Call, n int, u *url.URL, start time.Time, resp *http.Response) (time.Duration, bool, *Error) {
 	re := &RedirectError{Status: resp.StatusCode, Location: "(none)"}
 	if loc := resp.Header.Get(headerLocation); loc != "" {
@@ -270,8 +247,7 @@ func (c *Client) redirected(ctx context.Context, r *Call, n int, u *url.URL, sta
 	return -1, false, c.failure(r, resp.StatusCode, "", re, true)
 }
 
-// location is loc resolved against u, without credentials, query or
-// fragment, which may hold secrets.
+// location drops credentials, query and fragment, which may hold secrets.
 func location(u *url.URL, loc string) string {
 	l, err := u.Parse(loc)
 	if err != nil {
@@ -281,7 +257,6 @@ func location(u *url.URL, loc string) string {
 	return cut(l.String())
 }
 
-// readAnswer reads the answer r wants. A body cut short fails the attempt.
 func (c *Client) readAnswer(ctx, actx context.Context, r *Call, n int, u *url.URL, start time.Time, resp *http.Response) (time.Duration, bool, *Error) {
 	fail := func(err error) *Error { return c.failure(r, resp.StatusCode, "", err, true) }
 	rb := &bodyReader{r: resp.Body}
@@ -304,8 +279,7 @@ func (c *Client) readAnswer(ctx, actx context.Context, r *Call, n int, u *url.UR
 	case ctx.Err() != nil:
 		return -1, false, fail(ctxErr(ctx))
 	case rb.err != nil || errors.Is(err, io.ErrUnexpectedEOF):
-		// A body cut short is a failed attempt, as a 502 is: retried when
-		// idempotent, a lost answer otherwise.
+		// Cut short, as a 502: retried when idempotent, a lost answer otherwise.
 		cause := io.ErrUnexpectedEOF
 		if rb.err != nil {
 			cause = errnoOf(transportError(rb.err, c.timeout))
@@ -319,19 +293,15 @@ func (c *Client) readAnswer(ctx, actx context.Context, r *Call, n int, u *url.UR
 	}
 }
 
-// stalled is the outcome of an answer whose body did not arrive whole within
-// the request timeout: no answer, like silence before the headers, so that
-// a service that stalls its bodies spends the one budget of a service out
-// of reach (README.md, "Rate limits and retries").
+// stalled: a body not whole within the timeout is no answer, and spends
+// the one budget of a service out of reach.
 func (c *Client) stalled(ctx context.Context, r *Call, n int, u *url.URL, start time.Time, status int) (time.Duration, bool, *Error) {
 	ce := &ConnectError{Failure: NoAnswer, Host: hostPort(u), Timeout: c.timeout, Stalled: status, Err: context.DeadlineExceeded}
 	c.reach.failedToReach(start, ce)
 	c.logAttempt(ctx, r, n, status, time.Since(start), ce)
-	// A POST whose answer stalled may have been carried out: a lost answer.
 	return -1, r.idempotent(), c.failure(r, 0, "", ce, true)
 }
 
-// bodyStalled tells that the attempt's own timeout, not ctx, cut its body off.
 func bodyStalled(ctx, actx context.Context) bool {
 	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
 		return false
@@ -339,7 +309,6 @@ func bodyStalled(ctx, actx context.Context) bool {
 	return ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded)
 }
 
-// failure is the one constructor of an Error.
 func (c *Client) failure(r *Call, status int, msg string, err error, connected bool) *Error {
 	return &Error{
 		Operation: r.Op, Method: r.Method, Path: c.fullPath(r.Path), Host: c.base.Host, KeyFrom: c.keyFrom, StatusCode: status, Message: msg, Err: err,
@@ -391,8 +360,7 @@ func hostPort(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), port)
 }
 
-// Unreadable is the error of a success whose answer does not make sense,
-// such as a list whose pages do not add up.
+// Unreadable is a success whose answer makes no sense, such as pages that do not add up.
 func (c *Client) Unreadable(r Call, err error) *Error {
 	return c.failure(&r, http.StatusOK, "", err, true)
 }

@@ -58,6 +58,7 @@ var cutWays = []string{"content-length not met", "reset", "chunked, closed", "JS
 // TestClient_cutBodyOfAReadIsRetried: a read whose answer ends before its
 // body does is retried as a 502 is, whichever way the body was cut.
 func TestClient_cutBodyOfAReadIsRetried(t *testing.T) {
+	t.Parallel()
 	for _, how := range cutWays {
 		t.Run(how, func(t *testing.T) {
 			var rec recorder
@@ -88,6 +89,7 @@ func TestClient_cutBodyOfAReadIsRetried(t *testing.T) {
 // been carried out: it is a lost answer, not sent again. An update, which
 // may be sent again, is retried.
 func TestClient_cutBodyOfAWrite(t *testing.T) {
+	t.Parallel()
 	for _, how := range cutWays {
 		t.Run(how, func(t *testing.T) {
 			var rec recorder
@@ -124,6 +126,7 @@ func TestClient_cutBodyOfAWrite(t *testing.T) {
 // instead of the service is quoted by its title, or its first line of
 // text; a body that is not JSON gives its first line.
 func TestClient_gatewayPagesQuotedBriefly(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, contentType, body, message string
 	}{
@@ -171,6 +174,7 @@ func TestClient_gatewayPagesQuotedBriefly(t *testing.T) {
 // the client sends nothing more with it: each later call fails at once,
 // with the first refusal's status and message, and names its own request.
 func TestClient_keyRefusedSendsNoMore(t *testing.T) {
+	t.Parallel()
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -215,6 +219,7 @@ func TestClient_keyRefusedSendsNoMore(t *testing.T) {
 // status and the target, for a create and a read alike; nothing reaches the
 // target, nothing is retried, and the key is not taken for refused.
 func TestClient_redirectsRefused(t *testing.T) {
+	t.Parallel()
 	var target recorder
 	elsewhere := target.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusCreated) })
 	for _, status := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
@@ -253,6 +258,7 @@ func TestClient_redirectsRefused(t *testing.T) {
 // connector, a duplicated key, trailing bytes or an HTML page is an
 // unreadable success (a lost answer), quoting what came.
 func TestClient_answersChecked(t *testing.T) {
+	t.Parallel()
 	other := strings.Replace(connectorJSON, `"_id": "c-1"`, `"_id": "c-9"`, 1)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, other) }))
 	defer ts.Close()
@@ -295,6 +301,7 @@ func TestClient_answersChecked(t *testing.T) {
 }
 
 func TestDuplicateKey(t *testing.T) {
+	t.Parallel()
 	for body, want := range map[string]string{
 		`{"a": 1, "b": {"a": 2}, "c": [{"a": 1}, {"a": 2}]}`:          "",
 		`{"a": 1, "b": 2, "a": 3}`:                                    "a",

@@ -16,15 +16,12 @@ const (
 	maxMessageRunes = 300
 )
 
-// errorBody is the part of an error answer read for its message
-// (README.md, "Open points").
 type errorBody struct {
 	Detail json.RawMessage `json:"detail"`
 }
 
-// readMessage gives the message of an error body, and the body as text.
-// It falls back to the text: the API publishes no shape of an error body
-// (README.md, "Open points"). The caller redacts, then cuts.
+// readMessage falls back to the text: the API publishes no shape of an
+// error body (README.md, "Open points"). The caller redacts, then cuts.
 func readMessage(body io.Reader, contentType string) (msg, text string) {
 	b, _ := io.ReadAll(io.LimitReader(body, maxErrorBytes))
 	var e errorBody
@@ -38,9 +35,7 @@ func readMessage(body io.Reader, contentType string) (msg, text string) {
 	return brief(string(b), contentType), string(b)
 }
 
-// brief is one line of a body that gives no detail: a gateway's page is
-// its title (or its first line of text), never the whole page. JSON is
-// kept whole, for cut to fold.
+// brief is a gateway page's title or first line; JSON is kept for cut to fold.
 func brief(body, contentType string) string {
 	trimmed := strings.TrimSpace(body)
 	if json.Valid([]byte(trimmed)) {
@@ -58,8 +53,6 @@ func brief(body, contentType string) string {
 	return ""
 }
 
-// htmlText is a page's title when it has one, else its text, a line per
-// run of text, without scripts and styles.
 func htmlText(page string) string {
 	z := html.NewTokenizer(strings.NewReader(page))
 	var text, title strings.Builder
@@ -108,7 +101,6 @@ func cut(s string) string {
 	return s
 }
 
-// maxBodyBytes bounds an answer that is read.
 const maxBodyBytes = 16 << 20
 
 func Decode(body io.Reader, out any) error {
@@ -138,7 +130,6 @@ func Decode(body io.Reader, out any) error {
 	return nil
 }
 
-// duplicateKey is the first key that an object of b holds twice.
 func duplicateKey(b []byte) (string, bool) {
 	type level struct {
 		keys    map[string]bool // nil in an array
@@ -172,7 +163,6 @@ func duplicateKey(b []byte) (string, bool) {
 		case json.Delim('}'), json.Delim(']'):
 			stack = stack[:len(stack)-1]
 		}
-		// A value ended: an object's next token is a key.
 		if len(stack) > 0 && stack[len(stack)-1].keys != nil {
 			stack[len(stack)-1].wantKey = true
 		}
@@ -183,8 +173,7 @@ func Into(out any) func(io.Reader) error {
 	return func(body io.Reader) error { return Decode(body, out) }
 }
 
-// bodyReader keeps the error of a body that ended before its end, such as
-// a connection closed before Content-Length was met.
+// bodyReader keeps the error of a body that ended early.
 type bodyReader struct {
 	r   io.Reader
 	err error
@@ -198,14 +187,11 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// drainClose reads a little of what is left so the connection is reused.
 func drainClose(body io.ReadCloser) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, 4<<10))
 	_ = body.Close()
 }
 
-// notJSON tells a content type that cannot be JSON, such as a gateway's
-// HTML page; none, or text/plain, may still be.
 func notJSON(contentType string) bool {
 	ct := strings.ToLower(contentType)
 	return strings.Contains(ct, "html") || strings.Contains(ct, "xml")

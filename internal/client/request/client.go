@@ -1,6 +1,11 @@
+// Package request sends the calls of package client to the service, as
+// internal/client/README.md ("Rate limits and retries", "Errors") says:
+// Do retries a Call until it succeeds, fails for good or runs out of its
+// time limit; each attempt waits for its turn (a pause, the pacing of
+// package pacing, a slot) and the streak of failures to reach the service,
+// which one budget per Client ends. Every error type is in errors.go.
+// README.md in comments here means internal/client/README.md.
 package request
-
-// Defaults of Config.
 
 import (
 	"context"
@@ -17,10 +22,8 @@ import (
 )
 
 const (
-	// NoRetryLimit is a MaxRetries that leaves retries to the budget alone.
 	NoRetryLimit = -1
-	// DefaultRetryBudget rides out a restart, yet fails a run against a
-	// service that is down within minutes, however many requests it makes.
+	// DefaultRetryBudget rides out a restart, yet fails a run against a down service in minutes.
 	DefaultRetryBudget           = 5 * time.Minute
 	DefaultMaxConcurrentRequests = 8
 	DefaultRequestTimeout        = 30 * time.Second
@@ -29,14 +32,11 @@ const (
 	defaultMaxRetryAfter         = 30 * time.Second
 )
 
-// Config configures a Client; a zero field takes its default. README.md,
-// "Rate limits and retries", says how the retry settings combine.
+// Config configures a Client; a zero field takes its default.
 type Config struct {
-	BaseURL string
-	APIKey  string
-	// KeyFrom says where APIKey was read from, for a refusal's message.
-	KeyFrom string
-	// Version, Engine and AppendUserAgent make the User-Agent (UserAgent).
+	BaseURL                          string
+	APIKey                           string
+	KeyFrom                          string
 	Version, Engine, AppendUserAgent string
 	CACertificate                    string
 	MaxRetries                       int
@@ -54,31 +54,28 @@ type Config struct {
 
 // Client calls the service. It is safe for concurrent use.
 type Client struct {
-	base       *url.URL
-	apiKey     string
-	keyFrom    string
-	userAgent  string
-	maxRetries int // negative: no limit but the budget
-	budget     time.Duration
-	timeout    time.Duration
-	http       *http.Client
-	proxyFor   func(*url.URL) (*url.URL, error)
-	log        func(ctx context.Context, msg string, fields map[string]any)
-	bound      int
-	slots      chan struct{} // a token per attempt in flight
-	// pausedUntil is Unix nanoseconds, 0 when unset.
+	base        *url.URL
+	apiKey      string
+	keyFrom     string
+	userAgent   string
+	maxRetries  int
+	budget      time.Duration
+	timeout     time.Duration
+	http        *http.Client
+	proxyFor    func(*url.URL) (*url.URL, error)
+	log         func(ctx context.Context, msg string, fields map[string]any)
+	bound       int
+	slots       chan struct{}
 	pausedUntil atomic.Int64
 	reach       reach
 	// pacer is shared with every Client of the same service and key.
-	pacer *pacing.Pacer
-	// keyRefused is the message of the service's first 401, nil before.
+	pacer      *pacing.Pacer
 	keyRefused atomic.Pointer[string]
 
 	minBackoff, maxBackoff, maxRetryAfter time.Duration
 }
 
-// Call is one call of the API as the client makes it: what is sent,
-// the answer it wants, and until when it may be sent again.
+// Call is one call of the API: what is sent, the answer wanted, and until when.
 type Call struct {
 	Op      string
 	Method  string
@@ -86,17 +83,14 @@ type Call struct {
 	Query   url.Values
 	Body    any
 	Want    int
-	Read    func(io.Reader) error // nil when the body is not read
-	Secrets []string              // masked like the API key in a message
-	// end is when r's time runs out, and budget names that limit.
-	end    time.Time
-	budget string
+	Read    func(io.Reader) error
+	Secrets []string
+	end     time.Time
+	budget  string
 }
 
-// idempotent: only a POST may not be sent twice.
 func (r *Call) idempotent() bool { return r.Method != http.MethodPost }
 
-// New returns a Client for cfg.
 func New(cfg Config) (*Client, error) {
 	base, err := url.Parse(cfg.BaseURL)
 	if err != nil || base.Scheme == "" || base.Host == "" {
@@ -141,7 +135,7 @@ func New(cfg Config) (*Client, error) {
 		copied := *cfg.HTTPClient
 		hc = &copied
 	}
-	// A redirect is answered as an error, never followed: README.md, "Redirects".
+	// A redirect is an error, never followed: README.md, "Redirects".
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.http = hc
 	return c, nil
@@ -155,21 +149,15 @@ func orDefault[T comparable](v, def T) T {
 	return v
 }
 
-// fullPath includes the base URL's path: a message names what was asked.
 func (c *Client) fullPath(p string) string { return c.base.Path + p }
 
-// RetryBudget is how long a request is retried when its operation sets no
-// time limit.
 func (c *Client) RetryBudget() time.Duration { return c.budget }
 
-// MaxRetries caps the retries of a request; NoRetryLimit leaves them to the
-// time limit.
 func (c *Client) MaxRetries() int { return c.maxRetries }
 
 type limitKey struct{}
 
-// WithLimit is ctx ended after d, named for the setting that sets d (such
-// as "timeouts.create") so that a request it cuts off says which limit ended it.
+// WithLimit names the setting that sets d, for the error of a request it cuts off.
 func WithLimit(ctx context.Context, setting string, d time.Duration) (context.Context, context.CancelFunc) {
 	ctx = context.WithValue(ctx, limitKey{}, fmt.Sprintf("%s (%s)", setting, d))
 	return context.WithTimeout(ctx, d)
@@ -180,7 +168,6 @@ func limitOf(ctx context.Context) string {
 	return name
 }
 
-// ctxErr is ctx's error, a LimitError when a limit of WithLimit ended it.
 func ctxErr(ctx context.Context) error {
 	err := ctx.Err()
 	if name := limitOf(ctx); errors.Is(err, context.DeadlineExceeded) && name != "" {
@@ -191,12 +178,9 @@ func ctxErr(ctx context.Context) error {
 
 type sendKey struct{}
 
-// OnSend is ctx with f called as each attempt of a request made with it is
-// about to be sent, once its turn has come: what waits for the list to begin
-// may still join it until then.
+// OnSend calls f as each attempt is about to be sent, once its turn has come.
 func OnSend(ctx context.Context, f func()) context.Context {
 	return context.WithValue(ctx, sendKey{}, f)
 }
 
-// Bound is how many attempts may be in flight at once.
 func (c *Client) Bound() int { return c.bound }

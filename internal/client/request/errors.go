@@ -1,7 +1,5 @@
 package request
 
-// Error is a failed request: the service's answer, or the reason none came.
-
 import (
 	"context"
 	"crypto/tls"
@@ -17,34 +15,27 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/pacing"
 )
 
+// Error is a failed request: the service's answer, or the reason none came.
 type Error struct {
-	Operation string
-	// Path includes the base URL's path; Host is the base URL's.
+	Operation          string
 	Method, Path, Host string
-	// KeyFrom is Config.KeyFrom.
-	KeyFrom string
-	// StatusCode is 0 when no answer came.
+	KeyFrom            string
+	// StatusCode is 0 when no answer came; Sent, when no connection was made.
 	StatusCode int
 	Message    string
 	Err        error
-	// Sent is whether a connection was made for the request.
-	Sent bool
-	// Attempts and Tried are set when the request gave up retrying.
-	Attempts int
-	Tried    time.Duration
-	// Limit is the time limit that ended the retries; empty when Capped.
-	// Wait is the wait before the next attempt that would have passed
-	// Limit, and so was not begun; 0 when Limit itself ran out.
+	Sent       bool
+	Attempts   int
+	Tried      time.Duration
+	// Limit ended the retries (empty when Capped); Wait is the wait that would
+	// have passed it.
 	Limit  string
 	Wait   time.Duration
 	Capped bool
-	// KeyRefused is set on a request that was not sent because the service
-	// refused the API key (401) earlier in this Client's life; StatusCode and
-	// Message are that first refusal's.
+	// KeyRefused: not sent, as the service refused the key (401) before.
 	KeyRefused bool
 }
 
-// Retries says how long a request was retried, and what ended it.
 func (e *Error) Retries() string {
 	if e.Attempts < 1 || e.Attempts == 1 && e.Limit == "" && !e.Capped {
 		return ""
@@ -81,8 +72,7 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// MayHaveTakenEffect tells whether the service may have carried out the
-// failed request: a lost answer, a 500, 502 or 504, or an unreadable success.
+// MayHaveTakenEffect: a lost answer, a 500, 502 or 504, or an unreadable success.
 func (e *Error) MayHaveTakenEffect() bool {
 	switch e.StatusCode {
 	case 0:
@@ -94,7 +84,6 @@ func (e *Error) MayHaveTakenEffect() bool {
 	}
 }
 
-// StatusCode returns the HTTP status of err, or 0.
 func StatusCode(err error) int {
 	var e *Error
 	if errors.As(err, &e) {
@@ -103,16 +92,13 @@ func StatusCode(err error) int {
 	return 0
 }
 
-// IsNotFound tells whether err is the service answering 404.
 func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound }
 
-// MayHaveTakenEffect is Error.MayHaveTakenEffect of err.
 func MayHaveTakenEffect(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.MayHaveTakenEffect()
 }
 
-// OutOfTime tells whether err's time limit ended, or would before a retry.
 func OutOfTime(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Limit != "" || errors.Is(err, context.DeadlineExceeded)
@@ -120,8 +106,7 @@ func OutOfTime(err error) bool {
 
 // RedirectError is a 3xx answer, which the client does not follow.
 type RedirectError struct {
-	Status int
-	// Location is the redirect's target, without credentials or query.
+	Status   int
 	Location string
 }
 
@@ -129,10 +114,8 @@ func (e *RedirectError) Error() string {
 	return fmt.Sprintf("the service redirected the request to %s (HTTP %d); redirects are not followed", e.Location, e.Status)
 }
 
-// UnexpectedAnswerError is an answer that describes another object than the
-// one asked for.
+// UnexpectedAnswerError is an answer about another object than the one asked.
 type UnexpectedAnswerError struct {
-	// What was asked and what the answer named, such as `connector "c-1"`.
 	Asked, Answered string
 }
 
@@ -147,16 +130,11 @@ func (e *LimitError) Error() string { return e.Limit + " ran out" }
 
 func (e *LimitError) Unwrap() error { return context.DeadlineExceeded }
 
-// RateLimitError is a request not sent: the service's rate limit would
-// hold it past the end of its time limit.
+// RateLimitError: the rate limit would hold a request past its time limit.
 type RateLimitError struct {
-	// By is the header that holds the request, or "429 answers" for a rate
-	// learned from refusals.
-	By   string
-	Wait time.Duration
-	// Left is what was left of the time limit.
-	Left time.Duration
-	// Limit names the time limit, as Error.Limit does.
+	By    string
+	Wait  time.Duration
+	Left  time.Duration
 	Limit string
 }
 
@@ -176,7 +154,6 @@ func (e *RateLimitError) Error() string {
 // ConnectFailure is why no connection to the service could be made.
 type ConnectFailure string
 
-// The failures a ConnectError names.
 const (
 	UntrustedCertificate    ConnectFailure = "untrusted certificate"
 	CertificateNameMismatch ConnectFailure = "certificate name mismatch"
@@ -186,34 +163,25 @@ const (
 	UnknownHost             ConnectFailure = "unknown host"
 	ServiceSpeaksHTTP       ConnectFailure = "service speaks http"
 	ServiceSpeaksTLS        ConnectFailure = "service speaks https"
-	// Unreachable and NoAnswer, unlike the others, may change: they are
-	// retried, by the budget of a service out of reach.
-	Unreachable ConnectFailure = "unreachable"
-	// NoAnswer is a request that got no answer within the request timeout;
-	// unlike the others, it may have been sent (Error.Sent).
-	NoAnswer ConnectFailure = "no answer"
-	// ProxyNotAnswering is a proxy that took the connection but did not
-	// answer CONNECT within the request timeout; retried as NoAnswer is.
+	// Unreachable, NoAnswer and ProxyNotAnswering may change: they are retried.
+	Unreachable       ConnectFailure = "unreachable"
+	NoAnswer          ConnectFailure = "no answer"
 	ProxyNotAnswering ConnectFailure = "proxy not answering"
 )
 
-// ConnectError is a request that never reached the service, or (NoAnswer)
-// got no answer from it. It never holds the proxy's credentials.
+// ConnectError: no connection, or no answer. It never holds proxy credentials.
 type ConnectError struct {
 	Failure          ConnectFailure
 	Host             string
-	Proxy            string // host:port; empty when none was used
+	Proxy            string
 	ProxyCredentials bool
-	ProxyStatus      int // the proxy's answer to CONNECT; 0 for none
+	ProxyStatus      int
 	Cert             *x509.Certificate
 	Err              error
-	// Timeout is the request timeout that NoAnswer waited out.
-	Timeout time.Duration
-	// Stalled is the status of a NoAnswer whose headers came but whose body
-	// did not arrive whole; 0 when nothing came.
+	Timeout          time.Duration
+	// Stalled is the status of a NoAnswer whose body did not come whole.
 	Stalled int
-	// StoppedBy is what ended the Client's retries of reaching the service,
-	// such as "the retry budget (5m0s)"; empty while it still retries.
+	// StoppedBy ended the Client's retries of reaching the service.
 	StoppedBy string
 }
 
@@ -269,9 +237,7 @@ func (e *ConnectError) Error() string {
 
 func (e *ConnectError) Unwrap() error { return e.Err }
 
-// Permanent tells whether another attempt would fail the same way. A proxy
-// that nothing answers for is most often a wrong HTTPS_PROXY, and one that
-// refuses the tunnel a wrong base_url; only one that timed out may change.
+// Permanent: a proxy that refuses a tunnel is a wrong setting, unless it timed out.
 func (e *ConnectError) Permanent() bool {
 	switch e.Failure {
 	case Unreachable, NoAnswer, ProxyNotAnswering:
@@ -350,8 +316,6 @@ func hostOnly(hostport string) string {
 
 func stampUTC(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-// roundWait rounds a wait for a message: to the millisecond under a second,
-// else to a tenth of a second.
 func roundWait(d time.Duration) time.Duration {
 	if d >= time.Second {
 		return d.Round(100 * time.Millisecond)

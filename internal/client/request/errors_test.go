@@ -18,6 +18,7 @@ import (
 // TestClient_errorNamesTheWholePath: with a base URL that has a path, an error
 // names the path that was really asked, the base's included.
 func TestClient_errorNamesTheWholePath(t *testing.T) {
+	t.Parallel()
 	for _, suffix := range []string{"", "/api/v1", "/api/v1/"} {
 		var rec recorder
 		ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
@@ -45,6 +46,7 @@ func TestClient_errorNamesTheWholePath(t *testing.T) {
 // refusal, a page that cannot be followed) builds its Error the same way,
 // naming the whole path asked, from its leading "/", the base's included.
 func TestClient_everyFailureNamesTheWholePath(t *testing.T) {
+	t.Parallel()
 	for _, suffix := range []string{"", "/api/v1/"} {
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Query().Get("page") != "" {
@@ -75,6 +77,7 @@ func TestClient_everyFailureNamesTheWholePath(t *testing.T) {
 }
 
 func TestClient_typedErrors(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 1000)
 	for _, c := range []struct {
 		status      int
@@ -111,6 +114,7 @@ func TestClient_typedErrors(t *testing.T) {
 }
 
 func TestClient_errorMessageMasksTheAPIKey(t *testing.T) {
+	t.Parallel()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(401)
 		_, _ = fmt.Fprintf(w, `{"detail": "Invalid API key %s."}`, r.Header.Get("Authorization"))
@@ -125,6 +129,7 @@ func TestClient_errorMessageMasksTheAPIKey(t *testing.T) {
 // TestClient_errorMessageMasksAKeyTheCutWouldSplit: the key is masked before the
 // message is shortened, so no part of it survives the cut.
 func TestClient_errorMessageMasksAKeyTheCutWouldSplit(t *testing.T) {
+	t.Parallel()
 	key := "k-" + strings.Repeat("9", 40)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(401)
@@ -140,6 +145,7 @@ func TestClient_errorMessageMasksAKeyTheCutWouldSplit(t *testing.T) {
 // TestClient_errorMessageMasksTheConnectorToken: a service that repeats the body
 // of a refused create or update does not put the token in the error.
 func TestClient_errorMessageMasksTheConnectorToken(t *testing.T) {
+	t.Parallel()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		w.WriteHeader(400)
@@ -163,6 +169,7 @@ func TestClient_errorMessageMasksTheConnectorToken(t *testing.T) {
 // unreadable success; no after a refusal, a 429 or 503, or when no
 // connection was made.
 func TestClient_mayHaveTakenEffect(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		status int
 		body   string

@@ -1,8 +1,5 @@
 package request
 
-// errnoOf gives the system's words when it has them, such as "connection
-// refused".
-
 import (
 	"crypto/tls"
 	"crypto/x509"
@@ -16,6 +13,8 @@ import (
 	"time"
 )
 
+// errnoOf gives the system's words when it has them, such as "connection
+// refused".
 func errnoOf(err error) error {
 	var errno syscall.Errno
 	if errors.As(err, &errno) {

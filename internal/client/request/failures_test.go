@@ -14,6 +14,7 @@ import (
 // TestTransport_unreachedCauses: which transport errors are failures to
 // reach the service, and how each is told.
 func TestTransport_unreachedCauses(t *testing.T) {
+	t.Parallel()
 	dial := func(err error) error { return &net.OpError{Op: "dial", Net: "tcp", Err: err} }
 	for _, c := range []struct {
 		err       error

@@ -1,8 +1,5 @@
 package request_test
 
-// What several test files of the package share: test servers, a client of
-// them, and the jobs and pages they serve.
-
 import (
 	"context"
 	"encoding/json"

@@ -1,8 +1,5 @@
 package request
 
-// The streak of failures to reach the service: its budget, what stopped its
-// retries, and the one request at a time that probes whether it is back.
-
 import (
 	"fmt"
 	"sync"
@@ -10,7 +7,7 @@ import (
 )
 
 // reach is the Client's streak of failures to reach the service, which
-// only an answer ends (README.md, "Rate limits and retries").
+// only an answer ends (README.md, "Rate limits and retries"); and its probe.
 type reach struct {
 	mu        sync.Mutex
 	since     time.Time     // the streak's first failed attempt; zero when none
@@ -36,7 +33,6 @@ func (r *reach) failedToReach(t time.Time, ce *ConnectError) {
 	}
 }
 
-// streakEnd is when the streak's budget ends; zero when there is no streak.
 func (r *reach) streakEnd() time.Time {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -60,19 +56,14 @@ func (r *reach) stopLocked(limit string) {
 	}
 }
 
-// stoppedReaching is what stopped the retries of reaching the service, or
-// "" while they go on.
 func (r *reach) stoppedReaching() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.stoppedBy
 }
 
-// reachStopped tells whether the retries of reaching the service have
-// stopped; a streak past its budget stops them here too, so that requests
-// waiting for a slot do not each wait out a request timeout. Else it gives
-// the channel closed when they stop, and the end of the streak's budget
-// (zero when there is no streak).
+// reachStopped: a streak past its budget stops the retries here too, so
+// that requests waiting for a slot do not each wait out a request timeout.
 func (r *reach) reachStopped() (stop <-chan struct{}, end time.Time, stopped bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -85,12 +76,8 @@ func (r *reach) reachStopped() (stop <-chan struct{}, end time.Time, stopped boo
 	return r.stop, end, r.stoppedBy != ""
 }
 
-// takeProbe makes the caller the one request that checks whether the
-// service is back, if none does, the retries have stopped, and no attempt
-// waited out a request timeout within the longest backoff: requests that
-// follow one another (a chain of dependent resources, plans that wait on
-// one check), or that come as the attempts begun before the stop end,
-// would otherwise each wait out one more request timeout.
+// takeProbe: one request at a time checks whether the service is back, once
+// no attempt waited out a request timeout within the longest backoff.
 func (r *reach) takeProbe() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -107,8 +94,6 @@ func (r *reach) endProbe() {
 	r.probing = false
 }
 
-// refusal is the streak's cause, for a request that fails without being
-// sent; nil once the streak has ended.
 func (r *reach) refusal() *ConnectError {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -120,9 +105,7 @@ func (r *reach) refusal() *ConnectError {
 	return &ce
 }
 
-// reached: an answer, whatever its status, ends a streak of failures to
-// reach; a connection alone does not, since a service may take requests
-// and never answer.
+// reached: an answer ends the streak; a connection alone does not.
 func (r *reach) reached() {
 	r.mu.Lock()
 	defer r.mu.Unlock()

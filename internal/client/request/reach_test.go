@@ -14,9 +14,7 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
-// silentService takes requests and answers none, until answer is set: then
-// it answers each after that delay. It counts the requests it got and the
-// most it held at once since the count was last reset.
+// silentService answers nothing until answer is set, then each after delay.
 type silentService struct {
 	url      string
 	answer   atomic.Int64 // a delay in nanoseconds; 0: never answer
@@ -53,8 +51,6 @@ func newSilentService(t *testing.T) *silentService {
 	return s
 }
 
-// resetHeld waits until the service has noticed that the client gave up
-// every request it holds, then counts afresh.
 func (s *silentService) resetHeld(t *testing.T) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
@@ -73,7 +69,6 @@ func (s *silentService) resetHeld(t *testing.T) {
 
 func (s *silentService) mostHeld() int { s.mu.Lock(); defer s.mu.Unlock(); return s.maxHeld }
 
-// noAnswer is err's NoAnswer failure; the test fails when there is none.
 func noAnswer(t *testing.T, err error) (*client.ConnectError, *client.Error) {
 	t.Helper()
 	var ce *client.ConnectError
@@ -84,12 +79,8 @@ func noAnswer(t *testing.T, err error) (*client.ConnectError, *client.Error) {
 	return ce, e
 }
 
-// TestClient_noAnswerSharesOneBudget: a service that takes requests and
-// never answers is out of reach: 50 reads side by side, more than the
-// client sends at once, fail within one retry budget and one request
-// timeout, not a budget or a timeout each; after it, one request at a time
-// checks whether the service is back, and the others fail at once, unsent,
-// naming the host, the port and the request timeout.
+// TestClient_noAnswerSharesOneBudget: 50 reads of a silent service fail
+// within one retry budget and one request timeout; then one probe at a time.
 func TestClient_noAnswerSharesOneBudget(t *testing.T) {
 	const budget, timeout = 600 * time.Millisecond, 200 * time.Millisecond
 	s := newSilentService(t)
@@ -146,12 +137,8 @@ func TestClient_noAnswerSharesOneBudget(t *testing.T) {
 	}
 }
 
-// TestClient_noAnswerOneAfterAnother: requests that follow one another (a
-// plan's checks that wait on each other, a chain of dependent resources)
-// do not each probe a service that never answers: after the budget, one
-// probe per longest backoff goes to it and the rest fail at once, so 30
-// requests in a row end within the budget and one request timeout, and a
-// probe is sent again once the backoff has passed.
+// TestClient_noAnswerOneAfterAnother: requests in a row do not each probe a
+// silent service: one probe per longest backoff.
 func TestClient_noAnswerOneAfterAnother(t *testing.T) {
 	const budget, timeout, backoff = 400 * time.Millisecond, 200 * time.Millisecond, time.Second
 	s := newSilentService(t)
@@ -176,9 +163,7 @@ func TestClient_noAnswerOneAfterAnother(t *testing.T) {
 	}
 }
 
-// TestClient_noAnswerEndedByAnAnswer: a slow service that answers within
-// the request timeout is never cut short, and its answer ends the streak:
-// every request goes to it again.
+// TestClient_noAnswerEndedByAnAnswer: an answer ends the streak.
 func TestClient_noAnswerEndedByAnAnswer(t *testing.T) {
 	const budget, timeout = 300 * time.Millisecond, 150 * time.Millisecond
 	s := newSilentService(t)
@@ -241,8 +226,6 @@ func TestClient_noAnswerToAWrite(t *testing.T) {
 	}
 }
 
-// stallingService sends each answer's status and headers, then a little of
-// its body, then nothing.
 func stallingService(t *testing.T) (url string, requests *atomic.Int32) {
 	t.Helper()
 	requests = new(atomic.Int32)
@@ -263,11 +246,8 @@ func stallingService(t *testing.T) (url string, requests *atomic.Int32) {
 	return ts.URL, requests
 }
 
-// TestClient_stalledBodiesShareOneBudget: a service that sends headers and
-// then stalls every body is out of reach, as a silent one is: 40 reads side
-// by side (a 40-connector plan, its budget and timeout scaled down) fail
-// within one budget and one request timeout, each a NoAnswer naming the
-// stalled answer; the retries stop.
+// TestClient_stalledBodiesShareOneBudget: stalled bodies are out of reach
+// too: 40 reads fail within one budget and one request timeout.
 func TestClient_stalledBodiesShareOneBudget(t *testing.T) {
 	const budget, timeout = 600 * time.Millisecond, 200 * time.Millisecond
 	url, _ := stallingService(t)

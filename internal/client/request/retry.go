@@ -1,8 +1,5 @@
 package request
 
-// The loop: Do sends a request again until it succeeds, fails for good or
-// runs out of its time limit (the budget).
-
 import (
 	"cmp"
 	"context"
@@ -43,14 +40,12 @@ func (c *Client) Do(ctx context.Context, r Call) error {
 		}
 		switch {
 		case last != nil && errors.As(err.Err, &held):
-			// The retry would be held past the limit: like a backoff that
-			// would, it is not begun, and the last answer tells why.
+			// Held past the limit: not begun, and the last answer tells why.
 			last = gaveUp(last, attempt, start, budget)
 			last.Wait = held.Wait
 			return last
 		case !retryable && attempt > 0 && !err.Sent && unreachedError(err) != nil:
-			// Refused without sending: the retries of reaching the service
-			// stopped while this request waited for its next attempt.
+			// The retries of reaching the service stopped while it waited.
 			return gaveUp(err, attempt, start, "")
 		case !retryable:
 			return err
@@ -73,10 +68,8 @@ func (c *Client) Do(ctx context.Context, r Call) error {
 	}
 }
 
-// retryWait is the wait before the retry that follows err, the failure of
-// attempt, or the error to give up with: at max_retries, or when the wait
-// would end past r's time limit. shared tells that the limit is the retry
-// budget rather than the operation's own.
+// retryWait is the wait before the next retry, or the error to give up
+// with; shared: the limit is the retry budget, not the operation's.
 func (c *Client) retryWait(r *Call, err *Error, attempt int, retryAfter time.Duration, start time.Time, shared bool) (time.Duration, *Error) {
 	limit, budget := r.end, r.budget
 	unreached := unreachedError(err)
@@ -85,8 +78,8 @@ func (c *Client) retryWait(r *Call, err *Error, attempt int, retryAfter time.Dur
 			unreached.StoppedBy = by
 			return 0, gaveUp(err, attempt+1, start, "")
 		}
-		// Not reaching the service is the Client's to retry, not each
-		// request's: its budget runs from the streak's first failure.
+		// Not reaching the service is the Client's to retry: its budget runs
+		// from the streak's first failure.
 		if e := c.reach.streakEnd(); !e.IsZero() && e.Before(limit) {
 			limit, shared = e, true
 		}
@@ -100,7 +93,6 @@ func (c *Client) retryWait(r *Call, err *Error, attempt int, retryAfter time.Dur
 		}
 		return 0, gaveUp(err, attempt+1, start, "")
 	case !time.Now().Add(wait).Before(limit):
-		// A wait that would end past the budget is not begun.
 		if shared {
 			budget = fmt.Sprintf("the retry budget (%s)", c.budget)
 			if unreached != nil {
@@ -127,8 +119,6 @@ func unreachedError(err *Error) *ConnectError {
 	return nil
 }
 
-// Backoff is the wait before the retry after attempt (from 0) when the
-// service names none.
 func (c *Client) Backoff(attempt int) time.Duration { return c.backoff(attempt, -1) }
 
 func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {

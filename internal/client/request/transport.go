@@ -1,7 +1,5 @@
 package request
 
-// product is the provider's token in the User-Agent.
-
 import (
 	"cmp"
 	"context"
@@ -16,8 +14,7 @@ import (
 
 const product = "terraform-provider-dataintegration"
 
-// UserAgent puts the engine's product token first, as HashiCorp's
-// providers do, then the provider's, then what the user appends.
+// UserAgent puts the engine's token first, as HashiCorp's providers do.
 func UserAgent(engine, version, appended string) string {
 	parts := []string{product + "/" + cmp.Or(version, "dev")}
 	if engine = oneLine(engine); engine != "" {
@@ -29,7 +26,6 @@ func UserAgent(engine, version, appended string) string {
 	return strings.Join(parts, " ")
 }
 
-// oneLine drops what a header cannot carry.
 func oneLine(s string) string {
 	return strings.TrimSpace(strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
@@ -39,22 +35,17 @@ func oneLine(s string) string {
 	}, s))
 }
 
-// newTransport reads the proxy when the client is made, and makes a
-// proxy's refusal of a CONNECT a ConnectError.
 func newTransport(caPEM string, bound int, getenv func(string) string) (*http.Transport, func(*url.URL) (*url.URL, error), error) {
 	t := &http.Transport{}
 	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
 		t = dt.Clone()
 	}
-	// httpproxy reads the environment each time, where http's own
-	// ProxyFromEnvironment keeps the first reading for the process's life.
+	// httpproxy reads the environment each time; http's own keeps the first reading.
 	env := proxyConfig(getenv)
-	// base_url is https, or http on loopback, which no proxy serves: one
-	// rule, HTTP_PROXY plays no part.
+	// base_url is https, or http on loopback, which no proxy serves.
 	env.HTTPProxy = ""
-	// Go reads a value that is not a URL as a proxy on a host named after
-	// the scheme, or as no proxy at all; either hides a typo until a
-	// request fails elsewhere.
+	// Go reads a value that is no URL as a host named after the scheme, or as
+	// no proxy: either hides a typo.
 	if env.HTTPSProxy != "" && !proxyURL(env.HTTPSProxy) {
 		return nil, nil, ErrProxyURL
 	}
@@ -96,5 +87,4 @@ func newTransport(caPEM string, bound int, getenv func(string) string) (*http.Tr
 	return t, proxyFor, nil
 }
 
-// ErrNoCertificate is a CACertificate without a PEM certificate.
 var ErrNoCertificate = errors.New("the CA certificate holds no PEM certificate")

@@ -11,11 +11,9 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/pacing"
 )
 
-// acquire takes a slot once no pause holds and the pacing lets r go (see
-// pace); the caller gives it back. Once the retries of reaching the service
-// have stopped, one request at a time goes on, as a probe, when a slot is
-// free (attempts in flight already tell whether the service is back), and
-// the others get the cause, unsent. seq numbers the request for the pacing.
+// acquire waits out a pause and the pacing, then takes a slot. Once the
+// retries of reaching the service stopped, a probe alone goes on; the others
+// get the cause, unsent.
 func (c *Client) acquire(ctx context.Context, r *Call) (probe bool, seq uint64, refused *ConnectError, err error) {
 	for {
 		for {
@@ -56,11 +54,9 @@ func (c *Client) acquire(ctx context.Context, r *Call) (probe bool, seq uint64, 
 		}
 		switch {
 		case ctx.Err() != nil:
-			// Both were ready, and select took the slot.
 			<-c.slots
 			return false, 0, nil, ctx.Err()
 		case time.Now().UnixNano() < c.pausedUntil.Load():
-			// A pause began while this request waited: it holds this one too.
 			<-c.slots
 			continue
 		}
@@ -70,7 +66,6 @@ func (c *Client) acquire(ctx context.Context, r *Call) (probe bool, seq uint64, 
 		}
 		seq, ok := c.pacer.Take(time.Now(), false)
 		if !ok {
-			// The service's count ran out while this request waited.
 			<-c.slots
 			continue
 		}
@@ -78,9 +73,7 @@ func (c *Client) acquire(ctx context.Context, r *Call) (probe bool, seq uint64, 
 	}
 }
 
-// waitForSlot takes a slot, or tells that the retries of reaching the
-// service stopped meanwhile: the end of the streak's budget stops them even
-// while every slot is held.
+// waitForSlot: the end of the streak's budget stops it even while every slot is held.
 func (c *Client) waitForSlot(ctx context.Context, stop <-chan struct{}, end time.Time) (bool, error) {
 	var expire <-chan time.Time
 	if !end.IsZero() {
@@ -116,8 +109,7 @@ func (c *Client) pause(ctx context.Context, status int, d time.Duration) {
 	}
 }
 
-// pace waits for r's turn before it takes a slot, so that requests held do
-// not hold slots. A wait past r's time limit fails at once, unsent.
+// pace waits before a slot is taken, so that requests held hold no slots.
 func (c *Client) pace(ctx context.Context, r *Call) error {
 	for {
 		wait, by, reserved, fits := c.pacer.Reserve(time.Now(), r.end)
@@ -139,14 +131,12 @@ func (c *Client) pace(ctx context.Context, r *Call) error {
 	}
 }
 
-// Troubled tells whether the service answered 500, 502, 503 or 504 within
-// its latest answers: its answers then fail and wait at random, and callers
-// that would make many requests wait on one may prefer them apart.
+// Troubled tells whether the service answered 500, 502, 503 or 504 lately:
+// callers that would make many requests may then prefer them apart.
 func (c *Client) Troubled() bool {
 	return c.pacer.Troubled()
 }
 
-// Sleep waits for d, or returns ctx's error if ctx ends first.
 func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
