@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -200,7 +201,7 @@ func TestPacing_sharedByServiceAndKey(t *testing.T) {
 	a := newTestClient(t, url)
 	b := newTestClient(t, url)
 	other := newTestClient(t, url, func(c *client.Config) { c.APIKey = "key-456" })
-	if pacing.For(url+"/", "key-123") != pacing.For(url+"/", "key-123") || pacing.For(url+"/", "key-123") == pacing.For(url+"/", "key-456") {
+	if shared := pacing.For(url+"/", "key-123"); shared != pacing.For(strings.TrimSuffix(url, "/")+"/", "key-123") || shared == pacing.For(url+"/", "key-456") {
 		t.Fatal("clients of the same service and key do not share one pacer, or of another key do")
 	}
 	if err := a.CancelJob(context.Background(), testWS, "j"); err != nil {

@@ -194,7 +194,7 @@ func TestClient_keyRefusedSendsNoMore(t *testing.T) {
 		{"cancel job", "DELETE", "/developers/workspaces/" + testWS + "/jobs/j1/cancel/", func() error { return c.CancelJob(context.Background(), testWS, "j1") }},
 		{"trigger job", "POST", "/developers/workspaces/" + testWS + "/jobs/j2/run/", func() error { return c.TriggerJob(context.Background(), testWS, "j2", false) }},
 		{"list jobs", "GET", "/developers/workspaces/" + testWS + "/jobs/", func() error {
-			_, err := listJobs(c, context.Background(), testWS, client.JobFilter{})
+			_, err := listJobs(c, context.Background())
 			return err
 		}},
 		{"create connector", "POST", "/developers/workspaces/" + testWS + "/connectors/", func() error {

@@ -35,7 +35,7 @@ func TestClient_errorNamesTheWholePath(t *testing.T) {
 		if !errors.As(err, &e) || e.Path != base+"/developers/workspaces/"+testWS+"/connectors/c1/" {
 			t.Errorf("base %q: %#v", suffix, err)
 		}
-		if _, err = listJobs(c, context.Background(), testWS, client.JobFilter{}); !errors.As(err, &e) || e.Path != base+"/developers/workspaces/"+testWS+"/jobs/" {
+		if _, err = listJobs(c, context.Background()); !errors.As(err, &e) || e.Path != base+"/developers/workspaces/"+testWS+"/jobs/" {
 			t.Errorf("base %q: %#v", suffix, err)
 		}
 	}

@@ -68,11 +68,11 @@ func writePage(w http.ResponseWriter, next any, ids ...string) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"next_page": next, "results": jobs})
 }
 
-// listJobs returns every job of the workspace that f selects, in the order
+// listJobs returns every job of the test workspace, in the order
 // the service gives them: the tests' way to walk every page.
-func listJobs(c *client.Client, ctx context.Context, workspaceID string, f client.JobFilter) ([]client.Job, error) {
+func listJobs(c *client.Client, ctx context.Context) ([]client.Job, error) {
 	v, all := client.Collect[client.Job](nil, 0)
-	err := c.EachJobPage(ctx, workspaceID, f, v)
+	err := c.EachJobPage(ctx, testWS, client.JobFilter{}, v)
 	return *all, err
 }
 
@@ -164,8 +164,6 @@ func (s *pagedServer) start(t *testing.T) *httptest.Server {
 	t.Cleanup(ts.Close)
 	return ts
 }
-
-func (s *pagedServer) held() int { s.mu.Lock(); defer s.mu.Unlock(); return s.maxHeld }
 
 func (s *pagedServer) count() int {
 	s.mu.Lock()

@@ -54,7 +54,7 @@ func TestClient_retries(t *testing.T) {
 			var err error
 			retried := c.getRetried
 			if op == "get" {
-				_, err = listJobs(cl, context.Background(), testWS, client.JobFilter{})
+				_, err = listJobs(cl, context.Background())
 			} else {
 				err = cl.TriggerJob(context.Background(), testWS, "j1", false)
 				retried = c.triggerRetried
@@ -99,7 +99,7 @@ func TestClient_retriesWithinBudget(t *testing.T) {
 		writePage(w, nil, "a")
 	})
 	c := newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetries = client.NoRetryLimit })
-	if jobs, err := listJobs(c, context.Background(), testWS, client.JobFilter{}); err != nil || len(jobs) != 1 || rec.count() != down+1 {
+	if jobs, err := listJobs(c, context.Background()); err != nil || len(jobs) != 1 || rec.count() != down+1 {
 		t.Fatalf("after %d failures: %d jobs, %d requests, %v", down, len(jobs), rec.count(), err)
 	}
 
@@ -147,7 +147,7 @@ func TestClient_namedLimitEndsRequest(t *testing.T) {
 		call func(context.Context) error
 		want string
 	}{
-		{"in flight", func(ctx context.Context) error { _, err := listJobs(c, ctx, testWS, client.JobFilter{}); return err }, "timeouts.create (150ms) ran out"},
+		{"in flight", func(ctx context.Context) error { _, err := listJobs(c, ctx); return err }, "timeouts.create (150ms) ran out"},
 		// Retried until the limit, which ends them between two attempts or
 		// during one.
 		{"retried", func(ctx context.Context) error { return c.CancelJob(ctx, testWS, "j") }, "timeouts.create (150ms)"},
@@ -412,7 +412,7 @@ func TestClient_decodeErrors(t *testing.T) {
 		{`{"results": [{"_id": "a"`, "the answer was cut short (unexpected EOF)"},
 	} {
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, c.body) }))
-		_, err := listJobs(newTestClient(t, ts.URL), context.Background(), testWS, client.JobFilter{})
+		_, err := listJobs(newTestClient(t, ts.URL), context.Background())
 		ts.Close()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("body %q: %v", c.body, err)
@@ -478,7 +478,7 @@ func TestClient_largeAnswers(t *testing.T) {
 		fmt.Fprintf(&b, `{"_id": "j%d", "name": %q}`, i, name)
 	}
 	b.WriteString("]}")
-	jobs, err := listJobs(newTestClient(t, serve(t, b.String())), context.Background(), testWS, client.JobFilter{})
+	jobs, err := listJobs(newTestClient(t, serve(t, b.String())), context.Background())
 	if err != nil || len(jobs) != 100 || *jobs[99].Name != name {
 		t.Fatalf("a 10 MB page: %d jobs, err %v", len(jobs), err)
 	}
@@ -500,7 +500,7 @@ func TestClient_largeAnswers(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	_, err = listJobs(newTestClient(t, endless.URL), context.Background(), testWS, client.JobFilter{})
+	_, err = listJobs(newTestClient(t, endless.URL), context.Background())
 	if err == nil || !strings.Contains(err.Error(), "larger than 16 MiB") {
 		t.Fatalf("an endless answer: %v, want an error saying it is too large", err)
 	}
@@ -551,7 +551,7 @@ func TestClient_stalledAnswer(t *testing.T) {
 	_, err := listJobs(newTestClient(t, ts.URL, func(c *client.Config) {
 		c.RequestTimeout = 50 * time.Millisecond
 		c.MaxRetries = 1
-	}), context.Background(), testWS, client.JobFilter{})
+	}), context.Background())
 	if err == nil || rec.count() != 2 {
 		t.Fatalf("a stalled answer: %d requests, err %v; want an error after 2", rec.count(), err)
 	}
@@ -587,7 +587,7 @@ func TestClient_interruptedCreateIsLetFinish(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
 	start := time.Now()
-	if _, err := listJobs(cl, ctx, testWS, client.JobFilter{}); !errors.Is(err, context.Canceled) || time.Since(start) > 90*time.Millisecond {
+	if _, err := listJobs(cl, ctx); !errors.Is(err, context.Canceled) || time.Since(start) > 90*time.Millisecond {
 		t.Errorf("a read in flight when interrupted: err %v after %v; want it abandoned", err, time.Since(start))
 	}
 

@@ -47,7 +47,7 @@ func TestClient_retryAfterPausesEveryRequest(t *testing.T) {
 		return false
 	}
 	ts := s.start(t)
-	jobs, err := listJobs(newTestClient(t, ts.URL), context.Background(), testWS, client.JobFilter{})
+	jobs, err := listJobs(newTestClient(t, ts.URL), context.Background())
 	if err != nil || !slices.Equal(idsOf(jobs), jobIDs(2000)) {
 		t.Fatalf("%d jobs, %v", len(jobs), err)
 	}
@@ -84,7 +84,7 @@ func TestClient_retryAfterPausesOtherCalls(t *testing.T) {
 	c := newTestClient(t, ts.URL)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		if _, err := listJobs(c, context.Background(), testWS, client.JobFilter{}); err != nil {
+		if _, err := listJobs(c, context.Background()); err != nil {
 			t.Error(err)
 		}
 	})
@@ -110,7 +110,7 @@ func TestClient_retryAfterPauseEndsWithContext(t *testing.T) {
 		http.Error(w, "slow down", http.StatusServiceUnavailable)
 	})
 	c := newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetries = 0 })
-	if _, err := listJobs(c, context.Background(), testWS, client.JobFilter{}); client.StatusCode(err) != http.StatusServiceUnavailable {
+	if _, err := listJobs(c, context.Background()); client.StatusCode(err) != http.StatusServiceUnavailable {
 		t.Fatalf("list: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -223,7 +223,7 @@ func TestPacing_waitPastLimitFailsUnsent(t *testing.T) {
 	ctx, cancel := client.WithLimit(context.Background(), "timeouts.read", 2*time.Second)
 	defer cancel()
 	start := time.Now()
-	_, err := listJobs(c, ctx, testWS, client.JobFilter{})
+	_, err := listJobs(c, ctx)
 	took := time.Since(start)
 	var e *client.Error
 	var rle *client.RateLimitError
