@@ -8,6 +8,7 @@ import (
 )
 
 func TestClient_headersAndBaseURL(t *testing.T) {
+	t.Parallel()
 	for _, suffix := range []string{"", "/", "/api", "/api/"} {
 		var rec recorder
 		ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { writePage(w, nil) })

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/request"
 )
 
 // ConnectorSpec is the whole configuration of a new connector.
@@ -31,34 +33,23 @@ type ConnectorUpdate struct {
 	Streams    []string
 }
 
-// ConnectorFilter selects connectors; nil fields are not sent.
-type ConnectorFilter struct {
-	Name          *string
-	ConnectorName *string
-}
-
-func setConnectorFilter(q url.Values, f ConnectorFilter) {
-	setIf(q, queryName, f.Name)
-	setIf(q, queryConnectorName, f.ConnectorName)
-}
-
 // CreateConnector creates a customer-service connector.
 func (c *Client) CreateConnector(ctx context.Context, workspaceID string, s ConnectorSpec) (*Connector, error) {
 	defer c.reads.wrote(workspaceID)
 	var out Connector
-	err := c.do(ctx, request{
-		op:     "create connector",
-		method: http.MethodPost,
-		path:   fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)),
-		body: connectorCreateBody{
+	err := c.Do(ctx, request.Call{
+		Op:     "create connector",
+		Method: http.MethodPost,
+		Path:   fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)),
+		Body: connectorCreateBody{
 			Name:          s.Name,
 			ConnectorName: ConnectorKindCustomerService,
 			Configuration: ConnectorConfiguration{URL: s.URL, Token: s.Token, AgentEmail: s.AgentEmail},
 			Streams:       s.Streams,
 		},
-		want:    http.StatusCreated,
-		read:    checked(&out, createdAs(s)),
-		secrets: []string{s.Token},
+		Want:    http.StatusCreated,
+		Read:    checked(&out, createdAs(s)),
+		Secrets: []string{s.Token},
 	})
 	if err != nil {
 		return nil, err
@@ -69,12 +60,12 @@ func (c *Client) CreateConnector(ctx context.Context, workspaceID string, s Conn
 // GetConnector reads a connector; IsNotFound tells when it is gone.
 func (c *Client) GetConnector(ctx context.Context, workspaceID, id string) (*Connector, error) {
 	var out Connector
-	err := c.do(ctx, request{
-		op:     "read connector",
-		method: http.MethodGet,
-		path:   fmt.Sprintf(pathConnector, url.PathEscape(workspaceID), url.PathEscape(id)),
-		want:   http.StatusOK,
-		read:   checked(&out, connectorID(id)),
+	err := c.Do(ctx, request.Call{
+		Op:     "read connector",
+		Method: http.MethodGet,
+		Path:   fmt.Sprintf(pathConnector, url.PathEscape(workspaceID), url.PathEscape(id)),
+		Want:   http.StatusOK,
+		Read:   checked(&out, connectorID(id)),
 	})
 	if err != nil {
 		return nil, err
@@ -108,7 +99,7 @@ func createdAs(s ConnectorSpec) func(*Connector) error {
 // checked decodes an answer into out, then checks it.
 func checked(out *Connector, check func(*Connector) error) func(io.Reader) error {
 	return func(body io.Reader) error {
-		if err := decode(body, out); err != nil {
+		if err := request.Decode(body, out); err != nil {
 			return err
 		}
 		return check(out)
@@ -127,14 +118,14 @@ func (c *Client) UpdateConnector(ctx context.Context, workspaceID, id string, u 
 		secrets = []string{*u.Token}
 	}
 	var out Connector
-	err := c.do(ctx, request{
-		op:      "update connector",
-		method:  http.MethodPatch,
-		path:    fmt.Sprintf(pathConnector, url.PathEscape(workspaceID), url.PathEscape(id)),
-		body:    body,
-		want:    http.StatusOK,
-		read:    checked(&out, connectorID(id)),
-		secrets: secrets,
+	err := c.Do(ctx, request.Call{
+		Op:      "update connector",
+		Method:  http.MethodPatch,
+		Path:    fmt.Sprintf(pathConnector, url.PathEscape(workspaceID), url.PathEscape(id)),
+		Body:    body,
+		Want:    http.StatusOK,
+		Read:    checked(&out, connectorID(id)),
+		Secrets: secrets,
 	})
 	if err != nil {
 		return nil, err
@@ -145,11 +136,11 @@ func (c *Client) UpdateConnector(ctx context.Context, workspaceID, id string, u 
 // DeleteConnector deletes a connector.
 func (c *Client) DeleteConnector(ctx context.Context, workspaceID, id string) error {
 	defer c.reads.wrote(workspaceID)
-	return c.do(ctx, request{
-		op:     "delete connector",
-		method: http.MethodDelete,
-		path:   fmt.Sprintf(pathConnector, url.PathEscape(workspaceID), url.PathEscape(id)),
-		want:   http.StatusNoContent,
+	return c.Do(ctx, request.Call{
+		Op:     "delete connector",
+		Method: http.MethodDelete,
+		Path:   fmt.Sprintf(pathConnector, url.PathEscape(workspaceID), url.PathEscape(id)),
+		Want:   http.StatusNoContent,
 	})
 }
 
@@ -163,12 +154,6 @@ func (c *Client) ListConnectors(ctx context.Context, workspaceID string, f Conne
 // EachConnectorPage gives v the pages of the connectors that f selects.
 func (c *Client) EachConnectorPage(ctx context.Context, workspaceID string, f ConnectorFilter, v Visitor[Connector]) error {
 	return walk(ctx, c, connectorListing(workspaceID, f), v)
-}
-
-func connectorListing(workspaceID string, f ConnectorFilter) listing {
-	q := url.Values{}
-	setConnectorFilter(q, f)
-	return listing{op: "list connectors", path: fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)), query: q}
 }
 
 // ReadConnector is GetConnector, answered from the workspace's shared list
@@ -243,13 +228,13 @@ func (c *Client) CheckWorkspace(ctx context.Context, workspaceID string) (connec
 	kind := ConnectorKindCustomerService
 	setConnectorFilter(q, ConnectorFilter{ConnectorName: &kind})
 	var p Page[json.RawMessage]
-	err = c.do(ctx, request{
-		op:     "check workspace",
-		method: http.MethodGet,
-		path:   fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)),
-		query:  q,
-		want:   http.StatusOK,
-		read:   into(&p),
+	err = c.Do(ctx, request.Call{
+		Op:     "check workspace",
+		Method: http.MethodGet,
+		Path:   fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)),
+		Query:  q,
+		Want:   http.StatusOK,
+		Read:   request.Into(&p),
 	})
 	connectors = -1
 	if err == nil && p.Count != nil && *p.Count >= 0 && *p.Count <= math.MaxInt32 {

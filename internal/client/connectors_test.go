@@ -11,6 +11,7 @@ import (
 )
 
 func TestConnectors_eachPageStopsEarly(t *testing.T) {
+	t.Parallel()
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) { writePage(w, 2, "a") })
 	n := "desk"
@@ -24,6 +25,7 @@ func TestConnectors_eachPageStopsEarly(t *testing.T) {
 }
 
 func TestConnectors_operations(t *testing.T) {
+	t.Parallel()
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		switch r.Method {

@@ -6,7 +6,6 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -192,68 +191,3 @@ func idsOf(jobs []Job) []string {
 }
 
 var fullEnvelope = []string{"count", "next_page", "total_pages", "page_size"}
-
-// attemptLog counts the attempts a client logs, and keeps their fields.
-type attemptLog struct {
-	mu     sync.Mutex
-	fields []map[string]any
-}
-
-func (l *attemptLog) hook(c *Config) {
-	c.Log = func(_ context.Context, msg string, f map[string]any) {
-		if msg != "API request" {
-			return
-		}
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.fields = append(l.fields, f)
-	}
-}
-
-func (l *attemptLog) count() int { l.mu.Lock(); defer l.mu.Unlock(); return len(l.fields) }
-
-func (l *attemptLog) last() map[string]any {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.fields) == 0 {
-		return nil
-	}
-	return l.fields[len(l.fields)-1]
-}
-
-// budgetClient is a client of base with a short retry budget, no cap on
-// retries and quick backoff, whose attempts log counts.
-func budgetClient(t *testing.T, base string, budget time.Duration, log *attemptLog, edit ...func(*Config)) *Client {
-	t.Helper()
-	return newTestClient(t, base, append([]func(*Config){func(c *Config) {
-		c.MaxRetries = NoRetryLimit
-		c.RetryBudget = budget
-		c.MinBackoff, c.MaxBackoff = 20*time.Millisecond, 50*time.Millisecond
-		log.hook(c)
-	}}, edit...)...)
-}
-
-// unreachable is err's Unreachable failure; the test fails when there is
-// none, or when the request is said to have reached the service.
-func unreachable(t *testing.T, err error) *ConnectError {
-	t.Helper()
-	return connectFailure(t, err, Unreachable)
-}
-
-// connectFailure is err's ConnectError; the test fails when there is none,
-// or when the request was retried or said to have reached the service.
-func connectFailure(t *testing.T, err error, want ConnectFailure) *ConnectError {
-	t.Helper()
-	var ce *ConnectError
-	var e *Error
-	if !errors.As(err, &ce) || !errors.As(err, &e) {
-		t.Fatalf("want a ConnectError, got %T: %v", err, err)
-	}
-	if ce.Failure != want {
-		t.Errorf("failure %q, want %q: %v", ce.Failure, want, err)
-	}
-	if e.Sent || e.MayHaveTakenEffect() {
-		t.Errorf("a request that never reached the service is said to have: %+v", e)
-	}
-	return ce
-}

@@ -5,40 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/request"
 )
-
-// JobFilter selects and orders jobs; nil fields are not sent.
-type JobFilter struct {
-	ConnectorName *string
-	DataSource    *string
-	Name          *string
-	SchemaName    *string
-	IsActive      *bool
-	Ordering      string
-}
-
-func setJobFilter(q url.Values, f JobFilter) {
-	setIf(q, queryConnectorName, f.ConnectorName)
-	setIf(q, queryDataSource, f.DataSource)
-	setIf(q, queryName, f.Name)
-	setIf(q, querySchemaName, f.SchemaName)
-	if f.IsActive != nil {
-		if *f.IsActive {
-			q.Set(queryIsActive, "true")
-		} else {
-			q.Set(queryIsActive, "false")
-		}
-	}
-	if f.Ordering != "" {
-		q.Set(queryOrdering, f.Ordering)
-	}
-}
 
 // EachJobPage gives v the pages of the jobs that f selects.
 func (c *Client) EachJobPage(ctx context.Context, workspaceID string, f JobFilter, v Visitor[Job]) error {
-	q := url.Values{}
-	setJobFilter(q, f)
-	return walk(ctx, c, listing{op: "list jobs", path: fmt.Sprintf(pathJobs, url.PathEscape(workspaceID)), query: q}, v)
+	return walk(ctx, c, jobListing(workspaceID, f), v)
 }
 
 // TriggerJob starts an execution of the job.
@@ -47,21 +20,21 @@ func (c *Client) TriggerJob(ctx context.Context, workspaceID, jobID string, forc
 	if forceFullRefresh {
 		q.Set(queryForceFullRefresh, "true")
 	}
-	return c.do(ctx, request{
-		op:     "trigger job",
-		method: http.MethodPost,
-		path:   fmt.Sprintf(pathJobRun, url.PathEscape(workspaceID), url.PathEscape(jobID)),
-		query:  q,
-		want:   http.StatusCreated,
+	return c.Do(ctx, request.Call{
+		Op:     "trigger job",
+		Method: http.MethodPost,
+		Path:   fmt.Sprintf(pathJobRun, url.PathEscape(workspaceID), url.PathEscape(jobID)),
+		Query:  q,
+		Want:   http.StatusCreated,
 	})
 }
 
 // CancelJob cancels the job's running execution.
 func (c *Client) CancelJob(ctx context.Context, workspaceID, jobID string) error {
-	return c.do(ctx, request{
-		op:     "cancel job",
-		method: http.MethodDelete,
-		path:   fmt.Sprintf(pathJobCancel, url.PathEscape(workspaceID), url.PathEscape(jobID)),
-		want:   http.StatusNoContent,
+	return c.Do(ctx, request.Call{
+		Op:     "cancel job",
+		Method: http.MethodDelete,
+		Path:   fmt.Sprintf(pathJobCancel, url.PathEscape(workspaceID), url.PathEscape(jobID)),
+		Want:   http.StatusNoContent,
 	})
 }

@@ -7,6 +7,7 @@ import (
 )
 
 func TestJobs_eachPageStopsEarly(t *testing.T) {
+	t.Parallel()
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) { writePage(w, 2, "a") })
 	err := newTestClient(t, ts.URL).EachJobPage(context.Background(), testWS, JobFilter{}, Visitor[Job]{Page: func([]Job) int { return 0 }})
@@ -16,6 +17,7 @@ func TestJobs_eachPageStopsEarly(t *testing.T) {
 }
 
 func TestJobs_triggerSendsForceFullRefreshOnlyWhenTrue(t *testing.T) {
+	t.Parallel()
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(201) })
 	c := newTestClient(t, ts.URL)
@@ -34,6 +36,7 @@ func TestJobs_triggerSendsForceFullRefreshOnlyWhenTrue(t *testing.T) {
 }
 
 func TestJobs_cancel(t *testing.T) {
+	t.Parallel()
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(204) })
 	if err := newTestClient(t, ts.URL).CancelJob(context.Background(), testWS, "j1"); err != nil {

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -108,7 +109,7 @@ func (s *connectorService) list(w http.ResponseWriter, r *http.Request) {
 	if name := r.URL.Query().Get("name"); name != "" {
 		items = slices.DeleteFunc(slices.Clone(items), func(it map[string]any) bool { return it["name"] != name })
 	}
-	size := orDefault(s.pageCap, PageSize)
+	size := cmp.Or(s.pageCap, PageSize)
 	pages := max((len(items)+size-1)/size, 1)
 	lo, hi := min((page-1)*size, len(items)), min(page*size, len(items))
 	results := make([]map[string]any, 0, hi-lo)
@@ -196,6 +197,7 @@ func ids(n int) []string {
 }
 
 func TestReads_atMostTwiceTheFloor(t *testing.T) {
+	t.Parallel()
 	for _, m := range []int{1, 100, 101, 500, 1500} {
 		for _, n := range []int{1, 2, 3, 10, 500, 1500} {
 			if n > m {
@@ -220,6 +222,7 @@ func TestReads_atMostTwiceTheFloor(t *testing.T) {
 }
 
 func TestReads_pagesCappedBelowAsked(t *testing.T) {
+	t.Parallel()
 	s, c := newConnectorService(t, 500)
 	s.pageCap = 20
 	readAll(t, c, s, ids(500), 10)
@@ -229,6 +232,7 @@ func TestReads_pagesCappedBelowAsked(t *testing.T) {
 }
 
 func TestReads_listWithoutLength(t *testing.T) {
+	t.Parallel()
 	for _, env := range [][]string{{}, {"next_page"}} {
 		s, c := newConnectorService(t, 250)
 		s.envelope = env
@@ -242,6 +246,7 @@ func TestReads_listWithoutLength(t *testing.T) {
 }
 
 func TestReads_smallWorkspaceIsOnePage(t *testing.T) {
+	t.Parallel()
 	for _, env := range [][]string{nil, {}, {"next_page"}, {"count"}} {
 		s, c := newConnectorService(t, 60)
 		s.envelope = env
@@ -253,6 +258,7 @@ func TestReads_smallWorkspaceIsOnePage(t *testing.T) {
 }
 
 func TestReads_summaryAsksByID(t *testing.T) {
+	t.Parallel()
 	s, c := newConnectorService(t, 300)
 	s.summary = true
 	readAll(t, c, s, ids(300), 10)
@@ -266,6 +272,7 @@ func TestReads_summaryAsksByID(t *testing.T) {
 }
 
 func TestReads_missAsksByID(t *testing.T) {
+	t.Parallel()
 	s, c := newConnectorService(t, 300)
 	readAll(t, c, s, ids(300), 10)
 	before := s.requests()
@@ -276,6 +283,7 @@ func TestReads_missAsksByID(t *testing.T) {
 }
 
 func TestReads_everyWriteForgets(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, c := newConnectorService(t, 300)
 	readAll(t, c, s, ids(300), 10)
@@ -310,6 +318,7 @@ func TestReads_everyWriteForgets(t *testing.T) {
 }
 
 func TestReads_listInFlightAtAWriteIsNotKept(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, c := newConnectorService(t, 60)
 	gate := make(chan struct{})
@@ -346,6 +355,7 @@ func TestReads_listInFlightAtAWriteIsNotKept(t *testing.T) {
 }
 
 func TestReads_failedListIsNotKept(t *testing.T) {
+	t.Parallel()
 	s, c := newConnectorService(t, 500)
 	s.failPage = 3
 	readAll(t, c, s, ids(500), 10)
@@ -368,6 +378,7 @@ func TestReads_failedListIsNotKept(t *testing.T) {
 }
 
 func TestReads_listGoesOnForTheReadsThatWait(t *testing.T) {
+	t.Parallel()
 	s, c := newConnectorService(t, 300)
 	gate := make(chan struct{})
 	s.gate = gate
@@ -392,6 +403,7 @@ func TestReads_listGoesOnForTheReadsThatWait(t *testing.T) {
 }
 
 func TestReads_listAloneCancelledStops(t *testing.T) {
+	t.Parallel()
 	s, c := newConnectorService(t, 300)
 	gate := make(chan struct{})
 	s.gate = gate
@@ -444,6 +456,7 @@ func (x *connectorReads) waiting() int {
 }
 
 func TestReads_listSharesPageOneInFlight(t *testing.T) {
+	t.Parallel()
 	s, c := newConnectorService(t, 300)
 	readAll(t, c, s, ids(1), 1) // the first read asks by ID
 	gate := make(chan struct{})
@@ -469,6 +482,7 @@ func TestReads_listSharesPageOneInFlight(t *testing.T) {
 }
 
 func TestReads_namedFromTheListHeld(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, c := newConnectorService(t, 300)
 	got, err := c.ConnectorsNamed(ctx, testWS, "desk 7")

@@ -1,19 +1,14 @@
 package client
 
-// This file holds what goes on the wire: every wire name the client uses,
-// so that the service's real connector names can replace this project's
-// own in one place (README.md, "The connector's wire contract"), the
-// shapes of what is sent and answered, and the request that carries them.
+// What goes on the wire, so that the service's real connector names can
+// replace this project's own in one place (README.md, "The connector's wire contract").
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
+	"fmt"
 	"net/url"
-	"time"
 )
 
-// Paths, relative to the base URL.
 const (
 	pathJobs       = "developers/workspaces/%s/jobs/"
 	pathJobRun     = "developers/workspaces/%s/jobs/%s/run/"
@@ -21,30 +16,6 @@ const (
 	pathConnectors = "developers/workspaces/%s/connectors/"
 	pathConnector  = "developers/workspaces/%s/connectors/%s/"
 )
-
-const (
-	headerAuthorization = "Authorization"
-	headerAccept        = "Accept"
-	headerUserAgent     = "User-Agent"
-	headerContentType   = "Content-Type"
-	headerRetryAfter    = "Retry-After"
-	headerLocation      = "Location"
-	// The rate-limit headers read for pacing (README.md, "Rate limits"):
-	// draft-ietf-httpapi-ratelimit-headers, its earlier drafts, and the
-	// X- form many services send.
-	headerRateLimit           = "RateLimit"
-	headerRateLimitPolicy     = "RateLimit-Policy"
-	headerRateLimitLimit      = "RateLimit-Limit"
-	headerRateLimitRemaining  = "RateLimit-Remaining"
-	headerRateLimitReset      = "RateLimit-Reset"
-	headerXRateLimitLimit     = "X-RateLimit-Limit"
-	headerXRateLimitRemaining = "X-RateLimit-Remaining"
-	headerXRateLimitReset     = "X-RateLimit-Reset"
-	mediaJSON                 = "application/json"
-)
-
-// product is the provider's token in the User-Agent.
-const product = "terraform-provider-dataintegration"
 
 const (
 	queryPage             = "page"
@@ -63,25 +34,6 @@ const PageSize = 100
 
 // ConnectorKindCustomerService is the connector_name of the connector.
 const ConnectorKindCustomerService = "customer_service"
-
-// request is one call of the API as the client makes it: what is sent,
-// the answer it wants, and until when it may be sent again.
-type request struct {
-	op      string
-	method  string
-	path    string
-	query   url.Values
-	body    any
-	want    int
-	read    func(io.Reader) error // nil when the body is not read
-	secrets []string              // masked like the API key in a message
-	// end is when r's time runs out, and budget names that limit.
-	end    time.Time
-	budget string
-}
-
-// idempotent: only a POST may not be sent twice.
-func (r *request) idempotent() bool { return r.method != http.MethodPost }
 
 // Job is a job of a workspace (README.md, "Jobs"). The API does not say its
 // strings are never null, hence the pointers.
@@ -108,8 +60,7 @@ type Page[T any] struct {
 	Results      []T      `json:"results"`
 }
 
-// NextPage tells null, which ends the list, from absent, which tells
-// nothing.
+// NextPage tells null, which ends the list, from absent.
 type NextPage struct {
 	Sent   bool
 	Number *int64 // nil when null
@@ -121,7 +72,6 @@ func (n NextPage) Ends() bool { return n.Sent && n.Number == nil }
 // IsZero leaves out of the JSON a next_page that was left out.
 func (n NextPage) IsZero() bool { return !n.Sent }
 
-// UnmarshalJSON is called for a null too, unlike for a key left out.
 func (n *NextPage) UnmarshalJSON(b []byte) error {
 	n.Sent, n.Number = true, nil
 	if string(b) == "null" {
@@ -130,7 +80,6 @@ func (n *NextPage) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &n.Number)
 }
 
-// MarshalJSON writes the number, or null.
 func (n NextPage) MarshalJSON() ([]byte, error) { return json.Marshal(n.Number) }
 
 // Connector is a customer-service connector as the service returns it.
@@ -193,18 +142,11 @@ func deref(s *string) string {
 	return *s
 }
 
-// ConnectorConfiguration is the form of the connector; Token is only ever
-// sent.
+// ConnectorConfiguration is the form of the connector; Token is only sent.
 type ConnectorConfiguration struct {
 	URL        string `json:"url,omitempty"`
 	Token      string `json:"token,omitempty"`
 	AgentEmail string `json:"agent_email,omitempty"`
-}
-
-// errorBody is the part of an error answer read for its message
-// (README.md, "Open points").
-type errorBody struct {
-	Detail json.RawMessage `json:"detail"`
 }
 
 type connectorCreateBody struct {
@@ -227,9 +169,63 @@ type connectorConfigurationPatch struct {
 	AgentEmail *string `json:"agent_email,omitempty"`
 }
 
-// setIf sends a filter field only when it is set.
 func setIf(q url.Values, key string, v *string) {
 	if v != nil {
 		q.Set(key, *v)
 	}
+}
+
+type listing struct {
+	op, path string
+	query    url.Values
+}
+
+// ConnectorFilter selects connectors; nil fields are not sent.
+type ConnectorFilter struct {
+	Name          *string
+	ConnectorName *string
+}
+
+func setConnectorFilter(q url.Values, f ConnectorFilter) {
+	setIf(q, queryName, f.Name)
+	setIf(q, queryConnectorName, f.ConnectorName)
+}
+
+func connectorListing(workspaceID string, f ConnectorFilter) listing {
+	q := url.Values{}
+	setConnectorFilter(q, f)
+	return listing{op: "list connectors", path: fmt.Sprintf(pathConnectors, url.PathEscape(workspaceID)), query: q}
+}
+
+// JobFilter selects and orders jobs; nil fields are not sent.
+type JobFilter struct {
+	ConnectorName *string
+	DataSource    *string
+	Name          *string
+	SchemaName    *string
+	IsActive      *bool
+	Ordering      string
+}
+
+func setJobFilter(q url.Values, f JobFilter) {
+	setIf(q, queryConnectorName, f.ConnectorName)
+	setIf(q, queryDataSource, f.DataSource)
+	setIf(q, queryName, f.Name)
+	setIf(q, querySchemaName, f.SchemaName)
+	if f.IsActive != nil {
+		if *f.IsActive {
+			q.Set(queryIsActive, "true")
+		} else {
+			q.Set(queryIsActive, "false")
+		}
+	}
+	if f.Ordering != "" {
+		q.Set(queryOrdering, f.Ordering)
+	}
+}
+
+func jobListing(workspaceID string, f JobFilter) listing {
+	q := url.Values{}
+	setJobFilter(q, f)
+	return listing{op: "list jobs", path: fmt.Sprintf(pathJobs, url.PathEscape(workspaceID)), query: q}
 }

@@ -1,4 +1,4 @@
-package client
+package request_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
 )
 
@@ -43,7 +44,7 @@ func tlsService(t *testing.T, ca *nettest.CA, notAfter time.Time, names ...strin
 
 // getConnector asks for a connector with a deadline, as an operation with
 // timeouts does: a failure that is retried would run into it.
-func getConnector(t *testing.T, c *Client) error {
+func getConnector(t *testing.T, c *client.Client) error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -64,9 +65,9 @@ func TestTransport_caCertificate(t *testing.T) {
 	base := "https://127.0.0.1:" + port
 
 	start := time.Now()
-	err := getConnector(t, newTestClient(t, base, func(c *Config) { c.MaxRetries = NoRetryLimit }))
-	ce := connectFailure(t, err, UntrustedCertificate)
-	if time.Since(start) > 5*time.Second || OutOfTime(err) {
+	err := getConnector(t, newTestClient(t, base, func(c *client.Config) { c.MaxRetries = client.NoRetryLimit }))
+	ce := connectFailure(t, err, client.UntrustedCertificate)
+	if time.Since(start) > 5*time.Second || client.OutOfTime(err) {
 		t.Errorf("an untrusted certificate was retried: %v", err)
 	}
 	if want := `the certificate of 127.0.0.1:` + port + ` is signed by an authority this machine does not trust (issuer "ACME Private Root")`; !strings.Contains(err.Error(), want) {
@@ -77,15 +78,15 @@ func TestTransport_caCertificate(t *testing.T) {
 	}
 
 	for name, pem := range map[string]string{"the CA": ca.PEM, "a bundle": other.PEM + "\n# ACME\n" + ca.PEM} {
-		err := getConnector(t, newTestClient(t, base, func(c *Config) { c.CACertificate = pem }))
-		if StatusCode(err) != http.StatusNotFound {
+		err := getConnector(t, newTestClient(t, base, func(c *client.Config) { c.CACertificate = pem }))
+		if client.StatusCode(err) != http.StatusNotFound {
 			t.Errorf("trusting %s: %v, want the service's 404", name, err)
 		}
 	}
-	if err := getConnector(t, newTestClient(t, base, func(c *Config) { c.CACertificate = other.PEM })); !errors.As(err, &ce) || ce.Failure != UntrustedCertificate {
+	if err := getConnector(t, newTestClient(t, base, func(c *client.Config) { c.CACertificate = other.PEM })); !errors.As(err, &ce) || ce.Failure != client.UntrustedCertificate {
 		t.Errorf("trusting another CA: %v", err)
 	}
-	if _, err := New(Config{BaseURL: base, CACertificate: "not a certificate"}); !errors.Is(err, ErrNoCertificate) {
+	if _, err := client.New(client.Config{BaseURL: base, CACertificate: "not a certificate"}); !errors.Is(err, client.ErrNoCertificate) {
 		t.Errorf("a CA without a certificate: %v", err)
 	}
 }
@@ -97,24 +98,24 @@ func TestTransport_certificateNameAndTime(t *testing.T) {
 	t.Run("unknown host", func(t *testing.T) {
 		proxyEnv(t, "", "")
 		// .invalid names no host anywhere (RFC 2606).
-		err := getConnector(t, newTestClient(t, "https://dataintegration.invalid", func(c *Config) { c.MaxRetries = NoRetryLimit }))
+		err := getConnector(t, newTestClient(t, "https://dataintegration.invalid", func(c *client.Config) { c.MaxRetries = client.NoRetryLimit }))
 		var dns *net.DNSError
 		if errors.As(err, &dns) && !dns.IsNotFound {
 			t.Skipf("this machine's resolver does not answer: %v", err)
 		}
-		_ = connectFailure(t, err, UnknownHost)
-		if want := "this machine's resolver does not know the host dataintegration.invalid"; !strings.Contains(err.Error(), want) || OutOfTime(err) {
+		_ = connectFailure(t, err, client.UnknownHost)
+		if want := "this machine's resolver does not know the host dataintegration.invalid"; !strings.Contains(err.Error(), want) || client.OutOfTime(err) {
 			t.Errorf("error %q, want it to say %q, at once", err, want)
 		}
 	})
 
 	proxyEnv(t, "", "")
 	ca := nettest.NewCA(t, "ACME Private Root")
-	trust := func(c *Config) { c.CACertificate = ca.PEM; c.MaxRetries = NoRetryLimit }
+	trust := func(c *client.Config) { c.CACertificate = ca.PEM; c.MaxRetries = client.NoRetryLimit }
 
 	port, _ := tlsService(t, ca, time.Now().Add(time.Hour), "api.example.com", "api-2.example.com")
 	err := getConnector(t, newTestClient(t, "https://127.0.0.1:"+port, trust))
-	_ = connectFailure(t, err, CertificateNameMismatch)
+	_ = connectFailure(t, err, client.CertificateNameMismatch)
 	if want := "is for api.example.com, api-2.example.com, not for 127.0.0.1"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q, want it to say %q", err, want)
 	}
@@ -122,7 +123,7 @@ func TestTransport_certificateNameAndTime(t *testing.T) {
 	expired := time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
 	port, _ = tlsService(t, ca, expired, "127.0.0.1")
 	err = getConnector(t, newTestClient(t, "https://127.0.0.1:"+port, trust))
-	_ = connectFailure(t, err, CertificateExpired)
+	_ = connectFailure(t, err, client.CertificateExpired)
 	if want := "expired at " + expired.Format(time.RFC3339) + " (this machine's clock says"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q, want it to say %q", err, want)
 	}
@@ -138,7 +139,7 @@ func TestTransport_proxy(t *testing.T) {
 	// A name no resolver knows: only the proxy, which tunnels every host
 	// to loopback, can reach it.
 	base := "https://sandbox.localhost:" + port
-	trust := func(c *Config) { c.CACertificate = ca.PEM; c.MaxRetries = 0 }
+	trust := func(c *client.Config) { c.CACertificate = ca.PEM; c.MaxRetries = 0 }
 	const password = "pr0xy-s3cret+x"
 	proxy := nettest.ServeProxy(t, "ci-runner", password)
 	// A proxy that cannot reach the host asked, as for a typo in base_url.
@@ -150,12 +151,12 @@ func TestTransport_proxy(t *testing.T) {
 	t.Run("through the proxy", func(t *testing.T) {
 		proxyEnv(t, proxy.URL, "")
 		var logged strings.Builder
-		c := newTestClient(t, base, trust, func(c *Config) {
+		c := newTestClient(t, base, trust, func(c *client.Config) {
 			c.Log = func(_ context.Context, msg string, fields map[string]any) { fmt.Fprintln(&logged, msg, fields) }
 		})
 		before := reached.Load()
 		for range 3 {
-			if err := getConnector(t, c); StatusCode(err) != http.StatusNotFound {
+			if err := getConnector(t, c); client.StatusCode(err) != http.StatusNotFound {
 				t.Fatalf("through the proxy: %v", err)
 			}
 		}
@@ -176,24 +177,24 @@ func TestTransport_proxy(t *testing.T) {
 		}
 		// Straight to a name only the proxy knew: no such host, unless
 		// this machine resolves *.localhost to itself.
-		var ce *ConnectError
-		if StatusCode(err) != http.StatusNotFound && (!errors.As(err, &ce) || ce.Failure != UnknownHost) {
+		var ce *client.ConnectError
+		if client.StatusCode(err) != http.StatusNotFound && (!errors.As(err, &ce) || ce.Failure != client.UnknownHost) {
 			t.Errorf("without the proxy: %v", err)
 		}
 	})
 
 	for _, c := range []struct {
 		name, proxyURL string
-		want           ConnectFailure
+		want           client.ConnectFailure
 		says           string
 	}{
-		{"no credentials", "http://" + proxy.Addr, ProxyAuthRequired, "asks for credentials (407 Proxy Authentication Required)"},
-		{"wrong credentials", "http://someone-else:" + password + "@" + proxy.Addr, ProxyAuthRequired, "refused the credentials given"},
+		{"no credentials", "http://" + proxy.Addr, client.ProxyAuthRequired, "asks for credentials (407 Proxy Authentication Required)"},
+		{"wrong credentials", "http://someone-else:" + password + "@" + proxy.Addr, client.ProxyAuthRequired, "refused the credentials given"},
 		// MaxRetries is 0 here: "retried" below is Permanent's answer.
-		{"refusing", "http://ci-runner:" + password + "@" + nettest.RefusingAddr(t), ProxyRefused, "connection refused"},
-		{"no scheme, refusing", "ci-runner:" + password + "@" + nettest.RefusingAddr(t), ProxyRefused, "connection refused"},
-		{"https to an http proxy", "https://ci-runner:" + password + "@" + proxy.Addr, ProxyRefused, "does not speak TLS, though its URL begins with https://"},
-		{"refusing the tunnel", "http://" + strings.TrimPrefix(refuser.URL, "http://"), ProxyRefused, "would not open a tunnel to sandbox.localhost:" + port + ": the proxy answered 502 Bad Gateway to CONNECT"},
+		{"refusing", "http://ci-runner:" + password + "@" + nettest.RefusingAddr(t), client.ProxyRefused, "connection refused"},
+		{"no scheme, refusing", "ci-runner:" + password + "@" + nettest.RefusingAddr(t), client.ProxyRefused, "connection refused"},
+		{"https to an http proxy", "https://ci-runner:" + password + "@" + proxy.Addr, client.ProxyRefused, "does not speak TLS, though its URL begins with https://"},
+		{"refusing the tunnel", "http://" + strings.TrimPrefix(refuser.URL, "http://"), client.ProxyRefused, "would not open a tunnel to sandbox.localhost:" + port + ": the proxy answered 502 Bad Gateway to CONNECT"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			proxyEnv(t, c.proxyURL, "")
@@ -225,8 +226,8 @@ func TestTransport_proxy(t *testing.T) {
 			{"ftp://" + proxy.Addr, base, ""},
 		} {
 			proxyEnv(t, c.value, c.noProxy)
-			_, err := New(Config{BaseURL: c.base})
-			if !errors.Is(err, ErrProxyURL) || strings.Contains(err.Error(), "pass/word") {
+			_, err := client.New(client.Config{BaseURL: c.base})
+			if !errors.Is(err, client.ErrProxyURL) || strings.Contains(err.Error(), "pass/word") {
 				t.Errorf("HTTPS_PROXY=%q, NO_PROXY=%q, base %s: error %v, want ErrProxyURL", c.value, c.noProxy, c.base, err)
 			}
 		}
@@ -235,10 +236,10 @@ func TestTransport_proxy(t *testing.T) {
 	t.Run("HTTP_PROXY plays no part", func(t *testing.T) {
 		proxyEnv(t, "", "")
 		t.Setenv("HTTP_PROXY", "%zz")
-		if _, err := New(Config{BaseURL: "http://127.0.0.1:" + port}); err != nil {
+		if _, err := client.New(client.Config{BaseURL: "http://127.0.0.1:" + port}); err != nil {
 			t.Errorf("an HTTP_PROXY that is not a URL, against loopback http: %v", err)
 		}
-		if _, err := New(Config{BaseURL: base}); err != nil {
+		if _, err := client.New(client.Config{BaseURL: base}); err != nil {
 			t.Errorf("an HTTP_PROXY that is not a URL, against https: %v", err)
 		}
 	})
@@ -249,15 +250,15 @@ func TestTransport_proxy(t *testing.T) {
 func TestTransport_proxyRetries(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		e    ConnectError
+		e    client.ConnectError
 		want bool
 	}{
-		{"nothing listens", ConnectError{Failure: ProxyRefused, Err: &net.OpError{Op: "dial", Err: errors.New("connect: connection refused")}}, true},
-		{"timed out", ConnectError{Failure: ProxyRefused, Err: &net.OpError{Op: "dial", Err: &net.DNSError{IsTimeout: true}}}, false},
-		{"403 to CONNECT", ConnectError{Failure: ProxyRefused, ProxyStatus: 403}, true},
-		{"502 to CONNECT", ConnectError{Failure: ProxyRefused, ProxyStatus: 502}, true},
-		{"407", ConnectError{Failure: ProxyAuthRequired}, true},
-		{"untrusted", ConnectError{Failure: UntrustedCertificate}, true},
+		{"nothing listens", client.ConnectError{Failure: client.ProxyRefused, Err: &net.OpError{Op: "dial", Err: errors.New("connect: connection refused")}}, true},
+		{"timed out", client.ConnectError{Failure: client.ProxyRefused, Err: &net.OpError{Op: "dial", Err: &net.DNSError{IsTimeout: true}}}, false},
+		{"403 to CONNECT", client.ConnectError{Failure: client.ProxyRefused, ProxyStatus: 403}, true},
+		{"502 to CONNECT", client.ConnectError{Failure: client.ProxyRefused, ProxyStatus: 502}, true},
+		{"407", client.ConnectError{Failure: client.ProxyAuthRequired}, true},
+		{"untrusted", client.ConnectError{Failure: client.UntrustedCertificate}, true},
 	} {
 		if got := c.e.Permanent(); got != c.want {
 			t.Errorf("%s: Permanent() = %v, want %v", c.name, got, c.want)
@@ -277,7 +278,7 @@ func TestTransport_proxyCredentials(t *testing.T) {
 		"http://proxy.example.com:3128":               nil,
 		"":                                            nil,
 	} {
-		if got := ProxyCredentials(v); !slices.Equal(got, want) {
+		if got := client.ProxyCredentials(v); !slices.Equal(got, want) {
 			t.Errorf("ProxyCredentials(%q) = %q, want %q", v, got, want)
 		}
 	}
@@ -292,13 +293,13 @@ func TestTransport_userAgent(t *testing.T) {
 		{"", "", " \n", "terraform-provider-dataintegration/dev"},
 		{"Terraform/1.5.7 (+https://www.terraform.io)", "0.2.0", "a\r\nX-Injected: 1", "Terraform/1.5.7 (+https://www.terraform.io) terraform-provider-dataintegration/0.2.0 aX-Injected: 1"},
 	} {
-		if got := UserAgent(c.engine, c.version, c.appended); got != c.want {
+		if got := client.UserAgent(c.engine, c.version, c.appended); got != c.want {
 			t.Errorf("UserAgent(%q, %q, %q) = %q, want %q", c.engine, c.version, c.appended, got, c.want)
 		}
 	}
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { http.NotFound(w, nil) })
-	c := newTestClient(t, ts.URL, func(c *Config) {
+	c := newTestClient(t, ts.URL, func(c *client.Config) {
 		c.Engine, c.Version, c.AppendUserAgent = "OpenTofu (+https://opentofu.org; compatible with Terraform 1.13.0)", "0.2.0", "ci/42"
 	})
 	_ = getConnector(t, c)
@@ -328,11 +329,11 @@ func TestTransport_schemeMismatch(t *testing.T) {
 	t.Cleanup(tlsSrv.Close)
 	for _, c := range []struct {
 		base    string
-		want    ConnectFailure
+		want    client.ConnectFailure
 		phrases []string
 	}{
-		{"https://" + plain.Listener.Addr().String(), ServiceSpeaksHTTP, []string{"base_url says https://", "answers in plain http"}},
-		{"http://" + tlsSrv.Listener.Addr().String(), ServiceSpeaksTLS, []string{"base_url says http://", "speaks TLS", "HTTP 400"}},
+		{"https://" + plain.Listener.Addr().String(), client.ServiceSpeaksHTTP, []string{"base_url says https://", "answers in plain http"}},
+		{"http://" + tlsSrv.Listener.Addr().String(), client.ServiceSpeaksTLS, []string{"base_url says http://", "speaks TLS", "HTTP 400"}},
 	} {
 		var log attemptLog
 		cl := budgetClient(t, c.base, time.Minute, &log)
@@ -364,8 +365,8 @@ func TestTransport_proxyNotAnswering(t *testing.T) {
 	const password = "proxy-pass-S3cret"
 	silent := nettest.SilentAddr(t)
 	proxyEnv(t, "http://ci-runner:"+password+"@"+silent, "")
-	err := getConnector(t, newTestClient(t, "https://service.example.com:8443", func(c *Config) { c.RequestTimeout = 200 * time.Millisecond; c.MaxRetries = 0 }))
-	ce := connectFailure(t, err, ProxyNotAnswering)
+	err := getConnector(t, newTestClient(t, "https://service.example.com:8443", func(c *client.Config) { c.RequestTimeout = 200 * time.Millisecond; c.MaxRetries = 0 }))
+	ce := connectFailure(t, err, client.ProxyNotAnswering)
 	want := "the proxy at " + silent + " accepted the connection but did not answer the request for a tunnel to service.example.com:8443 (CONNECT) within request_timeout (200ms)"
 	if ce.Proxy != silent || ce.Permanent() || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), password) {
 		t.Errorf("proxy %q, permanent %v: %v; want %q", ce.Proxy, ce.Permanent(), err, want)
@@ -374,12 +375,12 @@ func TestTransport_proxyNotAnswering(t *testing.T) {
 
 func TestNew_readsProxyThroughGetenv(t *testing.T) {
 	env := map[string]string{"https_proxy": "%zz"}
-	_, err := New(Config{BaseURL: "https://api.example.com", APIKey: "k", Getenv: func(k string) string { return env[k] }})
-	if !errors.Is(err, ErrProxyURL) {
+	_, err := client.New(client.Config{BaseURL: "https://api.example.com", APIKey: "k", Getenv: func(k string) string { return env[k] }})
+	if !errors.Is(err, client.ErrProxyURL) {
 		t.Fatalf("New with https_proxy=%%zz from Getenv: %v, want ErrProxyURL", err)
 	}
 	env = map[string]string{}
-	if _, err := New(Config{BaseURL: "https://api.example.com", APIKey: "k", Getenv: func(k string) string { return env[k] }}); err != nil {
+	if _, err := client.New(client.Config{BaseURL: "https://api.example.com", APIKey: "k", Getenv: func(k string) string { return env[k] }}); err != nil {
 		t.Fatalf("New with no proxy from Getenv: %v", err)
 	}
 }

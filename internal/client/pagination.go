@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/request"
 )
 
 // All is what a Visitor's Page returns to be given every item of a list.
@@ -47,13 +49,8 @@ func Collect[T any](keep func(T) bool, limit int) (Visitor[T], *[]T) {
 	}, &kept
 }
 
-type listing struct {
-	op, path string
-	query    url.Values
-}
-
 func (l listing) unreadable(c *Client, err error) *Error {
-	return c.failure(&request{op: l.op, method: http.MethodGet, path: l.path}, http.StatusOK, "", err, true)
+	return c.Unreadable(request.Call{Op: l.op, Method: http.MethodGet, Path: l.path}, err)
 }
 
 // ErrListChanged is a list that changed twice in a row while it was read:
@@ -63,13 +60,11 @@ var ErrListChanged = errors.New("the list changed while it was read")
 // maxPages turns a service whose pages never end into an error.
 const maxPages = 1 << 20
 
-// walk reads a list and gives v its pages in order. README.md, "Pages" and
-// "Open points", says where a list ends and what a list that changes does.
+// walk reads a list as README.md, "Pages", says.
 func walk[T any](ctx context.Context, c *Client, l listing, v Visitor[T]) error {
 	return walkFrom(ctx, c, l, nil, v)
 }
 
-// walkFrom is walk with the first page already read, unless first is nil.
 func walkFrom[T any](ctx context.Context, c *Client, l listing, first *Page[T], v Visitor[T]) error {
 	for try := 0; ; try++ {
 		err := walkOnce(ctx, c, l, first, v)
@@ -87,14 +82,13 @@ func walkFrom[T any](ctx context.Context, c *Client, l listing, first *Page[T], 
 }
 
 type reading[T any] struct {
-	c     *Client
-	l     listing
-	v     Visitor[T]
-	first *Page[T]
-	pages int // as the first page says; 0 when it does not
-	read  int64
-	more  int
-	// last tells a page served again.
+	c        *Client
+	l        listing
+	v        Visitor[T]
+	first    *Page[T]
+	pages    int // as the first page says; 0 when it does not
+	read     int64
+	more     int
 	last     []T
 	lastPage int
 }
@@ -111,7 +105,7 @@ func walkOnce[T any](ctx context.Context, c *Client, l listing, first *Page[T], 
 	if err != nil || next == 0 {
 		return err
 	}
-	if r.pages > 1 && next == 2 && c.bound > 1 {
+	if r.pages > 1 && next == 2 && c.Bound() > 1 {
 		if next, err = sideBySide(ctx, r); err != nil || next == 0 {
 			return err
 		}
@@ -119,7 +113,6 @@ func walkOnce[T any](ctx context.Context, c *Client, l listing, first *Page[T], 
 	return oneByOne(ctx, r, next)
 }
 
-// take gives v page k and tells the page to read next, 0 for none.
 func (r *reading[T]) take(p *Page[T], k int) (int, error) {
 	if err := r.check(p, k); err != nil {
 		return 0, err
@@ -204,7 +197,6 @@ type fetched[T any] struct {
 	err  error
 }
 
-// sideBySide returns the page to read on from when the last one names one.
 func sideBySide[T any](ctx context.Context, r *reading[T]) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -213,7 +205,7 @@ func sideBySide[T any](ctx context.Context, r *reading[T]) (int, error) {
 	n, per := r.pages, max(len(r.first.Results), 1)
 	// Asking past the bound keeps a slow page from holding up the others;
 	// the bound still holds the requests in flight.
-	ahead := 2 * r.c.bound
+	ahead := 2 * r.c.Bound()
 	answers := make(map[int]chan fetched[T], ahead)
 	asked := 1
 	for page := 2; page <= n; page++ {
@@ -295,18 +287,17 @@ func fetchPage[T any](ctx context.Context, c *Client, l listing, page int) (*Pag
 	q.Set(queryPage, strconv.Itoa(page))
 	q.Set(queryPageSize, strconv.Itoa(PageSize))
 	var p *Page[T]
-	err := c.do(ctx, request{op: l.op, method: http.MethodGet, path: l.path, query: q, want: http.StatusOK, read: func(body io.Reader) (err error) {
+	err := c.Do(ctx, request.Call{Op: l.op, Method: http.MethodGet, Path: l.path, Query: q, Want: http.StatusOK, Read: func(body io.Reader) (err error) {
 		p, err = DecodePage[T](body)
 		return err
 	}})
 	return p, err
 }
 
-// DecodePage reads one list answer as the client does, into room for a
-// full page so that the decoder does not grow it.
+// DecodePage reads one list answer as the client does, into a full page.
 func DecodePage[T any](body io.Reader) (*Page[T], error) {
 	p := Page[T]{Results: make([]T, 0, PageSize)}
-	if err := decode(body, &p); err != nil {
+	if err := request.Decode(body, &p); err != nil {
 		return nil, err
 	}
 	return &p, nil

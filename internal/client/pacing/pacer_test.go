@@ -1,4 +1,4 @@
-package client
+package pacing_test
 
 import (
 	"context"
@@ -8,15 +8,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/pacing"
 )
 
-// quotaServer lets limit requests through per window, counted from its
-// first request, and refuses the rest with 429. tell writes the headers of
-// each answer: what is left, and when the window ends.
+// quotaServer lets limit requests through per window, refusing the rest with 429.
 type quotaServer struct {
 	served, refused atomic.Int64
 	mu              sync.Mutex
@@ -26,7 +28,6 @@ type quotaServer struct {
 	hits            []hit
 }
 
-// hit is an answer of a quotaServer.
 type hit struct {
 	at      time.Time
 	refused bool
@@ -67,17 +68,13 @@ func newQuotaServer(t *testing.T, limit int, window time.Duration, tell func(h h
 	return q, ts.URL
 }
 
-// secondsTo is the time to end in seconds, rounded up to the millisecond
-// as a service that means it would.
 func secondsTo(end time.Time) string {
 	ms := math.Ceil(float64(time.Until(end)) / float64(time.Millisecond))
 	return strconv.FormatFloat(max(ms, 1)/1000, 'f', 3, 64)
 }
 
-// TestPacing_holdsUntilReset: with each header style, once the service says
-// nothing is left, the process's requests wait for the window to end instead
-// of being refused: none is, though four are in flight at once against a
-// quota of four per window.
+// TestPacing_holdsUntilReset: once none are left, requests wait for the
+// window to end instead of being refused.
 func TestPacing_holdsUntilReset(t *testing.T) {
 	const limit, window, requests = 4, 300 * time.Millisecond, 12
 	for name, tell := range map[string]func(h http.Header, left int, end time.Time){
@@ -108,7 +105,7 @@ func TestPacing_holdsUntilReset(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			q, url := newQuotaServer(t, limit, window, tell)
-			c := newTestClient(t, url, func(c *Config) { c.MaxConcurrentRequests = 4; c.MaxRetries = 20 })
+			c := newTestClient(t, url, func(c *client.Config) { c.MaxConcurrentRequests = 4; c.MaxRetries = 20 })
 			start := time.Now()
 			var wg sync.WaitGroup
 			errs := make(chan error, requests)
@@ -143,9 +140,7 @@ func TestPacing_holdsUntilReset(t *testing.T) {
 	}
 }
 
-// TestPacing_nonsenseIgnored: headers no service would send do not hold
-// requests: each here, if believed, would hold the next request for 30 s or
-// more.
+// TestPacing_nonsenseIgnored: each of these, if believed, would hold a request 30 s or more.
 func TestPacing_nonsenseIgnored(t *testing.T) {
 	yearAway := strconv.FormatInt(time.Now().Add(365*24*time.Hour).Unix(), 10)
 	for name, headers := range map[string][][2]string{
@@ -175,7 +170,7 @@ func TestPacing_nonsenseIgnored(t *testing.T) {
 				w.WriteHeader(http.StatusNoContent)
 			})
 			c := newTestClient(t, ts.URL)
-			ctx, cancel := WithLimit(context.Background(), "timeouts.read", 10*time.Second)
+			ctx, cancel := client.WithLimit(context.Background(), "timeouts.read", 10*time.Second)
 			defer cancel()
 			start := time.Now()
 			for range 5 {
@@ -190,36 +185,6 @@ func TestPacing_nonsenseIgnored(t *testing.T) {
 	}
 }
 
-func TestPacing_readQuota(t *testing.T) {
-	now := time.Now()
-	for _, c := range []struct {
-		headers   [][2]string
-		by        string
-		remaining int64
-		reset     time.Duration
-	}{
-		{[][2]string{{"RateLimit-Policy", `"burst";q=100;w=1, "daily";q=1000;w=86400`}, {"RateLimit", `"burst";r=40;t=1, "daily";r=3;t=7`}}, "RateLimit", 3, 7 * time.Second},
-		{[][2]string{{"RateLimit", `limit=10, remaining=0, reset=3`}}, "RateLimit", 0, 3 * time.Second},
-		{[][2]string{{"RateLimit-Limit", "10, 10;w=1"}, {"RateLimit-Remaining", "2"}, {"RateLimit-Reset", "1.5"}}, "RateLimit-Remaining", 2, 1500 * time.Millisecond},
-		{[][2]string{{"X-RateLimit-Remaining", "0"}, {"X-RateLimit-Reset", strconv.FormatInt(now.Add(90*time.Second).Unix(), 10)}}, "X-RateLimit-Remaining", 0, 90 * time.Second},
-		// A Unix time a moment past, by a clock a little off: no wait.
-		{[][2]string{{"X-RateLimit-Remaining", "0"}, {"X-RateLimit-Reset", strconv.FormatInt(now.Add(-5*time.Second).Unix(), 10)}}, "X-RateLimit-Remaining", 0, 0},
-		// A style ignored leaves the next one read.
-		{[][2]string{{"RateLimit", `"default";r=x`}, {"X-RateLimit-Remaining", "1"}, {"X-RateLimit-Reset", "2"}}, "X-RateLimit-Remaining", 1, 2 * time.Second},
-	} {
-		h := http.Header{}
-		for _, kv := range c.headers {
-			h.Set(kv[0], kv[1])
-		}
-		q, ok := readQuota(h, now)
-		if !ok || q.by != c.by || q.remaining != c.remaining || (q.reset-c.reset).Abs() > time.Second {
-			t.Errorf("%v: %+v, %v; want %s, %d left, reset in %v", c.headers, q, ok, c.by, c.remaining, c.reset)
-		}
-	}
-}
-
-// holdingServer answers every request with the service's count spent, to
-// be reset in 12 s, and counts what reaches it.
 func holdingServer(t *testing.T) (*recorder, string) {
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
@@ -231,22 +196,20 @@ func holdingServer(t *testing.T) (*recorder, string) {
 	return &rec, ts.URL
 }
 
-// TestPacing_sharedByServiceAndKey: clients of the same service and key
-// share the count; another key has its own.
 func TestPacing_sharedByServiceAndKey(t *testing.T) {
 	rec, url := holdingServer(t)
 	a := newTestClient(t, url)
 	b := newTestClient(t, url)
-	other := newTestClient(t, url, func(c *Config) { c.APIKey = "key-456" })
-	if a.pacer != b.pacer || a.pacer == other.pacer {
+	other := newTestClient(t, url, func(c *client.Config) { c.APIKey = "key-456" })
+	if shared := pacing.For(url+"/", "key-123"); shared != pacing.For(strings.TrimSuffix(url, "/")+"/", "key-123") || shared == pacing.For(url+"/", "key-456") {
 		t.Fatal("clients of the same service and key do not share one pacer, or of another key do")
 	}
 	if err := a.CancelJob(context.Background(), testWS, "j"); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := WithLimit(context.Background(), "timeouts.read", time.Second)
+	ctx, cancel := client.WithLimit(context.Background(), "timeouts.read", time.Second)
 	defer cancel()
-	if err := b.CancelJob(ctx, testWS, "j"); !errors.As(err, new(*RateLimitError)) || rec.count() != 1 {
+	if err := b.CancelJob(ctx, testWS, "j"); !errors.As(err, new(*client.RateLimitError)) || rec.count() != 1 {
 		t.Errorf("the other client of the key: %d requests, %v", rec.count(), err)
 	}
 	if err := other.CancelJob(ctx, testWS, "j"); err != nil || rec.count() != 2 {
@@ -254,13 +217,10 @@ func TestPacing_sharedByServiceAndKey(t *testing.T) {
 	}
 }
 
-// TestPacing_learnsFromRefusals: against a service that refuses beyond 20
-// requests a second with bare 429s, four requests at a time are refused
-// most of the time unpaced; the pacing learns a rate from the answers
-// served, and then few are.
+// TestPacing_learnsFromRefusals: bare 429s beyond 20 a second teach a rate.
 func TestPacing_learnsFromRefusals(t *testing.T) {
 	q, url := newQuotaServer(t, 2, 100*time.Millisecond, nil)
-	c := newTestClient(t, url, func(c *Config) { c.MaxConcurrentRequests = 4; c.MaxRetries = NoRetryLimit })
+	c := newTestClient(t, url, func(c *client.Config) { c.MaxConcurrentRequests = 4; c.MaxRetries = client.NoRetryLimit })
 	start := time.Now()
 	stop := start.Add(2500 * time.Millisecond)
 	var wg sync.WaitGroup
@@ -292,11 +252,7 @@ func TestPacing_learnsFromRefusals(t *testing.T) {
 	}
 }
 
-// bucketServer is a token bucket of rate requests a second, as many at
-// most, shared by every key, as the sandbox keeps one: each answer tells
-// the whole tokens left and the whole seconds, at least 1, until the bucket
-// is full (or, when empty, until a token), in the style tell writes, and a
-// refusal says Retry-After: 1.
+// bucketServer is a token bucket shared by every key, as the sandbox keeps one.
 type bucketServer struct {
 	served, refused atomic.Int64
 	mu              sync.Mutex
@@ -350,9 +306,7 @@ var bucketStyles = map[string]func(h http.Header, limit, left, reset int){
 	},
 }
 
-// sendFor sends requests one after another through c, gap apart, until
-// stop.
-func sendFor(c *Client, gap time.Duration, stop time.Time) {
+func sendFor(c *client.Client, gap time.Duration, stop time.Time) {
 	for time.Now().Before(stop) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_ = c.CancelJob(ctx, testWS, "j")
@@ -361,11 +315,8 @@ func sendFor(c *Client, gap time.Duration, stop time.Time) {
 	}
 }
 
-// TestPacing_smoothsToTheRate: against a token bucket of 20 a second that
-// rounds its reset up to a second, a process that spends what is left and
-// waits for the reset each time gets about 13 a second when it asks for 30;
-// counting the refill at the published rate, it gets close to 20, none
-// refused.
+// TestPacing_smoothsToTheRate: counting the refill at the published rate
+// gets close to 20 a second of 20, none refused.
 func TestPacing_smoothsToTheRate(t *testing.T) {
 	const rate, span = 20, 3 * time.Second
 	for name, tell := range bucketStyles {
@@ -382,11 +333,8 @@ func TestPacing_smoothsToTheRate(t *testing.T) {
 	}
 }
 
-// TestPacing_sharesWithOtherProcesses: four processes of one key, each
-// asking for 50 a second of a token bucket of 20, each told the same count:
-// counting it as theirs alone, they spend it four times over; cutting their
-// shares when the count falls faster than they spend it, and on a 429, few
-// are refused.
+// TestPacing_sharesWithOtherProcesses: four processes of one key cut their
+// shares and few are refused.
 func TestPacing_sharesWithOtherProcesses(t *testing.T) {
 	const rate, span = 20, 4 * time.Second
 	for name, tell := range bucketStyles {
@@ -397,7 +345,7 @@ func TestPacing_sharesWithOtherProcesses(t *testing.T) {
 			var wg sync.WaitGroup
 			for i := range 4 {
 				// Another key is another pacer, as another process has.
-				c := newTestClient(t, url, func(c *Config) { c.APIKey = fmt.Sprintf("key-%d", i); c.MaxRetries = NoRetryLimit })
+				c := newTestClient(t, url, func(c *client.Config) { c.APIKey = fmt.Sprintf("key-%d", i); c.MaxRetries = client.NoRetryLimit })
 				wg.Go(func() { sendFor(c, 20*time.Millisecond, stop) })
 			}
 			wg.Wait()
@@ -409,115 +357,102 @@ func TestPacing_sharesWithOtherProcesses(t *testing.T) {
 	}
 }
 
-// TestPacing_shareCut: a 429 with headers halves the process's share of
-// the published rate, once for the requests sent before; an answer whose
-// count fell more than this process spent cuts it too; the share rises
-// back with time.
+// TestPacing_shareCut: a 429, or a count falling faster than this process
+// spends it, cuts the share; it rises back with time.
 func TestPacing_shareCut(t *testing.T) {
 	start := time.Now()
 	h := func(left int) http.Header {
 		return http.Header{"Ratelimit-Policy": {`"default";q=20;w=1`}, "Ratelimit": {fmt.Sprintf(`"default";r=%d;t=1`, left)}}
 	}
-	p := &pacer{tokens: -1, limit: -1}
+	p := pacing.NewPacer()
 	send := func(now time.Time) uint64 {
-		seq, _ := p.take(now, true)
+		seq, _ := p.Take(now, true)
 		return seq
 	}
 	s1, s2 := send(start), send(start)
-	p.observe(s1, start, start, http.StatusTooManyRequests, h(0))
-	if got := p.shareNow(start); got != shareRefused {
-		t.Fatalf("after a 429: share %v, want %v", got, shareRefused)
+	p.Observe(s1, start, start, http.StatusTooManyRequests, h(0))
+	if got := p.ShareNow(start); got != pacing.ShareRefused {
+		t.Fatalf("after a 429: share %v, want %v", got, pacing.ShareRefused)
 	}
-	p.observe(s2, start, start, http.StatusTooManyRequests, h(0))
-	if got := p.shareNow(start); got != shareRefused {
+	p.Observe(s2, start, start, http.StatusTooManyRequests, h(0))
+	if got := p.ShareNow(start); got != pacing.ShareRefused {
 		t.Fatalf("after a second 429 to a request sent before the cut: share %v", got)
 	}
-	if got := p.shareNow(start.Add(2 * time.Second)); math.Abs(got-(shareRefused+2*shareRise)) > 1e-9 {
+	if got := p.ShareNow(start.Add(2 * time.Second)); math.Abs(got-(pacing.ShareRefused+2*pacing.ShareRise)) > 1e-9 {
 		t.Errorf("2 s after the cut: share %v", got)
 	}
 
 	// Alone, spending one every 50 ms of 20 a second, the count holds.
-	p = &pacer{tokens: -1, limit: -1}
+	p = pacing.NewPacer()
 	now := start
 	for range 10 {
 		seq := send(now)
-		p.observe(seq, now, now, http.StatusNoContent, h(10))
+		p.Observe(seq, now, now, http.StatusNoContent, h(10))
 		now = now.Add(50 * time.Millisecond)
 	}
-	if got := p.shareNow(now); got != 1 {
+	if got := p.ShareNow(now); got != 1 {
 		t.Fatalf("alone: share %v", got)
 	}
 	// Others spend 10 in 100 ms besides.
 	seq := send(now)
 	now = now.Add(100 * time.Millisecond)
-	p.observe(seq, now, now, http.StatusNoContent, h(2))
-	if got := p.shareNow(now); got != shareCut {
-		t.Errorf("the count fell by 8 in 100 ms, 1 spent: share %v, want %v", got, shareCut)
+	p.Observe(seq, now, now, http.StatusNoContent, h(2))
+	if got := p.ShareNow(now); got != pacing.ShareCut {
+		t.Errorf("the count fell by 8 in 100 ms, 1 spent: share %v, want %v", got, pacing.ShareCut)
 	}
-	if hr := p.headerRate(now); math.Abs(hr-20*shareCut) > 1e-9 {
-		t.Errorf("paced at %v a second, want %v", hr, 20*shareCut)
+	if hr := p.HeaderRate(now); math.Abs(hr-20*pacing.ShareCut) > 1e-9 {
+		t.Errorf("paced at %v a second, want %v", hr, 20*pacing.ShareCut)
 	}
 }
 
-// servedThenRefused has p serve n requests 50 ms apart from now, then
-// refuse one with a bare 429 50 ms after the last, and returns that time.
-func servedThenRefused(p *pacer, n int) time.Time {
+func servedThenRefused(p *pacing.Pacer, n int) time.Time {
 	at := time.Now()
 	for range n {
-		seq, _ := p.take(at, true)
-		p.observe(seq, at, at, http.StatusNoContent, nil)
+		seq, _ := p.Take(at, true)
+		p.Observe(seq, at, at, http.StatusNoContent, nil)
 		at = at.Add(50 * time.Millisecond)
 	}
-	seq, _ := p.take(at, true)
-	p.observe(seq, at, at, http.StatusTooManyRequests, nil)
+	seq, _ := p.Take(at, true)
+	p.Observe(seq, at, at, http.StatusTooManyRequests, nil)
 	return at
 }
 
-// TestPacing_burstIsNoRate: a process of a key that others share spends a
-// burst in its first 300 ms and is refused: the rate it learns is what was
-// served over a second, not over those 300 ms, three times as many, and
-// cut by a quarter.
+// TestPacing_burstIsNoRate: the rate learned is what was served over a second.
 func TestPacing_burstIsNoRate(t *testing.T) {
-	p := pacerFor("http://burst.test", "key")
+	p := pacing.For("http://burst.test", "key")
 	now := servedThenRefused(p, 6)
-	if got := p.rate(now); got != 6*firstCut {
-		t.Errorf("6 served in 300 ms, then a 429: %v a second, want %v", got, 6*firstCut)
+	if got := p.Rate(now); got != 6*pacing.FirstCut {
+		t.Errorf("6 served in 300 ms, then a 429: %v a second, want %v", got, 6*pacing.FirstCut)
 	}
 }
 
-// TestPacing_refusalsRiseSlowly: a rate learned from 429s rises by a
-// twentieth of itself a second (a tenth of a request at least), so that
-// four processes of one key, each rising, overshoot the service's rate
-// seldom.
 func TestPacing_refusalsRiseSlowly(t *testing.T) {
-	p := pacerFor("http://rise.test", "key")
+	p := pacing.For("http://rise.test", "key")
 	now := servedThenRefused(p, 20)
-	learned := 20 * firstCut
-	if got := p.rate(now); got != learned {
+	learned := 20 * pacing.FirstCut
+	if got := p.Rate(now); got != learned {
 		t.Fatalf("after 20 served in a second and a 429: %v a second, want %v", got, learned)
 	}
-	if got, want := p.rate(now.Add(time.Second)), learned+learned/20; math.Abs(got-want) > 1e-9 {
+	if got, want := p.Rate(now.Add(time.Second)), learned+learned/20; math.Abs(got-want) > 1e-9 {
 		t.Errorf("a second later: %v a second, want %v", got, want)
 	}
-	slow := pacerFor("http://rise-slow.test", "key")
+	slow := pacing.For("http://rise-slow.test", "key")
 	now = servedThenRefused(slow, 2)
-	if got, want := slow.rate(now.Add(time.Second)), 2*firstCut+minStep; math.Abs(got-want) > 1e-9 {
-		t.Errorf("learned at %v a second, a second later: %v, want %v", 2*firstCut, got, want)
+	if got, want := slow.Rate(now.Add(time.Second)), 2*pacing.FirstCut+pacing.MinStep; math.Abs(got-want) > 1e-9 {
+		t.Errorf("learned at %v a second, a second later: %v, want %v", 2*pacing.FirstCut, got, want)
 	}
 }
 
-// simulate sends for 10 simulated seconds at up to 50 requests a second,
-// each when the pacer gives it its turn, answered at once with the status
-// answer gives, and returns the requests served and refused in its last 5
-// seconds.
-func simulate(p *pacer, start time.Time, answer func(at time.Time) int) (served, refused int) {
+// simulate returns the requests served and refused in the last 5 of 10
+// simulated seconds.
+func simulate(p *pacing.Pacer, start time.Time, answer func(at time.Time) int) (served, refused int) {
 	end := start.Add(10 * time.Second)
 	for at := start; at.Before(end); at = at.Add(20 * time.Millisecond) {
-		wait, _, _, _ := p.reserve(at, end.Add(time.Hour))
+		wait, _, _, _ := p.Reserve(at, end.Add(time.Hour))
 		at = at.Add(wait)
-		seq, _ := p.take(at, true)
+		seq, _ := p.Take(at, true)
 		status := answer(at)
-		p.observe(seq, at, at, status, nil)
+		p.Observe(seq, at, at, status, nil)
 		if at.Sub(start) >= 5*time.Second {
 			if status == http.StatusNoContent {
 				served++
@@ -529,13 +464,10 @@ func simulate(p *pacer, start time.Time, answer func(at time.Time) int) (served,
 	return served, refused
 }
 
-// TestPacing_troubleIsNoRate: a service answering one request in five 429
-// and one in five 503, whatever the rate, is in trouble: its 429s do not
-// slow the pacing, which halving on each would take down to 1 a second,
-// and the rate learned from its first 429, before any 503, is dropped.
+// TestPacing_troubleIsNoRate: 429s amid 503s do not slow the pacing.
 func TestPacing_troubleIsNoRate(t *testing.T) {
 	n := 0
-	served, refused := simulate(pacerFor("http://trouble.test", "key"), time.Now(), func(time.Time) int {
+	served, refused := simulate(pacing.For("http://trouble.test", "key"), time.Now(), func(time.Time) int {
 		n++
 		switch n % 10 {
 		case 3, 8:
@@ -550,13 +482,10 @@ func TestPacing_troubleIsNoRate(t *testing.T) {
 	}
 }
 
-// TestPacing_limitStillSlows: a token bucket of 20 a second, burst 20,
-// refuses what is sent beyond it: the pacing keeps to about 20 a second,
-// and few are refused.
 func TestPacing_limitStillSlows(t *testing.T) {
 	start := time.Now()
 	tokens, last := 20.0, start
-	served, refused := simulate(pacerFor("http://limit.test", "key"), start, func(at time.Time) int {
+	served, refused := simulate(pacing.For("http://limit.test", "key"), start, func(at time.Time) int {
 		tokens = min(tokens+20*at.Sub(last).Seconds(), 20)
 		last = at
 		if tokens < 1 {

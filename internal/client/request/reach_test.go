@@ -1,4 +1,4 @@
-package client
+package request_test
 
 import (
 	"context"
@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
-// silentService takes requests and answers none, until answer is set: then
-// it answers each after that delay. It counts the requests it got and the
-// most it held at once since the count was last reset.
+// silentService answers nothing until answer is set, then each after delay.
 type silentService struct {
 	url      string
 	answer   atomic.Int64 // a delay in nanoseconds; 0: never answer
@@ -51,8 +51,6 @@ func newSilentService(t *testing.T) *silentService {
 	return s
 }
 
-// resetHeld waits until the service has noticed that the client gave up
-// every request it holds, then counts afresh.
 func (s *silentService) resetHeld(t *testing.T) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
@@ -71,28 +69,23 @@ func (s *silentService) resetHeld(t *testing.T) {
 
 func (s *silentService) mostHeld() int { s.mu.Lock(); defer s.mu.Unlock(); return s.maxHeld }
 
-// noAnswer is err's NoAnswer failure; the test fails when there is none.
-func noAnswer(t *testing.T, err error) (*ConnectError, *Error) {
+func noAnswer(t *testing.T, err error) (*client.ConnectError, *client.Error) {
 	t.Helper()
-	var ce *ConnectError
-	var e *Error
-	if !errors.As(err, &ce) || !errors.As(err, &e) || ce.Failure != NoAnswer {
+	var ce *client.ConnectError
+	var e *client.Error
+	if !errors.As(err, &ce) || !errors.As(err, &e) || ce.Failure != client.NoAnswer {
 		t.Fatalf("want a NoAnswer ConnectError, got %T: %v", err, err)
 	}
 	return ce, e
 }
 
-// TestClient_noAnswerSharesOneBudget: a service that takes requests and
-// never answers is out of reach: 50 reads side by side, more than the
-// client sends at once, fail within one retry budget and one request
-// timeout, not a budget or a timeout each; after it, one request at a time
-// checks whether the service is back, and the others fail at once, unsent,
-// naming the host, the port and the request timeout.
+// TestClient_noAnswerSharesOneBudget: 50 reads of a silent service fail
+// within one retry budget and one request timeout; then one probe at a time.
 func TestClient_noAnswerSharesOneBudget(t *testing.T) {
 	const budget, timeout = 600 * time.Millisecond, 200 * time.Millisecond
 	s := newSilentService(t)
 	var log attemptLog
-	c := budgetClient(t, s.url, budget, &log, func(c *Config) { c.RequestTimeout = timeout })
+	c := budgetClient(t, s.url, budget, &log, func(c *client.Config) { c.RequestTimeout = timeout })
 	host := strings.TrimPrefix(s.url, "http://")
 
 	start := time.Now()
@@ -114,14 +107,14 @@ func TestClient_noAnswerSharesOneBudget(t *testing.T) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
-	if f := log.last(); f["failure"] != string(NoAnswer) || f["status"] != 0 {
+	if f := log.last(); f["failure"] != string(client.NoAnswer) || f["status"] != 0 {
 		t.Errorf("the last attempt's log fields %v do not name the failure", f)
 	}
 
 	// After the budget: one request at a time goes to the service, once
 	// the longest backoff has passed since the last one.
 	s.resetHeld(t)
-	time.Sleep(c.maxBackoff)
+	time.Sleep(c.MaxBackoff())
 	before := s.requests.Load()
 	start = time.Now()
 	for i := range errs {
@@ -144,17 +137,13 @@ func TestClient_noAnswerSharesOneBudget(t *testing.T) {
 	}
 }
 
-// TestClient_noAnswerOneAfterAnother: requests that follow one another (a
-// plan's checks that wait on each other, a chain of dependent resources)
-// do not each probe a service that never answers: after the budget, one
-// probe per longest backoff goes to it and the rest fail at once, so 30
-// requests in a row end within the budget and one request timeout, and a
-// probe is sent again once the backoff has passed.
+// TestClient_noAnswerOneAfterAnother: requests in a row do not each probe a
+// silent service: one probe per longest backoff.
 func TestClient_noAnswerOneAfterAnother(t *testing.T) {
 	const budget, timeout, backoff = 400 * time.Millisecond, 200 * time.Millisecond, time.Second
 	s := newSilentService(t)
 	var log attemptLog
-	c := budgetClient(t, s.url, budget, &log, func(c *Config) { c.RequestTimeout, c.MaxBackoff = timeout, backoff })
+	c := budgetClient(t, s.url, budget, &log, func(c *client.Config) { c.RequestTimeout, c.MaxBackoff = timeout, backoff })
 	start := time.Now()
 	for range 30 {
 		if _, err := c.GetConnector(context.Background(), testWS, "c-1"); err == nil {
@@ -174,20 +163,18 @@ func TestClient_noAnswerOneAfterAnother(t *testing.T) {
 	}
 }
 
-// TestClient_noAnswerEndedByAnAnswer: a slow service that answers within
-// the request timeout is never cut short, and its answer ends the streak:
-// every request goes to it again.
+// TestClient_noAnswerEndedByAnAnswer: an answer ends the streak.
 func TestClient_noAnswerEndedByAnAnswer(t *testing.T) {
 	const budget, timeout = 300 * time.Millisecond, 150 * time.Millisecond
 	s := newSilentService(t)
 	var log attemptLog
-	c := budgetClient(t, s.url, budget, &log, func(c *Config) { c.RequestTimeout = timeout })
+	c := budgetClient(t, s.url, budget, &log, func(c *client.Config) { c.RequestTimeout = timeout })
 	if _, err := c.GetConnector(context.Background(), testWS, "c-1"); func() string { ce, _ := noAnswer(t, err); return ce.StoppedBy }() == "" {
 		t.Fatalf("the budget was not spent: %v", err)
 	}
 
 	s.answer.Store(int64(timeout * 2 / 3))
-	time.Sleep(c.maxBackoff) // the next probe waits that long after the last silence
+	time.Sleep(c.MaxBackoff()) // the next probe waits that long after the last silence
 	before := s.requests.Load()
 	errs := make([]error, 20)
 	var wg sync.WaitGroup
@@ -222,7 +209,7 @@ func TestClient_noAnswerEndedByAnAnswer(t *testing.T) {
 func TestClient_noAnswerToAWrite(t *testing.T) {
 	s := newSilentService(t)
 	var log attemptLog
-	c := budgetClient(t, s.url, time.Minute, &log, func(c *Config) { c.RequestTimeout = 100 * time.Millisecond; c.MaxRetries = 2 })
+	c := budgetClient(t, s.url, time.Minute, &log, func(c *client.Config) { c.RequestTimeout = 100 * time.Millisecond; c.MaxRetries = 2 })
 	err := c.TriggerJob(context.Background(), testWS, "j", false)
 	ce, e := noAnswer(t, err)
 	if !e.Sent || !e.MayHaveTakenEffect() || s.requests.Load() != 1 {
@@ -239,8 +226,6 @@ func TestClient_noAnswerToAWrite(t *testing.T) {
 	}
 }
 
-// stallingService sends each answer's status and headers, then a little of
-// its body, then nothing.
 func stallingService(t *testing.T) (url string, requests *atomic.Int32) {
 	t.Helper()
 	requests = new(atomic.Int32)
@@ -261,16 +246,13 @@ func stallingService(t *testing.T) (url string, requests *atomic.Int32) {
 	return ts.URL, requests
 }
 
-// TestClient_stalledBodiesShareOneBudget: a service that sends headers and
-// then stalls every body is out of reach, as a silent one is: 40 reads side
-// by side (a 40-connector plan, its budget and timeout scaled down) fail
-// within one budget and one request timeout, each a NoAnswer naming the
-// stalled answer; the retries stop.
+// TestClient_stalledBodiesShareOneBudget: stalled bodies are out of reach
+// too: 40 reads fail within one budget and one request timeout.
 func TestClient_stalledBodiesShareOneBudget(t *testing.T) {
 	const budget, timeout = 600 * time.Millisecond, 200 * time.Millisecond
 	url, _ := stallingService(t)
 	var log attemptLog
-	c := budgetClient(t, url, budget, &log, func(c *Config) { c.RequestTimeout = timeout })
+	c := budgetClient(t, url, budget, &log, func(c *client.Config) { c.RequestTimeout = timeout })
 	start := time.Now()
 	errs := make([]error, 40)
 	var wg sync.WaitGroup
@@ -294,8 +276,8 @@ func TestClient_stalledBodiesShareOneBudget(t *testing.T) {
 // and may have taken effect: a lost answer.
 func TestClient_stalledBodyOfACreate(t *testing.T) {
 	url, requests := stallingService(t)
-	c := newTestClient(t, url, func(c *Config) { c.RequestTimeout = 100 * time.Millisecond })
-	_, err := c.CreateConnector(context.Background(), testWS, ConnectorSpec{Name: "n"})
+	c := newTestClient(t, url, func(c *client.Config) { c.RequestTimeout = 100 * time.Millisecond })
+	_, err := c.CreateConnector(context.Background(), testWS, client.ConnectorSpec{Name: "n"})
 	if _, e := noAnswer(t, err); !e.MayHaveTakenEffect() || requests.Load() != 1 {
 		t.Errorf("%d requests, may have taken effect %v: %v", requests.Load(), e.MayHaveTakenEffect(), err)
 	}

@@ -1,4 +1,4 @@
-package client
+package request_test
 
 import (
 	"errors"
@@ -6,11 +6,15 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/request"
 )
 
 // TestTransport_unreachedCauses: which transport errors are failures to
 // reach the service, and how each is told.
 func TestTransport_unreachedCauses(t *testing.T) {
+	t.Parallel()
 	dial := func(err error) error { return &net.OpError{Op: "dial", Net: "tcp", Err: err} }
 	for _, c := range []struct {
 		err       error
@@ -26,11 +30,11 @@ func TestTransport_unreachedCauses(t *testing.T) {
 		{errors.New("EOF"), false, ""},
 		{&net.OpError{Op: "read", Err: errors.New("broken")}, false, ""},
 	} {
-		if got := unreached(c.err); got != c.unreached {
+		if got := request.Unreached(c.err); got != c.unreached {
 			t.Errorf("unreached(%v) = %v, want %v", c.err, got, c.unreached)
 		}
 		if c.says != "" {
-			if got := (&ConnectError{Failure: Unreachable, Host: "h:1", Err: c.err}).Error(); !strings.Contains(got, c.says) {
+			if got := (&client.ConnectError{Failure: client.Unreachable, Host: "h:1", Err: c.err}).Error(); !strings.Contains(got, c.says) {
 				t.Errorf("%v: %q, want it to say %q", c.err, got, c.says)
 			}
 		}

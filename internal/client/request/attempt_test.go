@@ -1,4 +1,4 @@
-package client
+package request_test
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/request"
 )
 
 const connectorJSON = `{"_id": "c-1", "_created_at": "2026-01-05T10:00:00.000Z", "_updated_at": "2026-01-05T10:00:00.000Z", "name": "n", "connector_name": "customer_service", "configuration": {"url": "https://a.example.com", "agent_email": "a@example.com"}, "streams": ["tickets"]}`
@@ -55,6 +58,7 @@ var cutWays = []string{"content-length not met", "reset", "chunked, closed", "JS
 // TestClient_cutBodyOfAReadIsRetried: a read whose answer ends before its
 // body does is retried as a 502 is, whichever way the body was cut.
 func TestClient_cutBodyOfAReadIsRetried(t *testing.T) {
+	t.Parallel()
 	for _, how := range cutWays {
 		t.Run(how, func(t *testing.T) {
 			var rec recorder
@@ -73,7 +77,7 @@ func TestClient_cutBodyOfAReadIsRetried(t *testing.T) {
 			var always recorder
 			ts = always.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { cutAnswer(t, w, 200, how) })
 			_, err = newTestClient(t, ts.URL).GetConnector(context.Background(), testWS, "c-1")
-			var e *Error
+			var e *client.Error
 			if !errors.As(err, &e) || e.StatusCode != 200 || !e.Capped || always.count() != 4 || !strings.Contains(err.Error(), "the answer was cut short") {
 				t.Errorf("cut every time: %d requests, %v", always.count(), err)
 			}
@@ -85,6 +89,7 @@ func TestClient_cutBodyOfAReadIsRetried(t *testing.T) {
 // been carried out: it is a lost answer, not sent again. An update, which
 // may be sent again, is retried.
 func TestClient_cutBodyOfAWrite(t *testing.T) {
+	t.Parallel()
 	for _, how := range cutWays {
 		t.Run(how, func(t *testing.T) {
 			var rec recorder
@@ -96,8 +101,8 @@ func TestClient_cutBodyOfAWrite(t *testing.T) {
 				_, _ = io.WriteString(w, connectorJSON)
 			})
 			c := newTestClient(t, ts.URL)
-			_, err := c.CreateConnector(context.Background(), testWS, ConnectorSpec{Name: "n", Token: "t"})
-			var e *Error
+			_, err := c.CreateConnector(context.Background(), testWS, client.ConnectorSpec{Name: "n", Token: "t"})
+			var e *client.Error
 			if !errors.As(err, &e) || e.StatusCode != 201 || !e.MayHaveTakenEffect() || rec.count() != 1 || !strings.Contains(err.Error(), "the answer was cut short") {
 				t.Errorf("create cut short: %d requests, %v; want a lost answer after one", rec.count(), err)
 			}
@@ -110,7 +115,7 @@ func TestClient_cutBodyOfAWrite(t *testing.T) {
 				}
 				_, _ = io.WriteString(w, connectorJSON)
 			})
-			if _, err := newTestClient(t, ts.URL).UpdateConnector(context.Background(), testWS, "c-1", ConnectorUpdate{Name: new("n")}); err != nil || upd.count() != 2 {
+			if _, err := newTestClient(t, ts.URL).UpdateConnector(context.Background(), testWS, "c-1", client.ConnectorUpdate{Name: new("n")}); err != nil || upd.count() != 2 {
 				t.Errorf("update cut short: %d requests, %v; want success at the second", upd.count(), err)
 			}
 		})
@@ -121,6 +126,7 @@ func TestClient_cutBodyOfAWrite(t *testing.T) {
 // instead of the service is quoted by its title, or its first line of
 // text; a body that is not JSON gives its first line.
 func TestClient_gatewayPagesQuotedBriefly(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, contentType, body, message string
 	}{
@@ -155,8 +161,8 @@ func TestClient_gatewayPagesQuotedBriefly(t *testing.T) {
 				w.WriteHeader(http.StatusBadGateway)
 				_, _ = io.WriteString(w, c.body)
 			})
-			err := newTestClient(t, ts.URL, func(cfg *Config) { cfg.MaxRetries = 0 }).CancelJob(context.Background(), testWS, "j1")
-			var e *Error
+			err := newTestClient(t, ts.URL, func(cfg *client.Config) { cfg.MaxRetries = 0 }).CancelJob(context.Background(), testWS, "j1")
+			var e *client.Error
 			if !errors.As(err, &e) || e.StatusCode != http.StatusBadGateway || e.Message != c.message {
 				t.Errorf("message %q, want %q (%v)", e.Message, c.message, err)
 			}
@@ -168,6 +174,7 @@ func TestClient_gatewayPagesQuotedBriefly(t *testing.T) {
 // the client sends nothing more with it: each later call fails at once,
 // with the first refusal's status and message, and names its own request.
 func TestClient_keyRefusedSendsNoMore(t *testing.T) {
+	t.Parallel()
 	var rec recorder
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -176,7 +183,7 @@ func TestClient_keyRefusedSendsNoMore(t *testing.T) {
 	})
 	c := newTestClient(t, ts.URL)
 	_, err := c.GetConnector(context.Background(), testWS, "c-1")
-	var e *Error
+	var e *client.Error
 	if !errors.As(err, &e) || e.StatusCode != 401 || e.KeyRefused || !e.Sent {
 		t.Fatalf("the first refusal: %#v", err)
 	}
@@ -187,11 +194,11 @@ func TestClient_keyRefusedSendsNoMore(t *testing.T) {
 		{"cancel job", "DELETE", "/developers/workspaces/" + testWS + "/jobs/j1/cancel/", func() error { return c.CancelJob(context.Background(), testWS, "j1") }},
 		{"trigger job", "POST", "/developers/workspaces/" + testWS + "/jobs/j2/run/", func() error { return c.TriggerJob(context.Background(), testWS, "j2", false) }},
 		{"list jobs", "GET", "/developers/workspaces/" + testWS + "/jobs/", func() error {
-			_, err := c.ListJobs(context.Background(), testWS, JobFilter{})
+			_, err := listJobs(c, context.Background())
 			return err
 		}},
 		{"create connector", "POST", "/developers/workspaces/" + testWS + "/connectors/", func() error {
-			_, err := c.CreateConnector(context.Background(), testWS, ConnectorSpec{Name: "n"})
+			_, err := c.CreateConnector(context.Background(), testWS, client.ConnectorSpec{Name: "n"})
 			return err
 		}},
 	}
@@ -212,6 +219,7 @@ func TestClient_keyRefusedSendsNoMore(t *testing.T) {
 // status and the target, for a create and a read alike; nothing reaches the
 // target, nothing is retried, and the key is not taken for refused.
 func TestClient_redirectsRefused(t *testing.T) {
+	t.Parallel()
 	var target recorder
 	elsewhere := target.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusCreated) })
 	for _, status := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
@@ -221,11 +229,11 @@ func TestClient_redirectsRefused(t *testing.T) {
 			w.WriteHeader(status)
 		})
 		cl := newTestClient(t, ts.URL)
-		_, createErr := cl.CreateConnector(context.Background(), testWS, ConnectorSpec{Name: "n", Token: "tok-secret"})
+		_, createErr := cl.CreateConnector(context.Background(), testWS, client.ConnectorSpec{Name: "n", Token: "tok-secret"})
 		_, readErr := cl.GetConnector(context.Background(), testWS, "c-1")
 		for _, err := range []error{createErr, readErr} {
-			var re *RedirectError
-			if !errors.As(err, &re) || re.Status != status || StatusCode(err) != status || MayHaveTakenEffect(err) {
+			var re *client.RedirectError
+			if !errors.As(err, &re) || re.Status != status || client.StatusCode(err) != status || client.MayHaveTakenEffect(err) {
 				t.Fatalf("HTTP %d: %v, want a RedirectError that took no effect", status, err)
 			}
 			want := elsewhere.URL + "/developers/workspaces/" + testWS + "/connectors/"
@@ -236,7 +244,7 @@ func TestClient_redirectsRefused(t *testing.T) {
 		if front.count() != 2 {
 			t.Errorf("HTTP %d: the front saw %d requests, want 2: no retry", status, front.count())
 		}
-		if _, err := cl.GetConnector(context.Background(), testWS, "c-1"); !errors.As(err, new(*RedirectError)) {
+		if _, err := cl.GetConnector(context.Background(), testWS, "c-1"); !errors.As(err, new(*client.RedirectError)) {
 			t.Errorf("HTTP %d: a later request: %v", status, err)
 		}
 	}
@@ -250,15 +258,16 @@ func TestClient_redirectsRefused(t *testing.T) {
 // connector, a duplicated key, trailing bytes or an HTML page is an
 // unreadable success (a lost answer), quoting what came.
 func TestClient_answersChecked(t *testing.T) {
+	t.Parallel()
 	other := strings.Replace(connectorJSON, `"_id": "c-1"`, `"_id": "c-9"`, 1)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, other) }))
 	defer ts.Close()
 	cl := newTestClient(t, ts.URL)
 	_, readErr := cl.GetConnector(context.Background(), testWS, "c-1")
 	name := "m"
-	_, updateErr := cl.UpdateConnector(context.Background(), testWS, "c-1", ConnectorUpdate{Name: &name})
+	_, updateErr := cl.UpdateConnector(context.Background(), testWS, "c-1", client.ConnectorUpdate{Name: &name})
 	for _, err := range []error{readErr, updateErr} {
-		var ua *UnexpectedAnswerError
+		var ua *client.UnexpectedAnswerError
 		if !errors.As(err, &ua) || !strings.Contains(err.Error(), `connector "c-9" to a request for connector "c-1"`) {
 			t.Errorf("another _id: %v", err)
 		}
@@ -283,15 +292,16 @@ func TestClient_answersChecked(t *testing.T) {
 			w.WriteHeader(http.StatusCreated)
 			_, _ = io.WriteString(w, c.body)
 		}))
-		got, err := newTestClient(t, ts.URL).CreateConnector(context.Background(), testWS, ConnectorSpec{Name: "sent", Token: "tok-secret"})
+		got, err := newTestClient(t, ts.URL).CreateConnector(context.Background(), testWS, client.ConnectorSpec{Name: "sent", Token: "tok-secret"})
 		ts.Close()
-		if got != nil || !MayHaveTakenEffect(err) || StatusCode(err) != http.StatusCreated || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "tok-secret") {
+		if got != nil || !client.MayHaveTakenEffect(err) || client.StatusCode(err) != http.StatusCreated || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "tok-secret") {
 			t.Errorf("%s: %v, %v; want a lost answer saying %s", c.name, got, err, c.want)
 		}
 	}
 }
 
 func TestDuplicateKey(t *testing.T) {
+	t.Parallel()
 	for body, want := range map[string]string{
 		`{"a": 1, "b": {"a": 2}, "c": [{"a": 1}, {"a": 2}]}`:          "",
 		`{"a": 1, "b": 2, "a": 3}`:                                    "a",
@@ -299,7 +309,7 @@ func TestDuplicateKey(t *testing.T) {
 		`[{"k": {}, "k": []}]`:                                        "k",
 		`{"a": "a", "b": "a"}`:                                        "",
 	} {
-		if got, _ := duplicateKey([]byte(body)); got != want {
+		if got, _ := request.DuplicateKey([]byte(body)); got != want {
 			t.Errorf("%s: %q, want %q", body, got, want)
 		}
 	}

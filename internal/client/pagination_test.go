@@ -19,11 +19,14 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/request"
 )
 
 // TestList_pageFailureWasSent: a page that cannot be followed came in an answer,
 // so its request reached the service.
 func TestList_pageFailureWasSent(t *testing.T) {
+	t.Parallel()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { writePage(w, 1, "a") }))
 	t.Cleanup(ts.Close)
 	_, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
@@ -34,6 +37,7 @@ func TestList_pageFailureWasSent(t *testing.T) {
 }
 
 func TestList_followsNextPage(t *testing.T) {
+	t.Parallel()
 	var rec recorder
 	ts := rec.server(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Query().Get("page") {
@@ -72,6 +76,7 @@ func TestList_followsNextPage(t *testing.T) {
 }
 
 func TestList_stopsWhenNextPageDoesNotMoveForward(t *testing.T) {
+	t.Parallel()
 	for _, next := range []int{1, 0, -4} {
 		var rec recorder
 		ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) { writePage(w, next, "a") })
@@ -88,6 +93,7 @@ func TestList_stopsWhenNextPageDoesNotMoveForward(t *testing.T) {
 // TestList_hostileAnswers: answers a well-behaved service would not give each
 // end in the right result or a clear error, never a panic.
 func TestList_hostileAnswers(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, body string
 		wantJobs   int
@@ -124,6 +130,7 @@ func TestList_hostileAnswers(t *testing.T) {
 // TestList_nextPageThatNeverAdvances: a service that points back at the same page
 // ends the walk with an error after one request, instead of looping.
 func TestList_nextPageThatNeverAdvances(t *testing.T) {
+	t.Parallel()
 	for _, next := range []string{"1", "0", "-3"} {
 		var rec recorder
 		ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
@@ -139,6 +146,7 @@ func TestList_nextPageThatNeverAdvances(t *testing.T) {
 // TestList_emptyPagesThatNeverEnd: a service that sends empty pages, each naming
 // the next, is stopped at the first.
 func TestList_emptyPagesThatNeverEnd(t *testing.T) {
+	t.Parallel()
 	var rec recorder
 	ts := rec.server(t, func(n int, w http.ResponseWriter, _ *http.Request) {
 		_, _ = fmt.Fprintf(w, `{"next_page": %d, "results": []}`, n+1)
@@ -153,6 +161,7 @@ func TestList_emptyPagesThatNeverEnd(t *testing.T) {
 // order, each page once, with never more requests held at once than the
 // bound; and with a bound above 1 the pages are read side by side.
 func TestList_sideBySideKeepsOrder(t *testing.T) {
+	t.Parallel()
 	for _, bound := range []int{1, 3, 8} {
 		for _, items := range []int{0, 1, 100, 101, 1000, 1050} {
 			s := &pagedServer{items: items, envelope: fullEnvelope, delay: 20 * time.Millisecond}
@@ -180,6 +189,7 @@ func TestList_sideBySideKeepsOrder(t *testing.T) {
 // size; else one after another, following next_page. Either way the result
 // is the whole list in order.
 func TestList_envelopes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		envelope []string
 		parallel bool
@@ -208,6 +218,7 @@ func TestList_envelopes(t *testing.T) {
 // when the first page tells how many pages there are; and a page past the
 // last is asked only when nothing told where the list ends.
 func TestList_everyEnvelope(t *testing.T) {
+	t.Parallel()
 	fields := []string{"count", "next_page", "total_pages", "page_size"}
 	for mask := range 1 << len(fields) {
 		var envelope []string
@@ -254,6 +265,7 @@ func TestList_everyEnvelope(t *testing.T) {
 // than its count, or serves the same page again, fails at once; none is
 // returned short or read forever.
 func TestList_thatDoesNotAddUp(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		answer   func(page int) map[string]any
@@ -304,6 +316,7 @@ func page1to3(page int) []Job {
 // TestList_pagesDoNotEndForever: a list whose next page is asked by number
 // stops with an error at the last page it is read to.
 func TestList_pagesDoNotEndForever(t *testing.T) {
+	t.Parallel()
 	r := &reading[Job]{c: newTestClient(t, "http://127.0.0.1:1"), first: &Page[Job]{}}
 	p := &Page[Job]{Results: []Job{{ID: "a"}}}
 	if next, err := r.after(p, 7); next != 8 || err != nil {
@@ -317,6 +330,7 @@ func TestList_pagesDoNotEndForever(t *testing.T) {
 // TestList_notNumberedOneByOne: a first page whose next_page is not 2 is
 // followed one page after another, as it names them.
 func TestList_notNumberedOneByOne(t *testing.T) {
+	t.Parallel()
 	s := &pagedServer{items: 300, envelope: fullEnvelope}
 	s.hook = func(_ *pagedServer, _, page int, w http.ResponseWriter, _ *http.Request) bool {
 		next := map[int]any{1: 5, 5: 9, 9: nil}[page]
@@ -333,6 +347,7 @@ func TestList_notNumberedOneByOne(t *testing.T) {
 // TestList_boundIsShared: lists read at the same time, and other requests,
 // share one bound: the server never holds more than it.
 func TestList_boundIsShared(t *testing.T) {
+	t.Parallel()
 	s := &pagedServer{items: 2000, envelope: fullEnvelope, delay: 5 * time.Millisecond}
 	ts := s.start(t)
 	c := newTestClient(t, ts.URL, func(c *Config) { c.MaxConcurrentRequests = 3 })
@@ -353,6 +368,7 @@ func TestList_boundIsShared(t *testing.T) {
 // TestList_underFaults: with 30% of the requests answered 429 or 503, the
 // list is the same, in the same order, and the bound holds.
 func TestList_underFaults(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var mu sync.Mutex
 	var faults atomic.Int64
@@ -383,6 +399,7 @@ func TestList_underFaults(t *testing.T) {
 // read again from the start, once, the first reading forgotten; when it
 // changes again, the read fails and says why.
 func TestList_changedWhileRead(t *testing.T) {
+	t.Parallel()
 	for _, bound := range []int{1, 8} {
 		for _, changes := range []int{1, 2} {
 			s := &pagedServer{items: 500, envelope: fullEnvelope}
@@ -421,6 +438,7 @@ func TestList_changedWhileRead(t *testing.T) {
 // TestList_shrunkWhileRead: a page past the end of a list that shrank since
 // its first page (404) is a change too: the list is read again.
 func TestList_shrunkWhileRead(t *testing.T) {
+	t.Parallel()
 	s := &pagedServer{items: 1000, envelope: fullEnvelope}
 	shrunk := false
 	s.hook = func(s *pagedServer, _, page int, _ http.ResponseWriter, _ *http.Request) bool {
@@ -442,6 +460,7 @@ func TestList_shrunkWhileRead(t *testing.T) {
 // TestList_limitAsksNoMoreThanNeeded: a visitor that wants n more items
 // gets no page asked that could not be needed for them.
 func TestList_limitAsksNoMoreThanNeeded(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ limit, requests int }{{1, 1}, {100, 1}, {101, 2}, {150, 2}, {450, 5}, {5000, 10}} {
 		s := &pagedServer{items: 1000, envelope: fullEnvelope}
 		ts := s.start(t)
@@ -456,6 +475,7 @@ func TestList_limitAsksNoMoreThanNeeded(t *testing.T) {
 // TestList_stopsAtTheFoundPage: a visitor that stops gets no further page,
 // and the pages asked beside it are given up.
 func TestList_stopsAtTheFoundPage(t *testing.T) {
+	t.Parallel()
 	s := &pagedServer{items: 3000, envelope: fullEnvelope, delay: 5 * time.Millisecond}
 	ts := s.start(t)
 	v, found := Collect(func(j Job) bool { return j.ID == "job-00250" }, 1)
@@ -513,7 +533,7 @@ func FuzzDecodePage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var p Page[Job]
-		if err := decode(bytes.NewReader(b), &p); err != nil {
+		if err := request.Decode(bytes.NewReader(b), &p); err != nil {
 			if err.Error() == "" {
 				t.Fatal("an error without a message")
 			}
@@ -524,7 +544,7 @@ func FuzzDecodePage(f *testing.F) {
 			t.Fatalf("re-encoding an accepted page: %v", err)
 		}
 		var q Page[Job]
-		if err := decode(bytes.NewReader(again), &q); err != nil || !reflect.DeepEqual(p, q) {
+		if err := request.Decode(bytes.NewReader(again), &q); err != nil || !reflect.DeepEqual(p, q) {
 			t.Fatalf("round trip of %q: %+v, then %+v (%v)", b, p, q, err)
 		}
 	})

@@ -1,4 +1,4 @@
-package client
+package request_test
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/pacing"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
 )
 
@@ -45,7 +47,7 @@ func TestClient_retryAfterPausesEveryRequest(t *testing.T) {
 		return false
 	}
 	ts := s.start(t)
-	jobs, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
+	jobs, err := listJobs(newTestClient(t, ts.URL), context.Background())
 	if err != nil || !slices.Equal(idsOf(jobs), jobIDs(2000)) {
 		t.Fatalf("%d jobs, %v", len(jobs), err)
 	}
@@ -82,7 +84,7 @@ func TestClient_retryAfterPausesOtherCalls(t *testing.T) {
 	c := newTestClient(t, ts.URL)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		if _, err := c.ListJobs(context.Background(), testWS, JobFilter{}); err != nil {
+		if _, err := listJobs(c, context.Background()); err != nil {
 			t.Error(err)
 		}
 	})
@@ -107,8 +109,8 @@ func TestClient_retryAfterPauseEndsWithContext(t *testing.T) {
 		w.Header().Set("Retry-After", "30")
 		http.Error(w, "slow down", http.StatusServiceUnavailable)
 	})
-	c := newTestClient(t, ts.URL, func(c *Config) { c.MaxRetries = 0 })
-	if _, err := c.ListJobs(context.Background(), testWS, JobFilter{}); StatusCode(err) != http.StatusServiceUnavailable {
+	c := newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetries = 0 })
+	if _, err := listJobs(c, context.Background()); client.StatusCode(err) != http.StatusServiceUnavailable {
 		t.Fatalf("list: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -118,7 +120,7 @@ func TestClient_retryAfterPauseEndsWithContext(t *testing.T) {
 	if err == nil || time.Since(start) > time.Second || rec.count() != 1 {
 		t.Errorf("held cancel: %v after %v, %d requests (want only the list's)", err, time.Since(start), rec.count())
 	}
-	var e *Error
+	var e *client.Error
 	if !errors.As(err, &e) || e.Sent {
 		t.Errorf("a request never sent counts as sent: %#v", err)
 	}
@@ -170,7 +172,7 @@ func TestClient_unreachableSharesOneBudget(t *testing.T) {
 		t.Errorf("a single attempt after the budget: %v (stopped by %q)", err, ce.StoppedBy)
 	}
 	f := log.last()
-	if f["error"] != "connection refused" || f["failure"] != string(Unreachable) || f["status"] != 0 {
+	if f["error"] != "connection refused" || f["failure"] != string(client.Unreachable) || f["status"] != 0 {
 		t.Errorf("the attempt's log fields %v do not name the cause", f)
 	}
 }
@@ -218,13 +220,13 @@ func TestPacing_waitPastLimitFailsUnsent(t *testing.T) {
 	if err := c.CancelJob(context.Background(), testWS, "j"); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := WithLimit(context.Background(), "timeouts.read", 2*time.Second)
+	ctx, cancel := client.WithLimit(context.Background(), "timeouts.read", 2*time.Second)
 	defer cancel()
 	start := time.Now()
-	_, err := c.ListJobs(ctx, testWS, JobFilter{})
+	_, err := listJobs(c, ctx)
 	took := time.Since(start)
-	var e *Error
-	var rle *RateLimitError
+	var e *client.Error
+	var rle *client.RateLimitError
 	if !errors.As(err, &e) || !errors.As(err, &rle) || rec.count() != 1 || took > 500*time.Millisecond {
 		t.Fatalf("after %v, %d requests: %v", took, rec.count(), err)
 	}
@@ -255,9 +257,9 @@ func TestPacing_heldHonoursCancel(t *testing.T) {
 }
 
 // TestPacing_troubled: a client is troubled from a 5xx answer until
-// troubleAnswers answers without one, and not before any answer.
+// pacing.TroubleAnswers answers without one, and not before any answer.
 func TestPacing_troubled(t *testing.T) {
-	c, err := New(Config{BaseURL: "http://troubled.test", APIKey: "key"})
+	c, err := client.New(client.Config{BaseURL: "http://troubled.test", APIKey: "key"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,15 +268,15 @@ func TestPacing_troubled(t *testing.T) {
 	}
 	now := time.Now()
 	for i, status := range []int{http.StatusOK, http.StatusTooManyRequests, http.StatusBadGateway} {
-		c.pacer.observe(uint64(i+1), now, now, status, nil)
+		c.Pacer().Observe(uint64(i+1), now, now, status, nil)
 	}
-	for i := range troubleAnswers {
+	for i := range pacing.TroubleAnswers {
 		if !c.Troubled() {
 			t.Fatalf("not troubled %d answers after a 502", i)
 		}
-		c.pacer.observe(uint64(i+4), now, now, http.StatusOK, nil)
+		c.Pacer().Observe(uint64(i+4), now, now, http.StatusOK, nil)
 	}
 	if c.Troubled() {
-		t.Errorf("still troubled %d answers after a 502", troubleAnswers)
+		t.Errorf("still troubled %d answers after a 502", pacing.TroubleAnswers)
 	}
 }

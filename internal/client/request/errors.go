@@ -1,25 +1,159 @@
-package client
-
-// The failures of a request that got no answer from the service: why no
-// connection could be made, how each is told, and which are retried.
+package request
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/pacing"
 )
+
+// Error is a failed request: the service's answer, or the reason none came.
+type Error struct {
+	Operation          string
+	Method, Path, Host string
+	KeyFrom            string
+	// StatusCode is 0 when no answer came; Sent, when no connection was made.
+	StatusCode int
+	Message    string
+	Err        error
+	Sent       bool
+	Attempts   int
+	Tried      time.Duration
+	// Limit ended the retries (empty when Capped); Wait is the wait that would
+	// have passed it.
+	Limit  string
+	Wait   time.Duration
+	Capped bool
+	// KeyRefused: not sent, as the service refused the key (401) before.
+	KeyRefused bool
+}
+
+func (e *Error) Retries() string {
+	if e.Attempts < 1 || e.Attempts == 1 && e.Limit == "" && !e.Capped {
+		return ""
+	}
+	s := fmt.Sprintf(" (gave up after %d attempts over %s", e.Attempts, e.Tried.Round(100*time.Millisecond))
+	if e.Attempts == 1 {
+		s = fmt.Sprintf(" (gave up after 1 attempt over %s", e.Tried.Round(100*time.Millisecond))
+	}
+	switch {
+	case e.Limit != "" && e.Wait > 0:
+		s += fmt.Sprintf(": the next attempt would wait %s, past the end of %s", roundWait(e.Wait), e.Limit)
+	case e.Limit != "":
+		s += ", at the end of " + e.Limit
+	case e.Capped:
+		s += fmt.Sprintf(", at max_retries (%d)", e.Attempts-1)
+	}
+	return s + ")"
+}
+
+func (e *Error) Error() string {
+	var s string
+	switch {
+	case e.StatusCode != 0 && e.Message != "":
+		s = fmt.Sprintf("%s: HTTP %d: %s", e.Operation, e.StatusCode, e.Message)
+	case e.StatusCode != 0 && e.Err != nil:
+		s = fmt.Sprintf("%s: HTTP %d: %v", e.Operation, e.StatusCode, e.Err)
+	case e.StatusCode != 0:
+		s = fmt.Sprintf("%s: HTTP %d", e.Operation, e.StatusCode)
+	default:
+		s = fmt.Sprintf("%s: %v", e.Operation, e.Err)
+	}
+	return s + e.Retries()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// MayHaveTakenEffect: a lost answer, a 500, 502 or 504, or an unreadable success.
+func (e *Error) MayHaveTakenEffect() bool {
+	switch e.StatusCode {
+	case 0:
+		return e.Sent
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusGatewayTimeout:
+		return true
+	default:
+		return e.StatusCode >= 200 && e.StatusCode < 300
+	}
+}
+
+func StatusCode(err error) int {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.StatusCode
+	}
+	return 0
+}
+
+func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound }
+
+func MayHaveTakenEffect(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.MayHaveTakenEffect()
+}
+
+func OutOfTime(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Limit != "" || errors.Is(err, context.DeadlineExceeded)
+}
+
+// RedirectError is a 3xx answer, which the client does not follow.
+type RedirectError struct {
+	Status   int
+	Location string
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("the service redirected the request to %s (HTTP %d); redirects are not followed", e.Location, e.Status)
+}
+
+// UnexpectedAnswerError is an answer about another object than the one asked.
+type UnexpectedAnswerError struct {
+	Asked, Answered string
+}
+
+func (e *UnexpectedAnswerError) Error() string {
+	return fmt.Sprintf("the service answered with %s to a request for %s", e.Answered, e.Asked)
+}
+
+// LimitError is a request cut off by a limit of WithLimit.
+type LimitError struct{ Limit string }
+
+func (e *LimitError) Error() string { return e.Limit + " ran out" }
+
+func (e *LimitError) Unwrap() error { return context.DeadlineExceeded }
+
+// RateLimitError: the rate limit would hold a request past its time limit.
+type RateLimitError struct {
+	By    string
+	Wait  time.Duration
+	Left  time.Duration
+	Limit string
+}
+
+func (e *RateLimitError) Error() string {
+	by := "the service's " + e.By + " header"
+	if e.By == pacing.ByRefusals {
+		by = "the service's " + pacing.ByRefusals
+	}
+	limit := e.Limit
+	if limit == "" {
+		limit = "the operation's time limit"
+	}
+	return fmt.Sprintf("rate-limited by %s: the request would wait %s to be sent, past the end of %s, %s away, so it was not sent",
+		by, roundWait(e.Wait), limit, roundWait(max(e.Left, 0)))
+}
 
 // ConnectFailure is why no connection to the service could be made.
 type ConnectFailure string
 
-// The failures a ConnectError names.
 const (
 	UntrustedCertificate    ConnectFailure = "untrusted certificate"
 	CertificateNameMismatch ConnectFailure = "certificate name mismatch"
@@ -29,34 +163,25 @@ const (
 	UnknownHost             ConnectFailure = "unknown host"
 	ServiceSpeaksHTTP       ConnectFailure = "service speaks http"
 	ServiceSpeaksTLS        ConnectFailure = "service speaks https"
-	// Unreachable and NoAnswer, unlike the others, may change: they are
-	// retried, by the budget of a service out of reach.
-	Unreachable ConnectFailure = "unreachable"
-	// NoAnswer is a request that got no answer within the request timeout;
-	// unlike the others, it may have been sent (Error.Sent).
-	NoAnswer ConnectFailure = "no answer"
-	// ProxyNotAnswering is a proxy that took the connection but did not
-	// answer CONNECT within the request timeout; retried as NoAnswer is.
+	// Unreachable, NoAnswer and ProxyNotAnswering may change: they are retried.
+	Unreachable       ConnectFailure = "unreachable"
+	NoAnswer          ConnectFailure = "no answer"
 	ProxyNotAnswering ConnectFailure = "proxy not answering"
 )
 
-// ConnectError is a request that never reached the service, or (NoAnswer)
-// got no answer from it. It never holds the proxy's credentials.
+// ConnectError: no connection, or no answer. It never holds proxy credentials.
 type ConnectError struct {
 	Failure          ConnectFailure
 	Host             string
-	Proxy            string // host:port; empty when none was used
+	Proxy            string
 	ProxyCredentials bool
-	ProxyStatus      int // the proxy's answer to CONNECT; 0 for none
+	ProxyStatus      int
 	Cert             *x509.Certificate
 	Err              error
-	// Timeout is the request timeout that NoAnswer waited out.
-	Timeout time.Duration
-	// Stalled is the status of a NoAnswer whose headers came but whose body
-	// did not arrive whole; 0 when nothing came.
+	Timeout          time.Duration
+	// Stalled is the status of a NoAnswer whose body did not come whole.
 	Stalled int
-	// StoppedBy is what ended the Client's retries of reaching the service,
-	// such as "the retry budget (5m0s)"; empty while it still retries.
+	// StoppedBy ended the Client's retries of reaching the service.
 	StoppedBy string
 }
 
@@ -112,9 +237,7 @@ func (e *ConnectError) Error() string {
 
 func (e *ConnectError) Unwrap() error { return e.Err }
 
-// Permanent tells whether another attempt would fail the same way. A proxy
-// that nothing answers for is most often a wrong HTTPS_PROXY, and one that
-// refuses the tunnel a wrong base_url; only one that timed out may change.
+// Permanent: a proxy that refuses a tunnel is a wrong setting, unless it timed out.
 func (e *ConnectError) Permanent() bool {
 	switch e.Failure {
 	case Unreachable, NoAnswer, ProxyNotAnswering:
@@ -143,16 +266,6 @@ func unreachableCause(hostport string, err error) string {
 	return fmt.Sprintf("no connection could be made to %s (%v)", hostport, err)
 }
 
-// errnoOf gives the system's words when it has them, such as "connection
-// refused".
-func errnoOf(err error) error {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return errno
-	}
-	return err
-}
-
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
@@ -168,38 +281,6 @@ func unreachableErrno(err error) (syscall.Errno, bool) {
 		return errno, true
 	}
 	return 0, false
-}
-
-// unreached is for an error before any connection was made.
-func unreached(err error) bool {
-	var (
-		dns *net.DNSError
-		op  *net.OpError
-	)
-	if _, ok := unreachableErrno(err); ok {
-		return true
-	}
-	switch {
-	case errors.As(err, &dns):
-		return !dns.IsNotFound
-	case errors.As(err, &op):
-		return op.Op == "dial"
-	}
-	return false
-}
-
-// speaksTLS knows the words of Go's, nginx's and Apache's TLS ports.
-func speaksTLS(status int, body string) bool {
-	if status != http.StatusBadRequest {
-		return false
-	}
-	b := strings.ToLower(body)
-	for _, s := range []string{"http request to an https server", "plain http request was sent to https port", "speaking plain http to an ssl-enabled server"} {
-		if strings.Contains(b, s) {
-			return true
-		}
-	}
-	return false
 }
 
 func issuer(c *x509.Certificate) string {
@@ -235,60 +316,9 @@ func hostOnly(hostport string) string {
 
 func stampUTC(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-// connectError is nil unless err is a failure of the TLS handshake, the
-// resolver or the proxy; proxyFor names the proxy that refused.
-func connectError(err error, target *url.URL, proxyFor func(*url.URL) (*url.URL, error)) *ConnectError {
-	var ce *ConnectError
-	if errors.As(err, &ce) {
-		ce.Host = target.Host
-		return ce
+func roundWait(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(100 * time.Millisecond)
 	}
-	out := &ConnectError{Host: target.Host, Err: err}
-	var (
-		unknown  x509.UnknownAuthorityError
-		hostname x509.HostnameError
-		invalid  x509.CertificateInvalidError
-		op       *net.OpError
-		dns      *net.DNSError
-		rec      tls.RecordHeaderError
-	)
-	// A failure on the way to the proxy (its dial, or its own TLS) is the
-	// proxy's, whatever it is.
-	switch {
-	case errors.As(err, &op) && op.Op == "proxyconnect":
-		out.Failure, out.Err = ProxyRefused, op.Err
-		if p, perr := proxyFor(target); perr == nil && p != nil {
-			out.Proxy = p.Host
-		}
-	case errors.As(err, &unknown):
-		out.Failure, out.Cert = UntrustedCertificate, unknown.Cert
-	case errors.As(err, &hostname):
-		out.Failure, out.Cert = CertificateNameMismatch, hostname.Certificate
-	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
-		out.Failure, out.Cert = CertificateExpired, invalid.Cert
-	case errors.As(err, &dns) && dns.IsNotFound:
-		// A resolver that could not answer is Unreachable, retried.
-		out.Failure, out.Err = UnknownHost, dns
-	case errors.Is(err, http.ErrSchemeMismatch):
-		out.Failure, out.Err = ServiceSpeaksHTTP, http.ErrSchemeMismatch
-	case errors.As(err, &rec):
-		out.Failure, out.Err = ServiceSpeaksHTTP, rec
-	default:
-		return nil
-	}
-	return out
-}
-
-// transportError drops the URL net/http wraps around an error: the Error
-// already names the path.
-func transportError(err error, timeout time.Duration) error {
-	var uerr *url.Error
-	if errors.As(err, &uerr) {
-		err = uerr.Err
-	}
-	var nerr net.Error
-	if errors.As(err, &nerr) && nerr.Timeout() {
-		return fmt.Errorf("no answer within the request timeout (%v): %w", timeout, err)
-	}
-	return err
+	return d.Round(time.Millisecond)
 }

@@ -1,4 +1,4 @@
-package client
+package request_test
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/pacing"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
 )
 
@@ -52,7 +54,7 @@ func TestClient_retries(t *testing.T) {
 			var err error
 			retried := c.getRetried
 			if op == "get" {
-				_, err = cl.ListJobs(context.Background(), testWS, JobFilter{})
+				_, err = listJobs(cl, context.Background())
 			} else {
 				err = cl.TriggerJob(context.Background(), testWS, "j1", false)
 				retried = c.triggerRetried
@@ -60,7 +62,7 @@ func TestClient_retries(t *testing.T) {
 			if retried && (err != nil || rec.count() != 3) {
 				t.Errorf("%s on %d: err %v after %d requests, want success after 3", op, c.status, err, rec.count())
 			}
-			if !retried && (StatusCode(err) != c.status || rec.count() != 1) {
+			if !retried && (client.StatusCode(err) != c.status || rec.count() != 1) {
 				t.Errorf("%s on %d: err %v after %d requests, want the error after 1", op, c.status, err, rec.count())
 			}
 		}
@@ -71,8 +73,8 @@ func TestClient_retriesStopAtMaxRetries(t *testing.T) {
 	for _, max := range []int{0, 2} {
 		var rec recorder
 		ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) })
-		err := newTestClient(t, ts.URL, func(c *Config) { c.MaxRetries = max }).CancelJob(context.Background(), testWS, "j")
-		if StatusCode(err) != 503 || rec.count() != max+1 {
+		err := newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetries = max }).CancelJob(context.Background(), testWS, "j")
+		if client.StatusCode(err) != 503 || rec.count() != max+1 {
 			t.Errorf("max_retries %d: %d requests, err %v", max, rec.count(), err)
 		}
 		if want := fmt.Sprintf("attempt(s)? over [0-9.a-z]+, at max_retries \\(%d\\)\\)$", max); !regexp.MustCompile(want).MatchString(err.Error()) {
@@ -96,16 +98,16 @@ func TestClient_retriesWithinBudget(t *testing.T) {
 		}
 		writePage(w, nil, "a")
 	})
-	c := newTestClient(t, ts.URL, func(c *Config) { c.MaxRetries = NoRetryLimit })
-	if jobs, err := c.ListJobs(context.Background(), testWS, JobFilter{}); err != nil || len(jobs) != 1 || rec.count() != down+1 {
+	c := newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetries = client.NoRetryLimit })
+	if jobs, err := listJobs(c, context.Background()); err != nil || len(jobs) != 1 || rec.count() != down+1 {
 		t.Fatalf("after %d failures: %d jobs, %d requests, %v", down, len(jobs), rec.count(), err)
 	}
 
 	down = 1 << 30
 	start := time.Now()
-	err := newTestClient(t, ts.URL, func(c *Config) { c.MaxRetries = NoRetryLimit; c.RetryBudget = 300 * time.Millisecond }).CancelJob(context.Background(), testWS, "j")
+	err := newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetries = client.NoRetryLimit; c.RetryBudget = 300 * time.Millisecond }).CancelJob(context.Background(), testWS, "j")
 	took := time.Since(start)
-	var e *Error
+	var e *client.Error
 	if !errors.As(err, &e) || e.StatusCode == 0 || e.Attempts < 10 || took > time.Second || e.Tried > took {
 		t.Fatalf("a service that is down: after %v, %#v", took, err)
 	}
@@ -114,7 +116,7 @@ func TestClient_retriesWithinBudget(t *testing.T) {
 	}
 
 	before := rec.count()
-	err = newTestClient(t, ts.URL, func(c *Config) { c.MaxRetries = 2 }).CancelJob(context.Background(), testWS, "j")
+	err = newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetries = 2 }).CancelJob(context.Background(), testWS, "j")
 	if !errors.As(err, &e) || e.Attempts != 3 || rec.count()-before != 3 || !strings.Contains(err.Error(), "(gave up after 3 attempts over ") || strings.Contains(err.Error(), "at the end") ||
 		!strings.HasSuffix(err.Error(), ", at max_retries (2))") {
 		t.Errorf("max retries 2: %d requests, %v", rec.count()-before, err)
@@ -139,19 +141,19 @@ func TestClient_namedLimitEndsRequest(t *testing.T) {
 		case <-r.Context().Done():
 		}
 	})
-	c := newTestClient(t, ts.URL, func(c *Config) { c.MaxRetries = NoRetryLimit; c.MinBackoff = 20 * time.Millisecond })
+	c := newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetries = client.NoRetryLimit; c.MinBackoff = 20 * time.Millisecond })
 	for _, tc := range []struct {
 		name string
 		call func(context.Context) error
 		want string
 	}{
-		{"in flight", func(ctx context.Context) error { _, err := c.ListJobs(ctx, testWS, JobFilter{}); return err }, "timeouts.create (150ms) ran out"},
+		{"in flight", func(ctx context.Context) error { _, err := listJobs(c, ctx); return err }, "timeouts.create (150ms) ran out"},
 		// Retried until the limit, which ends them between two attempts or
 		// during one.
 		{"retried", func(ctx context.Context) error { return c.CancelJob(ctx, testWS, "j") }, "timeouts.create (150ms)"},
 		{"trigger retried", func(ctx context.Context) error { return c.TriggerJob(ctx, testWS, "j", false) }, "timeouts.create (150ms)"},
 	} {
-		ctx, cancel := WithLimit(context.Background(), "timeouts.create", 150*time.Millisecond)
+		ctx, cancel := client.WithLimit(context.Background(), "timeouts.create", 150*time.Millisecond)
 		start := time.Now()
 		err := tc.call(ctx)
 		cancel()
@@ -175,7 +177,7 @@ func TestClient_connectionErrors(t *testing.T) {
 	closed := "http://" + ln.Addr().String()
 	ln.Close()
 	var attempts atomic.Int32
-	count := func(c *Config) {
+	count := func(c *client.Config) {
 		c.Log = func(context.Context, string, map[string]any) { attempts.Add(1) }
 	}
 	err = newTestClient(t, closed, count).TriggerJob(context.Background(), testWS, "j", false)
@@ -206,7 +208,7 @@ func TestClient_contextCancelledDuringBackoff(t *testing.T) {
 		w.WriteHeader(429)
 	})
 	attempted := make(chan struct{}, 1)
-	c := newTestClient(t, ts.URL, func(c *Config) {
+	c := newTestClient(t, ts.URL, func(c *client.Config) {
 		c.MaxRetryAfter = time.Hour
 		c.RetryBudget = 2 * time.Hour
 		// Called when the attempt is over, just before the client waits.
@@ -219,7 +221,7 @@ func TestClient_contextCancelledDuringBackoff(t *testing.T) {
 	cancel()
 	select {
 	case err := <-done:
-		if StatusCode(err) != 429 || rec.count() != 1 {
+		if client.StatusCode(err) != 429 || rec.count() != 1 {
 			t.Errorf("%d requests, err %v", rec.count(), err)
 		}
 	case <-time.After(10 * time.Second):
@@ -240,9 +242,9 @@ func TestClient_retryAfterAndBackoff(t *testing.T) {
 		{"soon", -1},
 		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second},
 		{now.Add(-time.Hour).Format(http.TimeFormat), 0},
-		{"99999999999999999999", maxRetryAfterSeconds * time.Second},
-		{"+99999999999999999999999999", maxRetryAfterSeconds * time.Second},
-		{"9223372036854775807", maxRetryAfterSeconds * time.Second},
+		{"99999999999999999999", pacing.MaxRetryAfterSeconds * time.Second},
+		{"+99999999999999999999999999", pacing.MaxRetryAfterSeconds * time.Second},
+		{"9223372036854775807", pacing.MaxRetryAfterSeconds * time.Second},
 		{"-99999999999999999999", -1},
 		{"Fri, 31 Dec 9999 23:59:59 GMT", time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Sub(now)},
 	} {
@@ -250,26 +252,26 @@ func TestClient_retryAfterAndBackoff(t *testing.T) {
 		if c.header != "" {
 			h.Set("Retry-After", c.header)
 		}
-		if got := retryAfter(h, now); got != c.want {
+		if got := pacing.RetryAfter(h, now); got != c.want {
 			t.Errorf("Retry-After %q: %v, want %v", c.header, got, c.want)
 		}
 	}
-	c, _ := New(Config{BaseURL: "https://x", MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second, MaxRetryAfter: 30 * time.Second})
-	if got := c.backoff(0, 5*time.Second); got != 5*time.Second {
+	c, _ := client.New(client.Config{BaseURL: "https://x", MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second, MaxRetryAfter: 30 * time.Second})
+	if got := c.BackoffAfter(0, 5*time.Second); got != 5*time.Second {
 		t.Errorf("Retry-After not honoured: %v", got)
 	}
-	if got := c.backoff(0, time.Hour); got != 30*time.Second {
+	if got := c.BackoffAfter(0, time.Hour); got != 30*time.Second {
 		t.Errorf("Retry-After not capped: %v", got)
 	}
 	for _, far := range []string{"99999999999999999999", "Fri, 31 Dec 9999 23:59:59 GMT"} {
-		if got := c.backoff(0, retryAfter(http.Header{"Retry-After": {far}}, now)); got != 30*time.Second {
+		if got := c.BackoffAfter(0, pacing.RetryAfter(http.Header{"Retry-After": {far}}, now)); got != 30*time.Second {
 			t.Errorf("Retry-After %q not capped: %v", far, got)
 		}
 	}
 	for attempt, hi := range []time.Duration{100, 200, 400, 800, 1000, 1000} {
 		hi *= time.Millisecond
 		for range 50 {
-			if got := c.backoff(attempt, -1); got < hi/2 || got > hi {
+			if got := c.BackoffAfter(attempt, -1); got < hi/2 || got > hi {
 				t.Fatalf("attempt %d: backoff %v outside [%v, %v]", attempt, got, hi/2, hi)
 			}
 		}
@@ -285,10 +287,10 @@ func TestClient_farRetryAfter(t *testing.T) {
 			w.Header().Set("Retry-After", header)
 			w.WriteHeader(http.StatusServiceUnavailable)
 		})
-		cl := newTestClient(t, ts.URL, func(c *Config) { c.MaxRetryAfter = 20 * time.Millisecond; c.MaxRetries = 2 })
+		cl := newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetryAfter = 20 * time.Millisecond; c.MaxRetries = 2 })
 		start := time.Now()
 		err := cl.CancelJob(context.Background(), testWS, "j")
-		if StatusCode(err) != http.StatusServiceUnavailable || rec.count() != 3 {
+		if client.StatusCode(err) != http.StatusServiceUnavailable || rec.count() != 3 {
 			t.Errorf("Retry-After %q: %d requests, err %v", header, rec.count(), err)
 		}
 		if d := time.Since(start); d > 5*time.Second {
@@ -296,7 +298,7 @@ func TestClient_farRetryAfter(t *testing.T) {
 		}
 
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-		uncapped := newTestClient(t, ts.URL, func(c *Config) { c.MaxRetryAfter = time.Hour })
+		uncapped := newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetryAfter = time.Hour })
 		start = time.Now()
 		err = uncapped.CancelJob(ctx, testWS, "j")
 		cancel()
@@ -311,7 +313,7 @@ func TestClient_farRetryAfter(t *testing.T) {
 // it, as the budget does; a request that reaches it on a 503 does not.
 func TestClient_unreachableStopsAtMaxRetries(t *testing.T) {
 	var log attemptLog
-	c := budgetClient(t, "http://"+nettest.RefusingAddr(t), time.Minute, &log, func(c *Config) { c.MaxRetries = 2 })
+	c := budgetClient(t, "http://"+nettest.RefusingAddr(t), time.Minute, &log, func(c *client.Config) { c.MaxRetries = 2 })
 	_, err := c.GetConnector(context.Background(), testWS, "c-1")
 	if ce := unreachable(t, err); ce.StoppedBy != "max_retries (2)" || log.count() != 3 {
 		t.Errorf("first request: %d attempts, stopped by %q; want 3, by max_retries (2)", log.count(), ce.StoppedBy)
@@ -339,7 +341,7 @@ func TestClient_unavailableKeepsItsOwnBudget(t *testing.T) {
 		before := rec.count()
 		start := time.Now()
 		_, err := c.GetConnector(context.Background(), testWS, "c-1")
-		var e *Error
+		var e *client.Error
 		if !errors.As(err, &e) || e.StatusCode != 503 || e.Limit != "the retry budget (300ms)" || rec.count()-before < 3 || time.Since(start) < budget/2 {
 			t.Errorf("request %d: %d attempts over %v, err %v; want retries for its own budget", i+1, rec.count()-before, time.Since(start), err)
 		}
@@ -370,8 +372,8 @@ func TestClient_lostAnswerAfterUnreachable(t *testing.T) {
 	srv.Start()
 	t.Cleanup(srv.Close)
 	err = c.TriggerJob(context.Background(), testWS, "j", false)
-	var e *Error
-	var ce *ConnectError
+	var e *client.Error
+	var ce *client.ConnectError
 	if !errors.As(err, &e) || !e.Sent || !e.MayHaveTakenEffect() || errors.As(err, &ce) || reached.Load() != 1 {
 		t.Errorf("a lost answer: %v (sent %v, %d requests); want one that may have taken effect", err, e != nil && e.Sent, reached.Load())
 	}
@@ -386,18 +388,18 @@ func TestRetries_waitPastLimitSaysSo(t *testing.T) {
 		http.Error(w, `{"detail": "Request was throttled."}`, http.StatusTooManyRequests)
 	}))
 	t.Cleanup(ts.Close)
-	ctx, cancel := WithLimit(context.Background(), "timeouts.create", 2*time.Second)
+	ctx, cancel := client.WithLimit(context.Background(), "timeouts.create", 2*time.Second)
 	defer cancel()
 	start := time.Now()
 	err := newTestClient(t, ts.URL).CancelJob(ctx, testWS, "j")
-	var e *Error
+	var e *client.Error
 	if !errors.As(err, &e) || e.StatusCode != http.StatusTooManyRequests || time.Since(start) > time.Second {
 		t.Fatalf("after %v: %v", time.Since(start), err)
 	}
 	if want := "(gave up after 1 attempt over 0s: the next attempt would wait 5s, past the end of timeouts.create (2s))"; !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("error %q, want it to end %q", err, want)
 	}
-	if !OutOfTime(err) {
+	if !client.OutOfTime(err) {
 		t.Error("a retry cut by its limit is not told as out of time")
 	}
 }
@@ -410,7 +412,7 @@ func TestClient_decodeErrors(t *testing.T) {
 		{`{"results": [{"_id": "a"`, "the answer was cut short (unexpected EOF)"},
 	} {
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, c.body) }))
-		_, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
+		_, err := listJobs(newTestClient(t, ts.URL), context.Background())
 		ts.Close()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("body %q: %v", c.body, err)
@@ -428,7 +430,7 @@ func TestClient_requestTimeout(t *testing.T) {
 		}
 	})
 	defer close(release)
-	err := newTestClient(t, ts.URL, func(c *Config) {
+	err := newTestClient(t, ts.URL, func(c *client.Config) {
 		c.RequestTimeout = 20 * time.Millisecond
 		c.MaxRetries = 1
 	}).CancelJob(context.Background(), testWS, "j")
@@ -442,14 +444,14 @@ func TestClient_logNeverSeesSecrets(t *testing.T) {
 	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(201) })
 	var logged []string
 	var mu sync.Mutex
-	c := newTestClient(t, ts.URL, func(c *Config) {
+	c := newTestClient(t, ts.URL, func(c *client.Config) {
 		c.Log = func(_ context.Context, msg string, fields map[string]any) {
 			mu.Lock()
 			defer mu.Unlock()
 			logged = append(logged, fmt.Sprint(msg, fields))
 		}
 	})
-	if _, err := c.CreateConnector(context.Background(), testWS, ConnectorSpec{Name: "n", Token: "tok-SECRET"}); err == nil {
+	if _, err := c.CreateConnector(context.Background(), testWS, client.ConnectorSpec{Name: "n", Token: "tok-SECRET"}); err == nil {
 		t.Fatal("want an error: the test server answers no body")
 	}
 	if len(logged) != 1 || !strings.Contains(logged[0], "method:POST") || !strings.Contains(logged[0], "status:201") {
@@ -476,7 +478,7 @@ func TestClient_largeAnswers(t *testing.T) {
 		fmt.Fprintf(&b, `{"_id": "j%d", "name": %q}`, i, name)
 	}
 	b.WriteString("]}")
-	jobs, err := newTestClient(t, serve(t, b.String())).ListJobs(context.Background(), testWS, JobFilter{})
+	jobs, err := listJobs(newTestClient(t, serve(t, b.String())), context.Background())
 	if err != nil || len(jobs) != 100 || *jobs[99].Name != name {
 		t.Fatalf("a 10 MB page: %d jobs, err %v", len(jobs), err)
 	}
@@ -498,7 +500,7 @@ func TestClient_largeAnswers(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	_, err = newTestClient(t, endless.URL).ListJobs(context.Background(), testWS, JobFilter{})
+	_, err = listJobs(newTestClient(t, endless.URL), context.Background())
 	if err == nil || !strings.Contains(err.Error(), "larger than 16 MiB") {
 		t.Fatalf("an endless answer: %v, want an error saying it is too large", err)
 	}
@@ -525,8 +527,8 @@ func TestClient_largeAnswers(t *testing.T) {
 	}))
 	defer endlessError.Close()
 	err = newTestClient(t, endlessError.URL).TriggerJob(context.Background(), testWS, "j", false)
-	if StatusCode(err) != http.StatusBadRequest || len(err.Error()) > 1000 {
-		t.Fatalf("an endless error body: status %d, message of %d bytes", StatusCode(err), len(err.Error()))
+	if client.StatusCode(err) != http.StatusBadRequest || len(err.Error()) > 1000 {
+		t.Fatalf("an endless error body: status %d, message of %d bytes", client.StatusCode(err), len(err.Error()))
 	}
 }
 
@@ -546,10 +548,10 @@ func TestClient_stalledAnswer(t *testing.T) {
 		}
 	})
 	start := time.Now()
-	_, err := newTestClient(t, ts.URL, func(c *Config) {
+	_, err := listJobs(newTestClient(t, ts.URL, func(c *client.Config) {
 		c.RequestTimeout = 50 * time.Millisecond
 		c.MaxRetries = 1
-	}).ListJobs(context.Background(), testWS, JobFilter{})
+	}), context.Background())
 	if err == nil || rec.count() != 2 {
 		t.Fatalf("a stalled answer: %d requests, err %v; want an error after 2", rec.count(), err)
 	}
@@ -585,7 +587,7 @@ func TestClient_interruptedCreateIsLetFinish(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
 	start := time.Now()
-	if _, err := cl.ListJobs(ctx, testWS, JobFilter{}); !errors.Is(err, context.Canceled) || time.Since(start) > 90*time.Millisecond {
+	if _, err := listJobs(cl, ctx); !errors.Is(err, context.Canceled) || time.Since(start) > 90*time.Millisecond {
 		t.Errorf("a read in flight when interrupted: err %v after %v; want it abandoned", err, time.Since(start))
 	}
 
