@@ -153,13 +153,13 @@ func (c *Client) ListConnectors(ctx context.Context, workspaceID string, f Conne
 
 // EachConnectorPage gives v the pages of the connectors that f selects.
 func (c *Client) EachConnectorPage(ctx context.Context, workspaceID string, f ConnectorFilter, v Visitor[Connector]) error {
-	return walk(ctx, c, connectorListing(workspaceID, f), v)
+	return walk(ctx, c.Client, connectorListing(workspaceID, f), v)
 }
 
 // ReadConnector is GetConnector, answered from the workspace's shared list
 // when that costs fewer requests (README.md, "Reads of connectors").
 func (c *Client) ReadConnector(ctx context.Context, workspaceID, id string) (*Connector, error) {
-	if got, ok := c.reads.find(ctx, c, workspaceID, id); ok {
+	if got, ok := c.reads.find(ctx, c.Client, workspaceID, id); ok {
 		return got, nil
 	}
 	return c.GetConnector(ctx, workspaceID, id)
@@ -167,7 +167,7 @@ func (c *Client) ReadConnector(ctx context.Context, workspaceID, id string) (*Co
 
 // WorkspaceConnectors returns the customer-service connectors of the shared list.
 func (c *Client) WorkspaceConnectors(ctx context.Context, workspaceID string) ([]Connector, error) {
-	listed, err := c.reads.all(ctx, c, workspaceID)
+	listed, err := c.reads.all(ctx, c.Client, workspaceID)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +186,7 @@ func (c *Client) ConnectorsNamed(ctx context.Context, workspaceID, name string) 
 	} else {
 		kind := ConnectorKindCustomerService
 		v, all := Collect[listedConnector](nil, 0)
-		if err := walk(ctx, c, connectorListing(workspaceID, ConnectorFilter{Name: &name, ConnectorName: &kind}), v); err != nil {
+		if err := walk(ctx, c.Client, connectorListing(workspaceID, ConnectorFilter{Name: &name, ConnectorName: &kind}), v); err != nil {
 			return nil, err
 		}
 		listed = *all

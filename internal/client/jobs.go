@@ -11,7 +11,7 @@ import (
 
 // EachJobPage gives v the pages of the jobs that f selects.
 func (c *Client) EachJobPage(ctx context.Context, workspaceID string, f JobFilter, v Visitor[Job]) error {
-	return walk(ctx, c, jobListing(workspaceID, f), v)
+	return walk(ctx, c.Client, jobListing(workspaceID, f), v)
 }
 
 // TriggerJob starts an execution of the job.

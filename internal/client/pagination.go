@@ -49,7 +49,7 @@ func Collect[T any](keep func(T) bool, limit int) (Visitor[T], *[]T) {
 	}, &kept
 }
 
-func (l listing) unreadable(c *Client, err error) *Error {
+func (l listing) unreadable(c *request.Client, err error) *Error {
 	return c.Unreadable(request.Call{Op: l.op, Method: http.MethodGet, Path: l.path}, err)
 }
 
@@ -61,11 +61,11 @@ var ErrListChanged = errors.New("the list changed while it was read")
 const maxPages = 1 << 20
 
 // walk reads a list as README.md, "Pages", says.
-func walk[T any](ctx context.Context, c *Client, l listing, v Visitor[T]) error {
+func walk[T any](ctx context.Context, c *request.Client, l listing, v Visitor[T]) error {
 	return walkFrom(ctx, c, l, nil, v)
 }
 
-func walkFrom[T any](ctx context.Context, c *Client, l listing, first *Page[T], v Visitor[T]) error {
+func walkFrom[T any](ctx context.Context, c *request.Client, l listing, first *Page[T], v Visitor[T]) error {
 	for try := 0; ; try++ {
 		err := walkOnce(ctx, c, l, first, v)
 		first = nil
@@ -82,7 +82,7 @@ func walkFrom[T any](ctx context.Context, c *Client, l listing, first *Page[T], 
 }
 
 type reading[T any] struct {
-	c        *Client
+	c        *request.Client
 	l        listing
 	v        Visitor[T]
 	first    *Page[T]
@@ -93,7 +93,7 @@ type reading[T any] struct {
 	lastPage int
 }
 
-func walkOnce[T any](ctx context.Context, c *Client, l listing, first *Page[T], v Visitor[T]) error {
+func walkOnce[T any](ctx context.Context, c *request.Client, l listing, first *Page[T], v Visitor[T]) error {
 	if first == nil {
 		var err error
 		if first, err = fetchPage[T](ctx, c, l, 1); err != nil {
@@ -263,7 +263,7 @@ func changedIfGone(err error) error {
 }
 
 // forward refuses a next_page that would make a walk that never ends.
-func forward[T any](c *Client, l listing, p *Page[T], page int) (int, error) {
+func forward[T any](c *request.Client, l listing, p *Page[T], page int) (int, error) {
 	next := *p.NextPage.Number
 	var err error
 	switch {
@@ -279,7 +279,7 @@ func forward[T any](c *Client, l listing, p *Page[T], page int) (int, error) {
 	return 0, l.unreadable(c, err)
 }
 
-func fetchPage[T any](ctx context.Context, c *Client, l listing, page int) (*Page[T], error) {
+func fetchPage[T any](ctx context.Context, c *request.Client, l listing, page int) (*Page[T], error) {
 	q := url.Values{}
 	for k, v := range l.query {
 		q[k] = v

@@ -317,7 +317,7 @@ func page1to3(page int) []Job {
 // stops with an error at the last page it is read to.
 func TestList_pagesDoNotEndForever(t *testing.T) {
 	t.Parallel()
-	r := &reading[Job]{c: newTestClient(t, "http://127.0.0.1:1"), first: &Page[Job]{}}
+	r := &reading[Job]{c: newTestClient(t, "http://127.0.0.1:1").Client, first: &Page[Job]{}}
 	p := &Page[Job]{Results: []Job{{ID: "a"}}}
 	if next, err := r.after(p, 7); next != 8 || err != nil {
 		t.Errorf("after page 7: %d, %v", next, err)

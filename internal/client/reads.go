@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"sync"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/request"
 )
 
 // connectorReads answers reads of connectors from their workspace's list
@@ -62,7 +64,7 @@ func (x *connectorReads) wrote(ws string) {
 }
 
 // find is false when the read is to ask by ID.
-func (x *connectorReads) find(ctx context.Context, c *Client, ws, id string) (*Connector, bool) {
+func (x *connectorReads) find(ctx context.Context, c *request.Client, ws, id string) (*Connector, bool) {
 	id = strings.ToLower(id)
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -123,7 +125,7 @@ func (w *workspaceReads) unread(id string) {
 	}
 }
 
-func (x *connectorReads) all(ctx context.Context, c *Client, ws string) ([]listedConnector, error) {
+func (x *connectorReads) all(ctx context.Context, c *request.Client, ws string) ([]listedConnector, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	w := x.of(ws)
@@ -195,7 +197,7 @@ func (w *workspaceReads) forget(l *listRead) {
 }
 
 // start reads the whole list, or page 1 alone to count the pages.
-func (x *connectorReads) start(ctx context.Context, c *Client, ws string, w *workspaceReads, whole bool) *listRead {
+func (x *connectorReads) start(ctx context.Context, c *request.Client, ws string, w *workspaceReads, whole bool) *listRead {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	l := &listRead{w: w, done: make(chan struct{}), cancel: cancel}
 	var first *Page[listedConnector]
@@ -228,7 +230,7 @@ func (x *connectorReads) start(ctx context.Context, c *Client, ws string, w *wor
 	return l
 }
 
-func (l *listRead) read(ctx context.Context, c *Client, lst listing, first *Page[listedConnector], whole bool) {
+func (l *listRead) read(ctx context.Context, c *request.Client, lst listing, first *Page[listedConnector], whole bool) {
 	var items []listedConnector
 	if whole {
 		l.whole = true
