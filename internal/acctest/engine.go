@@ -163,39 +163,28 @@ type Engine struct {
 	leaked []string // secrets a command printed (see output.go)
 }
 
-func NewEngine(t testing.TB) *Engine {
+// NewEngine is the engine with the provider built from the tree, once per
+// test binary. It skips the test before anything is built when the engine
+// lacks one of needs.
+func NewEngine(t testing.TB, needs ...Capability) *Engine {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
 	}
-	bin := buildProvider(t, "../..", "the tree")
+	for _, c := range needs {
+		RequireCapability(t, c)
+	}
+	bin := builtProvider(t, treeRev)
 	eng := EngineWithCLIConfig(t, DevOverrides(bin))
 	eng.Provider = filepath.Join(bin, "terraform-provider-dataintegration")
 	return eng
 }
 
-func buildProvider(tb testing.TB, src, what string) string {
-	tb.Helper()
-	bin := tb.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-dataintegration"), ".")
-	build.Dir = src
-	if out, err := build.CombinedOutput(); err != nil {
-		tb.Fatalf("building the provider at %s: %v\n%s", what, err, out)
-	}
-	return bin
-}
-
-// ProviderAt builds the provider at a git revision of this clone.
+// ProviderAt is the folder of the provider built at a git revision of this
+// clone, once per test binary.
 func ProviderAt(tb testing.TB, rev string) string {
 	tb.Helper()
-	if out, err := exec.Command("git", "-C", "../..", "cat-file", "-e", rev+"^{commit}").CombinedOutput(); err != nil {
-		tb.Fatalf("%s is not in this clone's history (%v: %s): building the provider at an earlier revision needs a clone with full history (git fetch --unshallow)", rev, err, out)
-	}
-	src := tb.TempDir()
-	if out, err := exec.Command("sh", "-c", `git -C ../.. archive "$0" | tar -x -C "$1"`, rev, src).CombinedOutput(); err != nil {
-		tb.Fatalf("extracting %s: %v\n%s", rev, err, out)
-	}
-	return buildProvider(tb, src, rev)
+	return builtProvider(tb, rev)
 }
 
 // DevOverrides loads the provider from dir at both addresses an example may use.
