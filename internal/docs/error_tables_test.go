@@ -270,6 +270,7 @@ func docsErrorTables(t *testing.T) map[string][]string {
 }
 
 func TestErrorTables_read(t *testing.T) {
+	t.Parallel()
 	page := "# T\n\n| Summary | When |\n|---|---|\n| `Job Not Found` | none |\n| `Authentication Failed`, `Access Denied` | 401 or 403 |\n\n" +
 		"| Request | Retried on |\n|---|---|\n| reads (`GET`) | 429 |\n\n```text\n| Summary | x |\n|---|---|\n| `In Code` | x |\n```\n" +
 		"| Diagnostic | Cause | Fix |\n| --- | --- | --- |\n| `Proxy Unreachable` | `HTTPS_PROXY` | a proxy |\n"
@@ -281,6 +282,7 @@ func TestErrorTables_read(t *testing.T) {
 }
 
 func TestErrorTables_raisedFound(t *testing.T) {
+	t.Parallel()
 	src := `package p
 
 const taken = "Connector Name Taken"
@@ -322,6 +324,7 @@ func f(diags *diag.Diagnostics, name string) {
 // provider can raise is in an error table of docs/, and that every summary
 // an error table lists is one the provider can raise.
 func TestErrorTables_everyErrorListed(t *testing.T) {
+	t.Parallel()
 	raised := map[string]bool{}
 	errors := map[string]string{}
 	for _, dir := range diagnosticSources {

@@ -59,6 +59,7 @@ const queryFileSuffix = ".tfquery.hcl"
 // tree (with its query files where the engine reads them), and the shell
 // examples parse.
 func TestAccExamples_valid(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	if out, err := eng.Try(examplesDir, nil, "fmt", "-check", "-recursive", "-diff"); err != nil {
 		t.Errorf("examples/ is not `fmt` clean:\n%s%v", out, err)
@@ -193,8 +194,8 @@ func testedModules(t *testing.T) []string {
 // test (or the service), after which the workspace holds no more
 // connectors than before.
 func TestAccExamples_terraformTest(t *testing.T) {
-	eng := acctest.NewEngine(t)
-	acctest.RequireCapability(t, acctest.CapTestMocks)
+	t.Parallel()
+	eng := acctest.NewEngine(t, acctest.CapTestMocks)
 	e := acctest.NewEnv(t, sandbox.Config{})
 	modules := testedModules(t)
 	if !slices.Contains(modules, "testing") || !slices.Contains(modules, "demo") {
@@ -264,8 +265,8 @@ var mockedExamples = map[string]string{
 // `source`, and its inline blocks depend on the configuration (the guide
 // "Testing configurations").
 func TestAccExamples_mockedOnTerraform(t *testing.T) {
-	eng := acctest.NewEngine(t)
-	acctest.RequireCapability(t, acctest.CapTestMocks)
+	t.Parallel()
+	eng := acctest.NewEngine(t, acctest.CapTestMocks)
 	if eng.Info.Tofu {
 		t.Skipf("OpenTofu's mock_provider has no `source` to load the published defaults with; this engine is %s", eng.Info)
 	}

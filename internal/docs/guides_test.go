@@ -29,6 +29,7 @@ import (
 // which runs it again, and a connector created anew has its new job run;
 // then destroy, which cancels the execution.
 func TestAccGuide_gettingStarted(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{})
 	e.RequireSandbox(t, "see the executions the guide's trigger starts")
@@ -104,6 +105,7 @@ func TestAccGuide_gettingStarted(t *testing.T) {
 // connectors from a map, their tokens from a sensitive variable; then the
 // same connectors imported into a fresh state.
 func TestAccGuide_connectorsAsCode(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{})
 	e.RequireSandbox(t, "see the tokens the connectors hold")
@@ -163,8 +165,8 @@ func TestAccGuide_connectorsAsCode(t *testing.T) {
 // connectors as code": the token never reaches the state, and a new one is
 // sent when its version changes.
 func TestAccGuide_writeOnlyToken(t *testing.T) {
-	eng := acctest.NewEngine(t)
-	acctest.RequireCapability(t, acctest.CapWriteOnly)
+	t.Parallel()
+	eng := acctest.NewEngine(t, acctest.CapWriteOnly)
 	e := acctest.NewEnv(t, sandbox.Config{})
 	e.RequireSandbox(t, "see the token the connector holds")
 	dir := workdir(t, "guides/connectors-write-only")
@@ -191,6 +193,7 @@ func TestAccGuide_writeOnlyToken(t *testing.T) {
 // applies with its commit; a new commit runs the job again, the same commit
 // does nothing.
 func TestAccGuide_jobsFromCI(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 4, RunDuration: time.Millisecond})
 	e.RequireSandbox(t, "count the job's executions")
@@ -240,8 +243,8 @@ const adoptTokenEdit = `sed -i -E \
 // each its token, which the state does not hold, the next plan is empty,
 // and the workspace holds the same three connectors.
 func TestAccGuide_adoptingConnectors(t *testing.T) {
-	eng := acctest.NewEngine(t)
-	acctest.RequireCapability(t, acctest.CapListResources)
+	t.Parallel()
+	eng := acctest.NewEngine(t, acctest.CapListResources)
 	e := acctest.NewEnv(t, sandbox.Config{})
 	e.RequireSandbox(t, "have a workspace of the test's own: the guide adopts every connector in it")
 	expectGuideSays(t, "adopting-existing-connectors", adoptTokenEdit)
@@ -285,8 +288,8 @@ func TestAccGuide_adoptingConnectors(t *testing.T) {
 // updated once for its token; the next plan is empty, and the workspace
 // holds the same three connectors.
 func TestAccGuide_adoptingWithImportBlocks(t *testing.T) {
-	acctest.RequireCapability(t, acctest.CapImportForEach)
-	eng := acctest.NewEngine(t)
+	t.Parallel()
+	eng := acctest.NewEngine(t, acctest.CapImportForEach)
 	e := acctest.NewEnv(t, sandbox.Config{})
 	e.RequireSandbox(t, "have a workspace of the test's own: the guide adopts every connector in it")
 	expectGuideSays(t, "adopting-existing-connectors", "cp <repository>/examples/guides/adopting-connectors-for-each/main.tf .")
@@ -352,9 +355,9 @@ const createJobByHand = `curl -fsS -X POST -H "Authorization: $DATAINTEGRATION_A
 // commit whose job is still running waits for it, and -invoke runs it on
 // demand; a run that failed (its job did not exist yet) taints the
 // terraform_data, so the next apply of the same commit runs it, once.
+// It runs serially: an execution must outlast the applies between two commits.
 func TestAccGuide_jobsFromCIAction(t *testing.T) {
-	acctest.RequireCapability(t, acctest.CapActionTriggers) // before building the provider
-	eng := acctest.NewEngine(t)
+	eng := acctest.NewEngine(t, acctest.CapActionTriggers)
 	// Executions that outlast the next apply or two, so that the next commit
 	// finds the job running.
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 4, RunDuration: 6 * time.Second})
@@ -471,9 +474,9 @@ curl -fsS -X POST -H "Authorization: $DATAINTEGRATION_API_KEY" \
 // cancels its job's running execution, then deletes the connector; a
 // destroy-time action that fails halts a replacement, and is a warning to
 // `terraform destroy`, which deletes the connector all the same.
+// It runs serially: the execution must still run when the destroy comes.
 func TestAccGuide_cancelBeforeDestroy(t *testing.T) {
-	acctest.RequireCapability(t, acctest.CapActionTriggers) // before building the provider
-	eng := acctest.NewEngine(t)
+	eng := acctest.NewEngine(t, acctest.CapActionTriggers)
 	var requests syncBuffer
 	e := acctest.NewEnv(t, sandbox.Config{RunDuration: time.Minute, Log: log.New(&requests, "", 0)})
 	e.RequireSandbox(t, "read the order of the requests and the execution's status")
@@ -540,8 +543,8 @@ func TestAccGuide_cancelBeforeDestroy(t *testing.T) {
 // for_each; the next plan is empty, with or without the IDs; a name written
 // in another case is refused before any request.
 func TestAccGuide_adoptingWithAModule(t *testing.T) {
-	acctest.RequireCapability(t, acctest.CapModuleImports) // before building the provider
-	eng := acctest.NewEngine(t)
+	t.Parallel()
+	eng := acctest.NewEngine(t, acctest.CapModuleImports)
 	e := acctest.NewEnv(t, sandbox.Config{})
 	e.RequireSandbox(t, "have a workspace of the test's own: the guide adopts every connector in it")
 	// As the guide copies them: the example with its module, and the
@@ -631,9 +634,8 @@ terraform test -filter=tests/sandbox.tftest.hcl
 // port is changed to a free one, which the guide says `-addr 127.0.0.1:0`
 // picks.
 func TestAccGuide_testingAgainstTheSandbox(t *testing.T) {
-	eng := acctest.NewEngine(t)
-	acctest.RequireCapability(t, acctest.CapTestMocks)
-	acctest.RequireCapability(t, exampleNeeds["testing"])
+	t.Parallel()
+	eng := acctest.NewEngine(t, acctest.CapTestMocks, exampleNeeds["testing"])
 	r := acctest.BuiltRelease(t)
 	for _, text := range []string{guideStartSandbox, guideRunSandboxTest, guideStopSandbox} {
 		expectGuideSays(t, "testing-configurations", text)

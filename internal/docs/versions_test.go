@@ -56,6 +56,7 @@ func unreleasedVersions(page string, released map[string]bool) []string {
 }
 
 func TestVersions_read(t *testing.T) {
+	t.Parallel()
 	page := "Tested on Terraform 1.5.7, Terraform/1.16.4 and OpenTofu 1.12.6.\n" +
 		"Since 0.1.0, at 127.0.0.1 or 10.0.0.0/8, go run x@v0.1.0.\n" +
 		"terraform-provider-dataintegration/0.2.0\n" +
@@ -72,6 +73,7 @@ func TestVersions_read(t *testing.T) {
 // names is one CHANGELOG.md releases, or says it is unreleased; an
 // engine's version, its name before it, is not the provider's.
 func TestVersions_released(t *testing.T) {
+	t.Parallel()
 	released := releasedVersions(t)
 	for _, page := range docsPages(t) {
 		b, err := os.ReadFile(page)
