@@ -202,6 +202,7 @@ func installConfig(version, body string) string {
 // hashes locked) and applies against the service; a zip whose sum differs,
 // or a SHA256SUMS signed by another key, makes `init` fail.
 func TestAccRelease_install(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
 	}

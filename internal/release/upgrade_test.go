@@ -198,6 +198,7 @@ func releasedVersions(t *testing.T) []string {
 // for it, and that commit is in this clone's history: a release that users
 // hold state of is always upgraded from.
 func TestBaselines_everyReleaseListed(t *testing.T) {
+	t.Parallel()
 	released := releasedVersions(t)
 	if len(released) == 0 {
 		t.Fatal("CHANGELOG.md releases no version: its headings are not read")
@@ -236,6 +237,7 @@ func TestBaselines_everyReleaseListed(t *testing.T) {
 // written another way that means the same), and it sends no write request
 // and runs no job.
 func TestAccUpgrade_fromBaselines(t *testing.T) {
+	t.Parallel()
 	current := acctest.NewEngine(t)
 	for _, b := range readBaselines(t) {
 		t.Run(b.rev, func(t *testing.T) {
