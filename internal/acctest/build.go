@@ -23,11 +23,9 @@ type build struct {
 	err  error
 }
 
-// treeRev names the working tree among the revisions built.
 const treeRev = ""
 
-// builtProvider is the folder of the provider at rev (treeRev: the working
-// tree), built on first use.
+// builtProvider is the folder of the provider at rev (treeRev: the tree), built on first use.
 func builtProvider(tb testing.TB, rev string) string {
 	tb.Helper()
 	builds.mu.Lock()
@@ -60,7 +58,6 @@ func buildsDir() (string, error) {
 	return builds.dir, nil
 }
 
-// removeBuilds removes what builtProvider built; Main calls it at the end.
 func removeBuilds() {
 	builds.mu.Lock()
 	defer builds.mu.Unlock()

@@ -33,8 +33,7 @@ var (
 	// OpenTofu has no actions, list resources or `query` in any release.
 	CapActions       = Capability{Name: "actions", Terraform: "1.14.0"}
 	CapListResources = Capability{Name: "list resources and `terraform query`", Terraform: "1.14.0"}
-	// Terraform 1.14 and 1.15 refuse on_failure and destroy-time events, and
-	// ignore an import block in a module without a word.
+	// Terraform 1.14 and 1.15 refuse these, or ignore a module's import block without a word.
 	CapActionTriggers = Capability{Name: "`on_failure` and destroy-time events on `action_trigger`", Terraform: "1.16.0"}
 	CapModuleImports  = Capability{Name: "`import` blocks inside modules", Terraform: "1.16.0"}
 )
@@ -48,7 +47,6 @@ func (c Capability) Where() string {
 	return "Terraform " + c.Terraform + "+, " + tofu
 }
 
-// EngineInfo is the engine under test and its version.
 type EngineInfo struct {
 	Tofu    bool
 	Version *version.Version
@@ -163,9 +161,8 @@ type Engine struct {
 	leaked []string // secrets a command printed (see output.go)
 }
 
-// NewEngine is the engine with the provider built from the tree, once per
-// test binary. It skips the test before anything is built when the engine
-// lacks one of needs.
+// NewEngine is the engine with the tree's provider, built once per test binary; a test whose
+// engine lacks one of needs is skipped before anything is built.
 func NewEngine(t testing.TB, needs ...Capability) *Engine {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
@@ -180,8 +177,7 @@ func NewEngine(t testing.TB, needs ...Capability) *Engine {
 	return eng
 }
 
-// ProviderAt is the folder of the provider built at a git revision of this
-// clone, once per test binary.
+// ProviderAt is the folder of the provider built at a git revision, once per test binary.
 func ProviderAt(tb testing.TB, rev string) string {
 	tb.Helper()
 	return builtProvider(tb, rev)
@@ -322,7 +318,6 @@ func ExpectActions(t testing.TB, actions map[string][]string, address string, wa
 	}
 }
 
-// Outputs reads the root module's outputs.
 func (eng *Engine) Outputs(t testing.TB, dir string) map[string]json.RawMessage {
 	t.Helper()
 	var outs map[string]struct {
@@ -347,7 +342,6 @@ func Unquote(t testing.TB, raw json.RawMessage) string {
 	return s
 }
 
-// ConfigDir writes a configuration into a folder of its own.
 func ConfigDir(t testing.TB, hcl string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -412,7 +406,6 @@ func (eng *Engine) StateIDs(t testing.TB, dir, typ string) map[string]string {
 	return ids
 }
 
-// DevOverrideFile writes DevOverrides(dir) and returns its path.
 func DevOverrideFile(tb testing.TB, dir string) string {
 	tb.Helper()
 	return writeCLIConfig(tb, DevOverrides(dir))

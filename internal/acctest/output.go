@@ -179,8 +179,7 @@ func configSecrets(dir string) []string {
 	return SecretsIn(all.String())
 }
 
-// Main runs a package's tests from TestMain, naming the engine of an
-// acceptance run, and removes the providers the tests built.
+// Main runs a package's tests from TestMain and removes the providers they built.
 func Main(m *testing.M) {
 	os.Exit(runTests(m))
 }

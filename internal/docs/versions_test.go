@@ -9,16 +9,13 @@ import (
 )
 
 var (
-	// dottedNumber is a whole run of dot-separated numbers: x.y.z is a
-	// version, and 127.0.0.1 or 10.0.0.0 is not.
+	// dottedNumber: a whole dotted run, so that 127.0.0.1 is no version x.y.z.
 	dottedNumber = regexp.MustCompile(`\d+(?:\.\d+)+`)
-	// engineBefore ends the text before an engine's version, as in
-	// "Terraform 1.5.7", "Terraform/1.16.4" or "OpenTofu v1.12.6".
+	// engineBefore: "Terraform 1.5.7", "Terraform/1.16.4", "OpenTofu v1.12.6".
 	engineBefore = regexp.MustCompile(`(?i)(terraform|opentofu|tofu)(\s+|/)v?$`)
 	releaseTitle = regexp.MustCompile(`(?m)^## \[(\d+\.\d+\.\d+)\]`)
 )
 
-// releasedVersions are the versions CHANGELOG.md releases.
 func releasedVersions(t *testing.T) map[string]bool {
 	t.Helper()
 	b, err := os.ReadFile("../../CHANGELOG.md")

@@ -151,7 +151,6 @@ output "connector_streams" {
 	}},
 }
 
-// baseline is a line of the baselines file.
 type baseline struct {
 	rev      string
 	release  string   // the version it released, if any
@@ -230,12 +229,10 @@ func TestBaselines_everyReleaseListed(t *testing.T) {
 	}
 }
 
-// TestAccUpgrade_fromBaselines: for each baseline, a state written by the
-// provider built there, of every resource and data source, is planned by the
-// provider built from the tree: the plan is empty (exit code 0 under
-// -detailed-exitcode, with and without a refresh, and with the configuration
-// written another way that means the same), and it sends no write request
-// and runs no job.
+// TestAccUpgrade_fromBaselines: for each baseline, a state of every resource and data
+// source written by the provider built there plans empty with the tree's provider (with
+// and without a refresh, and written another way that means the same), sending no write
+// request and running no job.
 func TestAccUpgrade_fromBaselines(t *testing.T) {
 	t.Parallel()
 	current := acctest.NewEngine(t)
