@@ -79,21 +79,21 @@ func buildAt(rev string) (string, error) {
 	src, what := "../..", "the tree"
 	if rev != treeRev {
 		if out, err := exec.Command("git", "-C", "../..", "cat-file", "-e", rev+"^{commit}").CombinedOutput(); err != nil {
-			return "", fmt.Errorf("%s is not in this clone's history (%v: %s): building the provider at an earlier revision needs a clone with full history (git fetch --unshallow)", rev, err, out)
+			return "", fmt.Errorf("%s is not in this clone's history (%w: %s): building the provider at an earlier revision needs a clone with full history (git fetch --unshallow)", rev, err, out)
 		}
 		if src, err = os.MkdirTemp(root, "src-"); err != nil {
 			return "", err
 		}
 		defer func() { _ = os.RemoveAll(src) }()
 		if out, err := exec.Command("sh", "-c", `git -C ../.. archive "$0" | tar -x -C "$1"`, rev, src).CombinedOutput(); err != nil {
-			return "", fmt.Errorf("extracting %s: %v\n%s", rev, err, out)
+			return "", fmt.Errorf("extracting %s: %w\n%s", rev, err, out)
 		}
 		what = rev
 	}
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-dataintegration"), ".")
 	build.Dir = src
 	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the provider at %s: %v\n%s", what, err, out)
+		return "", fmt.Errorf("building the provider at %s: %w\n%s", what, err, out)
 	}
 	return bin, nil
 }
