@@ -33,8 +33,7 @@ var (
 	// OpenTofu has no actions, list resources or `query` in any release.
 	CapActions       = Capability{Name: "actions", Terraform: "1.14.0"}
 	CapListResources = Capability{Name: "list resources and `terraform query`", Terraform: "1.14.0"}
-	// Terraform 1.14 and 1.15 refuse on_failure and destroy-time events, and
-	// ignore an import block in a module without a word.
+	// Terraform 1.14 and 1.15 refuse these, or ignore a module's import block without a word.
 	CapActionTriggers = Capability{Name: "`on_failure` and destroy-time events on `action_trigger`", Terraform: "1.16.0"}
 	CapModuleImports  = Capability{Name: "`import` blocks inside modules", Terraform: "1.16.0"}
 )
@@ -48,7 +47,6 @@ func (c Capability) Where() string {
 	return "Terraform " + c.Terraform + "+, " + tofu
 }
 
-// EngineInfo is the engine under test and its version.
 type EngineInfo struct {
 	Tofu    bool
 	Version *version.Version
@@ -163,39 +161,26 @@ type Engine struct {
 	leaked []string // secrets a command printed (see output.go)
 }
 
-func NewEngine(t testing.TB) *Engine {
+// NewEngine is the engine with the tree's provider, built once per test binary; a test whose
+// engine lacks one of needs is skipped before anything is built.
+func NewEngine(t testing.TB, needs ...Capability) *Engine {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
 	}
-	bin := buildProvider(t, "../..", "the tree")
+	for _, c := range needs {
+		RequireCapability(t, c)
+	}
+	bin := builtProvider(t, treeRev)
 	eng := EngineWithCLIConfig(t, DevOverrides(bin))
 	eng.Provider = filepath.Join(bin, "terraform-provider-dataintegration")
 	return eng
 }
 
-func buildProvider(tb testing.TB, src, what string) string {
-	tb.Helper()
-	bin := tb.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-dataintegration"), ".")
-	build.Dir = src
-	if out, err := build.CombinedOutput(); err != nil {
-		tb.Fatalf("building the provider at %s: %v\n%s", what, err, out)
-	}
-	return bin
-}
-
-// ProviderAt builds the provider at a git revision of this clone.
+// ProviderAt is the folder of the provider built at a git revision, once per test binary.
 func ProviderAt(tb testing.TB, rev string) string {
 	tb.Helper()
-	if out, err := exec.Command("git", "-C", "../..", "cat-file", "-e", rev+"^{commit}").CombinedOutput(); err != nil {
-		tb.Fatalf("%s is not in this clone's history (%v: %s): building the provider at an earlier revision needs a clone with full history (git fetch --unshallow)", rev, err, out)
-	}
-	src := tb.TempDir()
-	if out, err := exec.Command("sh", "-c", `git -C ../.. archive "$0" | tar -x -C "$1"`, rev, src).CombinedOutput(); err != nil {
-		tb.Fatalf("extracting %s: %v\n%s", rev, err, out)
-	}
-	return buildProvider(tb, src, rev)
+	return builtProvider(tb, rev)
 }
 
 // DevOverrides loads the provider from dir at both addresses an example may use.
@@ -333,7 +318,6 @@ func ExpectActions(t testing.TB, actions map[string][]string, address string, wa
 	}
 }
 
-// Outputs reads the root module's outputs.
 func (eng *Engine) Outputs(t testing.TB, dir string) map[string]json.RawMessage {
 	t.Helper()
 	var outs map[string]struct {
@@ -358,7 +342,6 @@ func Unquote(t testing.TB, raw json.RawMessage) string {
 	return s
 }
 
-// ConfigDir writes a configuration into a folder of its own.
 func ConfigDir(t testing.TB, hcl string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -423,7 +406,6 @@ func (eng *Engine) StateIDs(t testing.TB, dir, typ string) map[string]string {
 	return ids
 }
 
-// DevOverrideFile writes DevOverrides(dir) and returns its path.
 func DevOverrideFile(tb testing.TB, dir string) string {
 	tb.Helper()
 	return writeCLIConfig(tb, DevOverrides(dir))

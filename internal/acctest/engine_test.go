@@ -8,6 +8,7 @@ import (
 // TestEngine_capabilities checks the capability table against the engines
 // users run, and that OpenTofu's numbers alone grant nothing.
 func TestEngine_capabilities(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		version string // first line of `version`
 		want    []Capability
@@ -54,6 +55,7 @@ func TestEngine_capabilities(t *testing.T) {
 }
 
 func TestEngine_countWarnings(t *testing.T) {
+	t.Parallel()
 	out := `
 Warning: Prefer token_wo
 

@@ -179,31 +179,36 @@ func configSecrets(dir string) []string {
 	return SecretsIn(all.String())
 }
 
-// Main runs a package's tests from TestMain, naming the engine of an acceptance run.
+// Main runs a package's tests from TestMain and removes the providers they built.
 func Main(m *testing.M) {
-	if path := os.Getenv("TF_ACC_TERRAFORM_PATH"); os.Getenv("TF_ACC") != "" && path != "" {
-		info, err := detectEngineAt(path)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "acceptance tests:", err)
-			os.Exit(1)
-		}
-		fmt.Printf("Acceptance tests under %s (%s)\n", info, path)
-		// resource.Test's default registry.terraform.io is no address OpenTofu resolves.
-		if info.Tofu {
-			for k, v := range map[string]string{"TF_ACC_PROVIDER_HOST": "registry.opentofu.org", "TF_ACC_PROVIDER_NAMESPACE": "hashicorp"} {
-				if os.Getenv(k) == "" {
-					_ = os.Setenv(k, v)
-				}
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	defer removeBuilds()
+	path := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if os.Getenv("TF_ACC") == "" || path == "" {
+		return m.Run()
+	}
+	info, err := detectEngineAt(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "acceptance tests:", err)
+		return 1
+	}
+	fmt.Printf("Acceptance tests under %s (%s)\n", info, path)
+	// resource.Test's default registry.terraform.io is no address OpenTofu resolves.
+	if info.Tofu {
+		for k, v := range map[string]string{"TF_ACC_PROVIDER_HOST": "registry.opentofu.org", "TF_ACC_PROVIDER_NAMESPACE": "hashicorp"} {
+			if os.Getenv(k) == "" {
+				_ = os.Setenv(k, v)
 			}
 		}
-		done, err := recordCLIOutput(path)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "acceptance tests:", err)
-			os.Exit(1)
-		}
-		code := m.Run()
-		done()
-		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	done, err := recordCLIOutput(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "acceptance tests:", err)
+		return 1
+	}
+	defer done()
+	return m.Run()
 }

@@ -15,6 +15,7 @@ import (
 )
 
 func TestOutput_secretsIn(t *testing.T) {
+	t.Parallel()
 	config := `
 provider "dataintegration" {
   api_key = "key-from-config"
@@ -60,6 +61,7 @@ api_key = "key with\n"
 // the configuration it was given, so that a secret printed is found: here a
 // token shown on purpose by an output.
 func TestAccCLIOutput_recorded(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
 	}

@@ -13,18 +13,15 @@ import (
 	"testing"
 )
 
-// diagnosticSources are the packages whose diagnostics reach the user.
 var diagnosticSources = []string{"../provider", "../client", "../jobsfastpath"}
 
-// raisedDiagnostic is a summary the Go source can raise, and where.
 type raisedDiagnostic struct {
 	summary string
 	error   bool
 	at      string
 }
 
-// diagnosticCalls are the framework's functions that take a summary, with
-// the index of that argument and whether the diagnostic is an error.
+// diagnosticCalls: the framework's functions that take a summary, its argument's index, and whether an error.
 var diagnosticCalls = map[string]struct {
 	arg   int
 	error bool
@@ -40,8 +37,7 @@ var diagnosticCalls = map[string]struct {
 	"NewResourceIdentityErrorDiagnostic": {0, true},
 }
 
-// goPackage is the parsed non-test files of one package, with its string
-// constants and functions by name.
+// goPackage holds a package's non-test files, its string constants and functions.
 type goPackage struct {
 	fset   *token.FileSet
 	files  []*ast.File
@@ -93,10 +89,8 @@ func stringLiteral(e ast.Expr) (string, bool) {
 	return s, err == nil
 }
 
-// raisedDiagnostics finds every summary the package can raise: a literal
-// or a constant passed to the framework, or a parameter of a helper, which
-// is followed to the helper's callers. A summary it cannot follow is
-// reported through unresolved, so that no form of writing one goes unseen.
+// raisedDiagnostics finds the summaries the package raises, following a helper's parameter to
+// its callers; one it cannot follow goes to unresolved, so that no way of writing one goes unseen.
 func (p *goPackage) raisedDiagnostics(unresolved func(at, why string)) []raisedDiagnostic {
 	var out []raisedDiagnostic
 	for _, f := range p.files {
@@ -143,7 +137,6 @@ func (p *goPackage) raisedDiagnostics(unresolved func(at, why string)) []raisedD
 	return out
 }
 
-// summaries resolves the summary expression e, written in file f.
 func (p *goPackage) summaries(f *ast.File, e ast.Expr, unresolved func(at, why string), depth int) []string {
 	at := p.fset.Position(e.Pos()).String()
 	if s, ok := stringLiteral(e); ok {
@@ -181,8 +174,7 @@ func (p *goPackage) summaries(f *ast.File, e ast.Expr, unresolved func(at, why s
 	return out
 }
 
-// enclosingParameter finds the function of f whose parameter id is, and
-// that parameter's index.
+// enclosingParameter finds the function of f whose parameter id is, and its index.
 func enclosingParameter(f *ast.File, id *ast.Ident) (*ast.FuncDecl, int) {
 	for _, d := range f.Decls {
 		fd, ok := d.(*ast.FuncDecl)
@@ -222,9 +214,8 @@ var (
 	errorHeaders = []string{"Summary", "Diagnostic"}
 )
 
-// errorTables reads the summaries of a page's error tables: the tables
-// whose first column is headed Summary or Diagnostic, each summary in
-// backticks in that column.
+// errorTables reads a page's tables headed Summary or Diagnostic, each summary
+// in backticks in that column.
 func errorTables(page string) []string {
 	page = fencedCode.ReplaceAllString(page, "")
 	lines := strings.Split(page, "\n")
@@ -252,8 +243,7 @@ func errorTables(page string) []string {
 	return out
 }
 
-// docsErrorTables are the summaries of every error table of docs/, each
-// with the pages that list it.
+// docsErrorTables maps each summary of docs/'s error tables to the pages listing it.
 func docsErrorTables(t *testing.T) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
@@ -270,6 +260,7 @@ func docsErrorTables(t *testing.T) map[string][]string {
 }
 
 func TestErrorTables_read(t *testing.T) {
+	t.Parallel()
 	page := "# T\n\n| Summary | When |\n|---|---|\n| `Job Not Found` | none |\n| `Authentication Failed`, `Access Denied` | 401 or 403 |\n\n" +
 		"| Request | Retried on |\n|---|---|\n| reads (`GET`) | 429 |\n\n```text\n| Summary | x |\n|---|---|\n| `In Code` | x |\n```\n" +
 		"| Diagnostic | Cause | Fix |\n| --- | --- | --- |\n| `Proxy Unreachable` | `HTTPS_PROXY` | a proxy |\n"
@@ -281,6 +272,7 @@ func TestErrorTables_read(t *testing.T) {
 }
 
 func TestErrorTables_raisedFound(t *testing.T) {
+	t.Parallel()
 	src := `package p
 
 const taken = "Connector Name Taken"
@@ -318,10 +310,10 @@ func f(diags *diag.Diagnostics, name string) {
 	}
 }
 
-// TestErrorTables_everyErrorListed checks that every error summary the
-// provider can raise is in an error table of docs/, and that every summary
-// an error table lists is one the provider can raise.
+// TestErrorTables_everyErrorListed: every error summary the provider can raise is in an
+// error table of docs/, and every summary listed is one it can raise.
 func TestErrorTables_everyErrorListed(t *testing.T) {
+	t.Parallel()
 	raised := map[string]bool{}
 	errors := map[string]string{}
 	for _, dir := range diagnosticSources {

@@ -17,8 +17,7 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// exampleDirs lists every folder of examples/ that holds a configuration
-// or a query (a .tfquery.hcl file), relative to examples/.
+// exampleDirs: the folders of examples/ holding a configuration or a query file.
 func exampleDirs(t *testing.T) []string {
 	t.Helper()
 	return exampleFolders(t, func(path string) (string, bool) {
@@ -26,8 +25,7 @@ func exampleDirs(t *testing.T) []string {
 	})
 }
 
-// exampleFolders lists, once each and relative to examples/, the folders
-// that folder names for the files of examples/ it accepts.
+// exampleFolders lists once each, relative to examples/, the folders folder names.
 func exampleFolders(t *testing.T, folder func(path string) (string, bool)) []string {
 	t.Helper()
 	var dirs []string
@@ -51,14 +49,12 @@ func exampleFolders(t *testing.T, folder func(path string) (string, bool)) []str
 	return dirs
 }
 
-// queryFileSuffix names the files `terraform query` reads.
 const queryFileSuffix = ".tfquery.hcl"
 
-// TestAccExamples_valid checks every example the docs show: `fmt` finds
-// nothing to change, `validate` passes with the provider built from this
-// tree (with its query files where the engine reads them), and the shell
-// examples parse.
+// TestAccExamples_valid: every example the docs show is `fmt` clean and validates (with
+// its query files where the engine reads them), and the shell examples parse.
 func TestAccExamples_valid(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	if out, err := eng.Try(examplesDir, nil, "fmt", "-check", "-recursive", "-diff"); err != nil {
 		t.Errorf("examples/ is not `fmt` clean:\n%s%v", out, err)
@@ -81,8 +77,7 @@ func TestAccExamples_valid(t *testing.T) {
 	}
 	validate := func(t *testing.T, at string) {
 		t.Helper()
-		// A configuration that calls a module of its own is validated in a
-		// copy, once `init` has installed the module.
+		// A configuration calling a module of its own is validated in a copy, after `init`.
 		if _, err := os.Stat(filepath.Join(at, "modules")); err == nil {
 			dst := t.TempDir()
 			if err := os.CopyFS(dst, os.DirFS(at)); err != nil {
@@ -102,8 +97,7 @@ func TestAccExamples_valid(t *testing.T) {
 			if c, ok := exampleNeeds[dir]; ok {
 				acctest.RequireCapability(t, c)
 			}
-			// Import examples of the same resource, each shown alone in the
-			// docs, are validated one at a time with the rest of the folder.
+			// Import examples of one resource, shown alone in the docs, are validated one at a time.
 			imports, _ := filepath.Glob(filepath.Join(examplesDir, dir, "import-by-*.tf"))
 			if len(imports) < 2 {
 				validate(t, filepath.Join(examplesDir, dir))
@@ -136,24 +130,19 @@ func TestAccExamples_valid(t *testing.T) {
 	}
 }
 
-// The test files of examples/ (the guide "Testing configurations"), run by
-// the engine's own `test` command as their users run them.
+// The test files of examples/ ("Testing configurations"), run by the engine's `test`.
 
-// offlineEnv points the provider at nothing that answers, so that a mocked
-// test that sent a request would fail.
+// offlineEnv reaches nothing, so that a mocked test that sent a request would fail.
 var offlineEnv = []string{
 	acctest.EnvBaseURL + "=http://127.0.0.1:1",
 	acctest.EnvAPIKey + "=offline-test-key",
 	acctest.EnvWorkspaceID + "=6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
 }
 
-// mockedFile tells a test file that mocks the provider.
 var mockedFile = regexp.MustCompile(`(?m)^mock_provider "dataintegration"`)
 
-// testFiles are the test files the engine reads in a module's folder, its
-// tests/ folder included, relative to it: OpenTofu reads a .tofutest.hcl
-// file instead of the .tftest.hcl file of the same name, Terraform ignores
-// it.
+// testFiles are the test files the engine reads in a module's folder and its tests/:
+// OpenTofu reads a .tofutest.hcl file instead of the .tftest.hcl of the same name.
 func testFiles(t *testing.T, eng *acctest.Engine, dir string) []string {
 	t.Helper()
 	var files []string
@@ -174,8 +163,7 @@ func testFiles(t *testing.T, eng *acctest.Engine, dir string) []string {
 	return files
 }
 
-// testedModules are the folders of examples/ that hold test files, in
-// themselves or in tests/, relative to examples/.
+// testedModules: the folders of examples/ with test files, in themselves or in tests/.
 func testedModules(t *testing.T) []string {
 	t.Helper()
 	return exampleFolders(t, func(path string) (string, bool) {
@@ -187,14 +175,12 @@ func testedModules(t *testing.T) []string {
 	})
 }
 
-// TestAccExamples_terraformTest runs the test files of each module under
-// examples/ with the engine's `test`: the mocked ones alone with the
-// service out of reach, then all of them against a sandbox started for the
-// test (or the service), after which the workspace holds no more
-// connectors than before.
+// TestAccExamples_terraformTest runs each module's test files with the engine's `test`:
+// the mocked ones offline, then all against a sandbox (or the service), after which
+// the workspace holds no more connectors than before.
 func TestAccExamples_terraformTest(t *testing.T) {
-	eng := acctest.NewEngine(t)
-	acctest.RequireCapability(t, acctest.CapTestMocks)
+	t.Parallel()
+	eng := acctest.NewEngine(t, acctest.CapTestMocks)
 	e := acctest.NewEnv(t, sandbox.Config{})
 	modules := testedModules(t)
 	if !slices.Contains(modules, "testing") || !slices.Contains(modules, "demo") {
@@ -239,11 +225,9 @@ func TestAccExamples_terraformTest(t *testing.T) {
 	}
 }
 
-// mockedExamples are the configurations of the docs that
-// TestAccExamples_mockedOnTerraform tests offline, each with the variables
-// it needs: every example that creates or reads something, but those that
-// need an engine feature `terraform test` does not mock (actions, queries,
-// imports) or a module to install.
+// mockedExamples: the docs' configurations TestAccExamples_mockedOnTerraform tests offline,
+// with their variables; left out are those needing what `terraform test` does not mock
+// (actions, queries, imports) or a module to install.
 var mockedExamples = map[string]string{
 	"demo": "",
 	"resources/dataintegration_customer_service_connector":    `platform_token = "not-a-real-token"`,
@@ -256,16 +240,13 @@ var mockedExamples = map[string]string{
 	"guides/jobs-from-ci":                                     "job_name = \"Support desk\"\ncommit = \"0123abc\"",
 }
 
-// TestAccExamples_mockedOnTerraform applies the docs' configurations with
-// the published mock defaults, under `terraform test` with `command =
-// apply`, with the service out of reach: "any configuration of the docs"
-// is testable offline, each resource's computed values accepted where they
-// feed another's arguments. Terraform only: OpenTofu's mock_provider has no
-// `source`, and its inline blocks depend on the configuration (the guide
-// "Testing configurations").
+// TestAccExamples_mockedOnTerraform applies the docs' configurations offline with the
+// published mock defaults (`command = apply`): each resource's computed values must be
+// accepted where they feed another's arguments. Terraform only: OpenTofu's mock_provider
+// has no `source` (the guide "Testing configurations").
 func TestAccExamples_mockedOnTerraform(t *testing.T) {
-	eng := acctest.NewEngine(t)
-	acctest.RequireCapability(t, acctest.CapTestMocks)
+	t.Parallel()
+	eng := acctest.NewEngine(t, acctest.CapTestMocks)
 	if eng.Info.Tofu {
 		t.Skipf("OpenTofu's mock_provider has no `source` to load the published defaults with; this engine is %s", eng.Info)
 	}
@@ -276,8 +257,7 @@ func TestAccExamples_mockedOnTerraform(t *testing.T) {
 				acctest.RequireCapability(t, c)
 			}
 			dir := filepath.Join(tree, example)
-			// The example's own configuration, without its import blocks or
-			// test files.
+			// The example's own configuration, less its import blocks and test files.
 			for _, glob := range []string{"import-by-*.tf", "tests"} {
 				matches, _ := filepath.Glob(filepath.Join(dir, glob))
 				for _, m := range matches {

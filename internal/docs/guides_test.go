@@ -22,13 +22,12 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
-// TestAccGuide_gettingStarted follows "Getting started with the sandbox" on
-// examples/demo: apply, one full-refresh execution, an empty plan; step 7: a
-// new token updates the connector and plans no change to the trigger, so
-// the job does not run again, while a new stream replaces the trigger,
-// which runs it again, and a connector created anew has its new job run;
-// then destroy, which cancels the execution.
+// TestAccGuide_gettingStarted follows "Getting started with the sandbox" on examples/demo:
+// apply, one full-refresh execution, an empty plan; step 7: a new token plans no change to
+// the trigger, a new stream replaces it and runs the job again, a connector created anew
+// has its new job run; destroy cancels the execution.
 func TestAccGuide_gettingStarted(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{})
 	e.RequireSandbox(t, "see the executions the guide's trigger starts")
@@ -80,8 +79,7 @@ func TestAccGuide_gettingStarted(t *testing.T) {
 	}
 	eng.ExpectConverged(t, dir, rotated)
 
-	// A connector created anew has a new job: the trigger follows it, and
-	// the data source reads the new one.
+	// A connector created anew has a new job, which the trigger and the data source follow.
 	eng.Run(t, dir, rotated, "apply", "-auto-approve", "-input=false", "-replace="+connector)
 	newJob := acctest.Unquote(t, eng.Outputs(t, dir)["triggered_job_id"])
 	if newJob == job || len(e.Sandbox.Executions(e.WorkspaceID, newJob)) != 1 {
@@ -100,10 +98,10 @@ func TestAccGuide_gettingStarted(t *testing.T) {
 	}
 }
 
-// TestAccGuide_connectorsAsCode follows "Managing connectors as code": two
-// connectors from a map, their tokens from a sensitive variable; then the
-// same connectors imported into a fresh state.
+// TestAccGuide_connectorsAsCode follows "Managing connectors as code": two connectors from
+// a map, tokens from a sensitive variable, then imported into a fresh state.
 func TestAccGuide_connectorsAsCode(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{})
 	e.RequireSandbox(t, "see the tokens the connectors hold")
@@ -136,8 +134,7 @@ func TestAccGuide_connectorsAsCode(t *testing.T) {
 	}
 	eng.ExpectConverged(t, dir, vars)
 
-	// The guide's import: the same connectors, adopted by a new state with
-	// import blocks, then managed as before.
+	// The guide's import blocks adopt the same connectors into a new state.
 	adopt := workdir(t, "guides/connectors-as-code")
 	var blocks strings.Builder
 	for name, id := range ids {
@@ -159,12 +156,11 @@ func TestAccGuide_connectorsAsCode(t *testing.T) {
 	}
 }
 
-// TestAccGuide_writeOnlyToken follows the write-only part of "Managing
-// connectors as code": the token never reaches the state, and a new one is
-// sent when its version changes.
+// TestAccGuide_writeOnlyToken: the token never reaches the state, and a new one is sent
+// when its version changes ("Managing connectors as code").
 func TestAccGuide_writeOnlyToken(t *testing.T) {
-	eng := acctest.NewEngine(t)
-	acctest.RequireCapability(t, acctest.CapWriteOnly)
+	t.Parallel()
+	eng := acctest.NewEngine(t, acctest.CapWriteOnly)
 	e := acctest.NewEnv(t, sandbox.Config{})
 	e.RequireSandbox(t, "see the token the connector holds")
 	dir := workdir(t, "guides/connectors-write-only")
@@ -187,10 +183,10 @@ func TestAccGuide_writeOnlyToken(t *testing.T) {
 	eng.Run(t, dir, e.ServiceEnv("TF_VAR_platform_token="+second), "destroy", "-auto-approve", "-input=false", "-var", "platform_token_version=2")
 }
 
-// TestAccGuide_jobsFromCI follows "Running jobs from CI": each pipeline run
-// applies with its commit; a new commit runs the job again, the same commit
-// does nothing.
+// TestAccGuide_jobsFromCI follows "Running jobs from CI": a new commit runs the job
+// again, the same commit does nothing.
 func TestAccGuide_jobsFromCI(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 4, RunDuration: time.Millisecond})
 	e.RequireSandbox(t, "count the job's executions")
@@ -223,25 +219,20 @@ func TestAccGuide_jobsFromCI(t *testing.T) {
 	}
 }
 
-// adoptTokenEdit is the command of "Adopting existing connectors" that
-// gives the generated configuration the token, as a write-only token:
-// each `token = null` line goes, `token_wo` becomes the variable and
-// `token_wo_version` 1, aligned as generated.
+// adoptTokenEdit, of "Adopting existing connectors", turns each `token = null` of the
+// generated configuration into `token_wo` from the variable and `token_wo_version` 1.
 const adoptTokenEdit = `sed -i -E \
   -e '/^ *token *= null/d' \
   -e 's/^( *)token_wo( *)= null.*$/\1token_wo\2= var.platform_token/' \
   -e 's/^( *)token_wo_version( *)= null$/\1token_wo_version\2= 1/' \
   generated.tf`
 
-// TestAccGuide_adoptingConnectors follows "Adopting existing connectors":
-// three connectors made with curl are listed by `terraform query`, their
-// configuration generated, the token added with the guide's command; the
-// plan imports the three and updates each in place once, the apply sends
-// each its token, which the state does not hold, the next plan is empty,
-// and the workspace holds the same three connectors.
+// TestAccGuide_adoptingConnectors follows "Adopting existing connectors": three connectors
+// made with curl are listed by `terraform query`, their configuration generated and given
+// the token; the plan imports and updates each once, the next plan is empty.
 func TestAccGuide_adoptingConnectors(t *testing.T) {
-	eng := acctest.NewEngine(t)
-	acctest.RequireCapability(t, acctest.CapListResources)
+	t.Parallel()
+	eng := acctest.NewEngine(t, acctest.CapListResources)
 	e := acctest.NewEnv(t, sandbox.Config{})
 	e.RequireSandbox(t, "have a workspace of the test's own: the guide adopts every connector in it")
 	expectGuideSays(t, "adopting-existing-connectors", adoptTokenEdit)
@@ -279,14 +270,12 @@ func TestAccGuide_adoptingConnectors(t *testing.T) {
 	expectAdopted(t, e, ids, token)
 }
 
-// TestAccGuide_adoptingWithImportBlocks follows "Adopting with import
-// blocks" of "Adopting existing connectors": three connectors made with curl
-// are imported by the import blocks over the connectors data source, each
-// updated once for its token; the next plan is empty, and the workspace
-// holds the same three connectors.
+// TestAccGuide_adoptingWithImportBlocks: three connectors made with curl are imported by the
+// import blocks over the connectors data source, each updated once for its token; the next
+// plan is empty ("Adopting with import blocks").
 func TestAccGuide_adoptingWithImportBlocks(t *testing.T) {
-	acctest.RequireCapability(t, acctest.CapImportForEach)
-	eng := acctest.NewEngine(t)
+	t.Parallel()
+	eng := acctest.NewEngine(t, acctest.CapImportForEach)
 	e := acctest.NewEnv(t, sandbox.Config{})
 	e.RequireSandbox(t, "have a workspace of the test's own: the guide adopts every connector in it")
 	expectGuideSays(t, "adopting-existing-connectors", "cp <repository>/examples/guides/adopting-connectors-for-each/main.tf .")
@@ -319,9 +308,7 @@ func TestAccGuide_adoptingWithImportBlocks(t *testing.T) {
 	expectAdopted(t, e, ids, token)
 }
 
-// expectAdopted checks, after the apply of an adoption, that the workspace
-// holds the connectors ids it held before, and no other, each with the
-// apply's token.
+// expectAdopted: the workspace holds the connectors ids and no other, each with token.
 func expectAdopted(t *testing.T, e *acctest.Env, ids []string, token string) {
 	t.Helper()
 	after, err := e.Client(t).ListConnectors(context.Background(), e.WorkspaceID, client.ConnectorFilter{})
@@ -340,23 +327,19 @@ func expectAdopted(t *testing.T, e *acctest.Env, ids []string, token string) {
 	}
 }
 
-// createJobByHand is the side-door request of "Running jobs from CI" that
-// makes the job a failed run did not find.
+// createJobByHand makes, through the side door, the job a failed run did not find.
 const createJobByHand = `curl -fsS -X POST -H "Authorization: $DATAINTEGRATION_API_KEY" \
   -H "Content-Type: application/json" \
   -d '{"name": "nightly load", "data_source": "warehouse", "connector_name": "customer_service", "schema_name": "nightly"}' \
   "$DATAINTEGRATION_BASE_URL/_sandbox/workspaces/$DATAINTEGRATION_WORKSPACE_ID/jobs/"`
 
-// TestAccGuide_jobsFromCIAction follows the action form of "Running jobs
-// from CI": a new commit runs the job, the same commit runs nothing, a
-// commit whose job is still running waits for it, and -invoke runs it on
-// demand; a run that failed (its job did not exist yet) taints the
-// terraform_data, so the next apply of the same commit runs it, once.
+// TestAccGuide_jobsFromCIAction follows the action form of "Running jobs from CI": a new
+// commit runs the job, the same commit nothing, a commit whose job still runs waits, and
+// -invoke runs it; a failed run taints the terraform_data, so the next apply runs it once.
+// It runs serially: an execution must outlast the applies between two commits.
 func TestAccGuide_jobsFromCIAction(t *testing.T) {
-	acctest.RequireCapability(t, acctest.CapActionTriggers) // before building the provider
-	eng := acctest.NewEngine(t)
-	// Executions that outlast the next apply or two, so that the next commit
-	// finds the job running.
+	eng := acctest.NewEngine(t, acctest.CapActionTriggers)
+	// Executions that outlast an apply or two, so that the next commit finds one running.
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 4, RunDuration: 6 * time.Second})
 	e.RequireSandbox(t, "count the job's executions, read their times, and make a job")
 	expectGuideSays(t, "running-jobs-from-ci", createJobByHand)
@@ -422,7 +405,6 @@ func TestAccGuide_jobsFromCIAction(t *testing.T) {
 	}
 }
 
-// jobNamed is the ID of the one job of the given name.
 func jobNamed(t *testing.T, e *acctest.Env, name string) string {
 	t.Helper()
 	var ids []string
@@ -437,8 +419,7 @@ func jobNamed(t *testing.T, e *acctest.Env, name string) string {
 	return ids[0]
 }
 
-// The guides' forms that need Terraform 1.16: a destroy-time action, and
-// import blocks inside a module. Skipped, saying why, on other engines.
+// The guides' forms that need Terraform 1.16, skipped on other engines.
 
 // syncBuffer is a log the sandbox writes to while a test reads it.
 type syncBuffer struct {
@@ -458,22 +439,18 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// startConnectorJobRun is the step of "Cancelling with an action" that
-// starts a run of the connector's job through the API.
+// startConnectorJobRun starts the connector's job ("Cancelling with an action").
 const startConnectorJobRun = `JOB_ID=$(curl -fsS -H "Authorization: $DATAINTEGRATION_API_KEY" \
   "$DATAINTEGRATION_BASE_URL/developers/workspaces/$DATAINTEGRATION_WORKSPACE_ID/jobs/?name=Support%20desk" |
   grep -o '"_id": *"[^"]*"' | head -n 1 | cut -d '"' -f 4)
 curl -fsS -X POST -H "Authorization: $DATAINTEGRATION_API_KEY" \
   "$DATAINTEGRATION_BASE_URL/developers/workspaces/$DATAINTEGRATION_WORKSPACE_ID/jobs/${JOB_ID:?no job is named Support desk: apply first}/run/"`
 
-// TestAccGuide_cancelBeforeDestroy follows "Cancelling before destroy with
-// an action" of "Running jobs from CI": destroying the connector first
-// cancels its job's running execution, then deletes the connector; a
-// destroy-time action that fails halts a replacement, and is a warning to
-// `terraform destroy`, which deletes the connector all the same.
+// TestAccGuide_cancelBeforeDestroy: destroying the connector cancels its job's running
+// execution first; a destroy-time action that fails halts a replacement, and only warns
+// `terraform destroy`. It runs serially: the execution must still run at the destroy.
 func TestAccGuide_cancelBeforeDestroy(t *testing.T) {
-	acctest.RequireCapability(t, acctest.CapActionTriggers) // before building the provider
-	eng := acctest.NewEngine(t)
+	eng := acctest.NewEngine(t, acctest.CapActionTriggers)
 	var requests syncBuffer
 	e := acctest.NewEnv(t, sandbox.Config{RunDuration: time.Minute, Log: log.New(&requests, "", 0)})
 	e.RequireSandbox(t, "read the order of the requests and the execution's status")
@@ -492,9 +469,8 @@ func TestAccGuide_cancelBeforeDestroy(t *testing.T) {
 	if want := "the running execution of job " + job + " cancelled"; !strings.Contains(out, want) {
 		t.Errorf("the destroy did not say %q:\n%s", want, out)
 	}
-	// The sandbox answers a cancel 204 only when it ended a running
-	// execution as cancelled, and deleting the connector deletes its job and
-	// executions: the order of the requests says what the status was.
+	// The sandbox answers a cancel 204 only when it ended a running execution, and deleting
+	// the connector deletes its executions: the requests' order says what the status was.
 	cancel := fmt.Sprintf("DELETE /developers/workspaces/%s/jobs/%s/cancel/ 204", e.WorkspaceID, job)
 	deleted := fmt.Sprintf("DELETE /developers/workspaces/%s/connectors/%s/ 204", e.WorkspaceID, connector)
 	got := requests.String()
@@ -534,18 +510,15 @@ func TestAccGuide_cancelBeforeDestroy(t *testing.T) {
 	}
 }
 
-// TestAccGuide_adoptingWithAModule follows "Adopting with a module" of
-// "Adopting existing connectors": three connectors made with curl are
-// adopted by the import block inside a module of one connector, called with
-// for_each; the next plan is empty, with or without the IDs; a name written
-// in another case is refused before any request.
+// TestAccGuide_adoptingWithAModule: three connectors made with curl are adopted by the
+// import block inside a module called with for_each; the next plan is empty with or
+// without the IDs; a name in another case is refused before any request.
 func TestAccGuide_adoptingWithAModule(t *testing.T) {
-	acctest.RequireCapability(t, acctest.CapModuleImports) // before building the provider
-	eng := acctest.NewEngine(t)
+	t.Parallel()
+	eng := acctest.NewEngine(t, acctest.CapModuleImports)
 	e := acctest.NewEnv(t, sandbox.Config{})
 	e.RequireSandbox(t, "have a workspace of the test's own: the guide adopts every connector in it")
-	// As the guide copies them: the example with its module, and the
-	// script of the guide's first part.
+	// As the guide copies them: the example, its module, and the first part's script.
 	dir := workdir(t, "guides/adopting-connectors-module")
 	if err := os.CopyFS(filepath.Join(dir, "modules"), os.DirFS(filepath.Join(examplesDir, "guides/adopting-connectors-module/modules"))); err != nil {
 		t.Fatal(err)
@@ -609,8 +582,7 @@ func TestAccGuide_adoptingWithAModule(t *testing.T) {
 	expectAdopted(t, e, ids, token)
 }
 
-// The guide's commands that start the sandbox from its release archive,
-// then run the module's sandbox test and stop it.
+// The guide's commands that start the sandbox from its archive, test, and stop it.
 const (
 	guideStartSandbox = `tar -xzf "dataintegration-sandbox_${version}_${platform}.tar.gz" dataintegration-sandbox
 ./dataintegration-sandbox -addr 127.0.0.1:8089 >sandbox.env 2>sandbox.log &
@@ -623,17 +595,12 @@ terraform test -filter=tests/sandbox.tftest.hcl
 	guideStopSandbox = "kill %1\n"
 )
 
-// TestAccGuide_testingAgainstTheSandbox follows "Testing configurations"
-// against the sandbox, from the sandbox's archive in the release that
-// scripts/release.sh built (dist/, as a user downloads it): unpack, start,
-// read its variables, `terraform test`, stop. The
-// sandbox's log shows the test's connector created and deleted. The guide's
-// port is changed to a free one, which the guide says `-addr 127.0.0.1:0`
-// picks.
+// TestAccGuide_testingAgainstTheSandbox follows "Testing configurations" with the sandbox
+// from the release's archive (dist/): unpack, start on a free port (-addr 127.0.0.1:0),
+// `terraform test`, stop; its log shows the test's connector created and deleted.
 func TestAccGuide_testingAgainstTheSandbox(t *testing.T) {
-	eng := acctest.NewEngine(t)
-	acctest.RequireCapability(t, acctest.CapTestMocks)
-	acctest.RequireCapability(t, exampleNeeds["testing"])
+	t.Parallel()
+	eng := acctest.NewEngine(t, acctest.CapTestMocks, exampleNeeds["testing"])
 	r := acctest.BuiltRelease(t)
 	for _, text := range []string{guideStartSandbox, guideRunSandboxTest, guideStopSandbox} {
 		expectGuideSays(t, "testing-configurations", text)
@@ -648,10 +615,8 @@ func TestAccGuide_testingAgainstTheSandbox(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, archive), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// The engine under test runs the guide's `terraform` (OpenTofu's
-	// commands are the same), with the provider built from the tree by a
-	// dev override instead of `init`, which OpenTofu would send to the
-	// Registry (TestAccRelease_install installs the release).
+	// The guide's `terraform` is the engine under test, with the tree's provider by a dev
+	// override instead of `init`, which OpenTofu would send to the Registry.
 	run := strings.Replace(guideRunSandboxTest, "terraform init\n", "", 1)
 	// The sandbox is stopped when a command fails, too.
 	script := "set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + strings.Replace(guideStartSandbox, "127.0.0.1:8089", "127.0.0.1:0", 1) +

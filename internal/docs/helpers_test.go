@@ -12,11 +12,9 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 )
 
-// examplesDir is the repository's examples/, which the docs show.
 const examplesDir = "../../examples"
 
-// workdir copies an example, but for the files named in except, into a
-// folder of its own, so that applying it leaves nothing in the repository.
+// workdir copies an example, less the files in except, so that applying it writes elsewhere.
 func workdir(t *testing.T, example string, except ...string) string {
 	t.Helper()
 	dst := t.TempDir()
@@ -45,8 +43,7 @@ func workdir(t *testing.T, example string, except ...string) string {
 	return dst
 }
 
-// expectGuideSays fails the test unless the guide's template holds text,
-// which the test runs as the guide's reader would.
+// expectGuideSays fails unless the guide's template holds text, which the test runs.
 func expectGuideSays(t *testing.T, guide, text string) {
 	t.Helper()
 	b, err := os.ReadFile("../../templates/guides/" + guide + ".md.tmpl")
@@ -58,8 +55,7 @@ func expectGuideSays(t *testing.T, guide, text string) {
 	}
 }
 
-// runScript runs a shell script of a guide in dir, with extra environment
-// variables, and returns what it printed; a failure fails the test.
+// runScript runs a guide's script in dir with env added; a failure fails the test.
 func runScript(t *testing.T, dir string, env []string, script string) string {
 	t.Helper()
 	cmd := exec.Command("bash", "-c", script)
@@ -95,9 +91,8 @@ var exampleNeeds = map[string]acctest.Capability{
 	"actions/dataintegration_cancel_job":                                         acctest.CapActions,
 }
 
-// copyExamples copies examples/ into a folder of the test's own, so that a
-// test file's relative paths (../testing/mocks) hold and nothing is written
-// into the repository.
+// copyExamples copies examples/ so that relative paths (../testing/mocks) hold and
+// nothing is written into the repository.
 func copyExamples(t *testing.T) string {
 	t.Helper()
 	dst := t.TempDir()
@@ -107,8 +102,7 @@ func copyExamples(t *testing.T) string {
 	return dst
 }
 
-// expectAllPassed checks the summary of `terraform test`: each file passed,
-// and no run failed.
+// expectAllPassed: each file of a `terraform test` passed, and no run failed.
 func expectAllPassed(t *testing.T, out string, files []string) {
 	t.Helper()
 	out = ansiColour.ReplaceAllString(out, "")
@@ -123,13 +117,11 @@ func expectAllPassed(t *testing.T, out string, files []string) {
 }
 
 var (
-	// ansiColour is a colour code of an engine's output.
 	ansiColour = regexp.MustCompile("\x1b\\[[0-9;]*m")
 	// testSuccess is the summary of a `test` command in which no run failed.
 	testSuccess = regexp.MustCompile(`(?m)^Success! \d+ passed, 0 failed`)
 )
 
-// docsPages are the pages of docs/.
 func docsPages(t *testing.T) []string {
 	t.Helper()
 	var pages []string

@@ -41,6 +41,7 @@ func anchors(page string) map[string]bool {
 }
 
 func TestDocsLinks_anchors(t *testing.T) {
+	t.Parallel()
 	got := anchors("# Title\n\n## With an action (Terraform 1.16 and later)\n```sh\n# not a title\n```\n### With an action (Terraform 1.16 and later)\n<a id=\"nestedatt--jobs\"></a>\n## `if_running` and `timeout`\n")
 	for _, want := range []string{"title", "with-an-action-terraform-116-and-later", "with-an-action-terraform-116-and-later-1", "nestedatt--jobs", "if_running-and-timeout"} {
 		if !got[want] {
@@ -56,6 +57,7 @@ func TestDocsLinks_anchors(t *testing.T) {
 // page of the repository finds the page, and the heading its #fragment
 // names: a renamed heading must not leave a link behind.
 func TestDocsLinks_resolve(t *testing.T) {
+	t.Parallel()
 	pages := append(docsPages(t), "../../README.md")
 	checked := 0
 	for _, page := range pages {

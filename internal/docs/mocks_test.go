@@ -302,6 +302,7 @@ func frameworkDefaults(t *testing.T) map[mockKey]map[string]cty.Value {
 // attribute that passes mockChecks, the provider's own default for every
 // argument that has one, and nothing the schema does not name.
 func TestMockDefaults_fitTheSchemas(t *testing.T) {
+	t.Parallel()
 	published := mockDefaults(t, parseHCL(t, mocksFile))
 	schemas := mockedSchemas(t)
 	planned := frameworkDefaults(t)
@@ -337,6 +338,7 @@ func TestMockDefaults_fitTheSchemas(t *testing.T) {
 // TestMockDefaults_checksFail shows that the checks refuse what a mocked
 // provider invents without defaults: random strings, empty lists.
 func TestMockDefaults_checksFail(t *testing.T) {
+	t.Parallel()
 	schemas := mockedSchemas(t)
 	invented := map[string]cty.Value{}
 	for _, a := range schemas[mockKey{"resource", "dataintegration_job_trigger"}].Attributes {
@@ -369,6 +371,7 @@ func TestMockDefaults_checksFail(t *testing.T) {
 // arguments the provider computes may be left out: OpenTofu refuses a
 // default for one the configuration sets.
 func TestMockDefaults_openTofuCopies(t *testing.T) {
+	t.Parallel()
 	published := mockDefaults(t, parseHCL(t, mocksFile))
 	schemas := mockedSchemas(t)
 	files := openTofuTestFiles(t)
@@ -436,6 +439,7 @@ func openTofuTestFiles(t *testing.T) []string {
 // examples/ runs what its Terraform twin of the same name runs: the same
 // blocks, in the same order, but for mock_provider, which differs by engine.
 func TestMockDefaults_openTofuTwins(t *testing.T) {
+	t.Parallel()
 	for _, tofu := range openTofuTestFiles(t) {
 		terraform := strings.TrimSuffix(tofu, ".tofutest.hcl") + ".tftest.hcl"
 		if got, want := testBlocks(t, tofu), testBlocks(t, terraform); got != want {

@@ -9,16 +9,13 @@ import (
 )
 
 var (
-	// dottedNumber is a whole run of dot-separated numbers: x.y.z is a
-	// version, and 127.0.0.1 or 10.0.0.0 is not.
+	// dottedNumber: a whole dotted run, so that 127.0.0.1 is no version x.y.z.
 	dottedNumber = regexp.MustCompile(`\d+(?:\.\d+)+`)
-	// engineBefore ends the text before an engine's version, as in
-	// "Terraform 1.5.7", "Terraform/1.16.4" or "OpenTofu v1.12.6".
+	// engineBefore: "Terraform 1.5.7", "Terraform/1.16.4", "OpenTofu v1.12.6".
 	engineBefore = regexp.MustCompile(`(?i)(terraform|opentofu|tofu)(\s+|/)v?$`)
 	releaseTitle = regexp.MustCompile(`(?m)^## \[(\d+\.\d+\.\d+)\]`)
 )
 
-// releasedVersions are the versions CHANGELOG.md releases.
 func releasedVersions(t *testing.T) map[string]bool {
 	t.Helper()
 	b, err := os.ReadFile("../../CHANGELOG.md")
@@ -56,6 +53,7 @@ func unreleasedVersions(page string, released map[string]bool) []string {
 }
 
 func TestVersions_read(t *testing.T) {
+	t.Parallel()
 	page := "Tested on Terraform 1.5.7, Terraform/1.16.4 and OpenTofu 1.12.6.\n" +
 		"Since 0.1.0, at 127.0.0.1 or 10.0.0.0/8, go run x@v0.1.0.\n" +
 		"terraform-provider-dataintegration/0.2.0\n" +
@@ -72,6 +70,7 @@ func TestVersions_read(t *testing.T) {
 // names is one CHANGELOG.md releases, or says it is unreleased; an
 // engine's version, its name before it, is not the provider's.
 func TestVersions_released(t *testing.T) {
+	t.Parallel()
 	released := releasedVersions(t)
 	for _, page := range docsPages(t) {
 		b, err := os.ReadFile(page)

@@ -37,6 +37,7 @@ func newTestJob(j client.Job) testJob {
 // after a first page, encode byte for byte as tftypes encodes the same
 // state: nulls, empty and long strings, and both bools.
 func TestPackedJobs_encodesAsTftypes(t *testing.T) {
+	t.Parallel()
 	name := func(s string) *string { return &s }
 	pages := [][]client.Job{
 		{{ID: "a", Name: name("first"), IsActive: true}, {ID: "b"}},
@@ -90,6 +91,7 @@ func TestPackedJobs_encodesAsTftypes(t *testing.T) {
 // exactly the model's fields, or whose other attributes are not strings or
 // bools, is refused, so that the framework answers instead.
 func TestPackedJobs_refusesWhatItCannotEncode(t *testing.T) {
+	t.Parallel()
 	with := func(name string, typ tftypes.Type) tftypes.Object {
 		attrs := map[string]tftypes.Type{}
 		for k, v := range testType.AttributeTypes {

@@ -89,6 +89,7 @@ func testConfig(t *testing.T, workspace any) *tfprotov6.DynamicValue {
 // before the provider is configured, one without a configuration and one
 // of a configuration not fully known go to the framework.
 func TestServer_leavesTheRestToTheFramework(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name     string
 		src      testSource
@@ -116,6 +117,7 @@ func TestServer_leavesTheRestToTheFramework(t *testing.T) {
 // answers with the configuration as the state, the diagnostics on their
 // attributes, as the framework does.
 func TestServer_answersWithTheReadersState(t *testing.T) {
+	t.Parallel()
 	inner := &framework{}
 	src := testSource{ready: true, pages: [][]client.Job{{{ID: "a", IsActive: true}}, {{ID: "b"}}}}
 	s := New(inner, Source[testJob](src))

@@ -34,14 +34,11 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// The install test: the release scripts/release.sh leaves in dist/ (the
-// one `make testacc` builds for this platform, or the full one of `make
-// release-check`), installed by `terraform init` from a registry, as users
-// install it.
+// The install test: the release scripts/release.sh leaves in dist/, installed by
+// `terraform init` from a registry, as users install it.
 
-// registryHost is the made-up registry hostname the test's provider source
-// names; a `host` block in the CLI configuration sends it to the test's
-// server, as service discovery would.
+// registryHost is a made-up registry host, which a `host` block of the CLI configuration
+// sends to the test's server, as service discovery would.
 const registryHost = "registry.dataintegration.test"
 
 // registry serves a release through the provider registry protocol: the
@@ -183,7 +180,6 @@ func installEngine(t *testing.T, reg *registry, ca *x509.Certificate) *acctest.E
 	return eng
 }
 
-// installConfig requires the release's version from the test registry.
 func installConfig(version, body string) string {
 	return fmt.Sprintf(`terraform {
   required_providers {
@@ -202,6 +198,7 @@ func installConfig(version, body string) string {
 // hashes locked) and applies against the service; a zip whose sum differs,
 // or a SHA256SUMS signed by another key, makes `init` fail.
 func TestAccRelease_install(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 to run it")
 	}

@@ -151,7 +151,6 @@ output "connector_streams" {
 	}},
 }
 
-// baseline is a line of the baselines file.
 type baseline struct {
 	rev      string
 	release  string   // the version it released, if any
@@ -198,6 +197,7 @@ func releasedVersions(t *testing.T) []string {
 // for it, and that commit is in this clone's history: a release that users
 // hold state of is always upgraded from.
 func TestBaselines_everyReleaseListed(t *testing.T) {
+	t.Parallel()
 	released := releasedVersions(t)
 	if len(released) == 0 {
 		t.Fatal("CHANGELOG.md releases no version: its headings are not read")
@@ -229,13 +229,12 @@ func TestBaselines_everyReleaseListed(t *testing.T) {
 	}
 }
 
-// TestAccUpgrade_fromBaselines: for each baseline, a state written by the
-// provider built there, of every resource and data source, is planned by the
-// provider built from the tree: the plan is empty (exit code 0 under
-// -detailed-exitcode, with and without a refresh, and with the configuration
-// written another way that means the same), and it sends no write request
-// and runs no job.
+// TestAccUpgrade_fromBaselines: for each baseline, a state of every resource and data
+// source written by the provider built there plans empty with the tree's provider (with
+// and without a refresh, and written another way that means the same), sending no write
+// request and running no job.
 func TestAccUpgrade_fromBaselines(t *testing.T) {
+	t.Parallel()
 	current := acctest.NewEngine(t)
 	for _, b := range readBaselines(t) {
 		t.Run(b.rev, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestConnectors_lifecycle(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 2})
 	base := "/developers/workspaces/" + ws + "/connectors/"
 	c := h.expect("POST", base, connectorBody("Support Desk (EU)"), 201, "").(map[string]any)
@@ -49,6 +50,7 @@ func TestConnectors_lifecycle(t *testing.T) {
 }
 
 func TestConnectors_validation(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 0})
 	base := "/developers/workspaces/" + ws + "/connectors/"
 	with := func(edit func(m map[string]any)) map[string]any {
@@ -90,6 +92,7 @@ func TestConnectors_validation(t *testing.T) {
 // accepted even where the provider's own rules are stricter, so that the
 // sandbox never simply agrees with the provider.
 func TestConnectors_parseFollowsTheContract(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		edit func(m map[string]any)
@@ -115,6 +118,7 @@ func TestConnectors_parseFollowsTheContract(t *testing.T) {
 }
 
 func TestConnectors_parseUpdate(t *testing.T) {
+	t.Parallel()
 	in, err := parseConnector(rawBody(t, map[string]any{"configuration": map[string]any{"token": "new"}}), false)
 	if err != nil || in.token == nil || *in.token != "new" || in.name != nil || in.url != nil || in.agentEmail != nil || in.streams != nil {
 		t.Errorf("a patch of the token alone: %+v, %v", in, err)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestSandbox_faults(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 1})
 	h.expect("PUT", "/_sandbox/faults", map[string]any{"rate": 1, "statuses": []int{503}, "seed": 7}, 200, "")
 	st, hdr, _ := h.call("GET", jobsPath(""), key, nil)
@@ -49,6 +50,7 @@ func TestSandbox_faults(t *testing.T) {
 // the fault status instead of the real answer; a "before" fault of the same
 // status changes nothing.
 func TestSandbox_faultsAfter(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 1})
 	job := SeedJobs(ws, 1)[0].ID
 	connectors := "/developers/workspaces/" + ws + "/connectors/"
@@ -82,6 +84,7 @@ func TestSandbox_faultsAfter(t *testing.T) {
 // TestSandbox_faultsMethods: "methods" limits the faults to those methods; the
 // others are served as usual and draw nothing.
 func TestSandbox_faultsMethods(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 1})
 	job := SeedJobs(ws, 1)[0].ID
 	h.expect("PUT", "/_sandbox/faults", map[string]any{"rate": 1, "statuses": []int{504}, "when": "after", "methods": []string{"post"}}, 200, "")
@@ -99,6 +102,7 @@ func TestSandbox_faultsMethods(t *testing.T) {
 // from that one on, so that a list fails part-way; a read without a page
 // draws nothing.
 func TestSandbox_faultsFromPage(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 250})
 	h.expect("PUT", "/_sandbox/faults", map[string]any{"rate": 1, "statuses": []int{400}, "methods": []string{"GET"}, "from_page": 2}, 200, "")
 	h.expect("GET", jobsPath("?page=1&page_size=100"), nil, 200, "")
@@ -114,6 +118,7 @@ func TestSandbox_faultsFromPage(t *testing.T) {
 // TestSandbox_faultsRefused: settings that cannot be honoured are refused, naming
 // what is wrong.
 func TestSandbox_faultsRefused(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 1})
 	for _, c := range []struct {
 		body map[string]any
@@ -137,6 +142,7 @@ func TestSandbox_faultsRefused(t *testing.T) {
 // front of the service, as an HTML page; other statuses are the service's
 // JSON.
 func TestSandbox_faultsGatewayPages(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 1})
 	for _, st := range []int{502, 504} {
 		h.expect("PUT", "/_sandbox/faults", map[string]any{"rate": 1, "statuses": []int{st}}, 200, "")
@@ -149,6 +155,7 @@ func TestSandbox_faultsGatewayPages(t *testing.T) {
 // TestSandbox_faultsHang: a "hang" fault takes the request, carries out
 // nothing and never answers, until the client goes away or the sandbox
 // closes; either ends the handler.
+// It runs serially: it waits at most a few seconds for the held request.
 func TestSandbox_faultsHang(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 1})
 	h.expect("PUT", "/_sandbox/faults", map[string]any{"rate": 1, "when": "hang", "methods": []string{"POST"}}, 200, "")
@@ -197,6 +204,7 @@ func TestSandbox_faultsHang(t *testing.T) {
 // the first half of a 2xx answer's body, with the whole body's
 // Content-Length, and drops the connection; an error goes whole.
 func TestSandbox_faultsCut(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 1})
 	h.expect("PUT", "/_sandbox/faults", map[string]any{"rate": 1, "when": "cut"}, 200, "")
 	for _, c := range []struct{ method, path, body string }{

@@ -16,6 +16,7 @@ func names(page any) []string {
 }
 
 func TestJobs_defaults(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: DefaultJobs})
 	p := h.expect("GET", jobsPath(""), nil, 200, "").(map[string]any)
 	if p["count"].(float64) != 25 || p["page_size"].(float64) != 20 || len(p["results"].([]any)) != 20 {
@@ -30,6 +31,7 @@ func TestJobs_defaults(t *testing.T) {
 }
 
 func TestJobs_pagination(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 45})
 	for _, c := range []struct {
 		query               string
@@ -59,6 +61,7 @@ func TestJobs_pagination(t *testing.T) {
 }
 
 func TestJobs_filters(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: DefaultJobs})
 	all := SeedJobs(ws, DefaultJobs)
 	count := func(keep func(Job) bool) float64 {
@@ -97,6 +100,7 @@ func TestJobs_filters(t *testing.T) {
 }
 
 func TestJobs_ordering(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 12})
 	got := names(h.expect("GET", jobsPath("?ordering=-name"), nil, 200, ""))
 	if !slices.IsSortedFunc(got, func(a, b string) int { return strings.Compare(b, a) }) {
@@ -118,6 +122,7 @@ func TestJobs_ordering(t *testing.T) {
 }
 
 func TestJobs_triggerAndCancel(t *testing.T) {
+	t.Parallel()
 	clock := &fakeClock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
 	h := newHarness(t, Config{Jobs: 8, Now: clock.Now, RunDuration: 2 * time.Second})
 	jobs := SeedJobs(ws, 8)

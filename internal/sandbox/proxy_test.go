@@ -15,6 +15,7 @@ import (
 // credentials gets 407 and no tunnel; with them, whatever the host asked,
 // it reaches the upstream, which sees the connection come from the proxy.
 func TestProxy_tunnelsWithCredentialsOnly(t *testing.T) {
+	t.Parallel()
 	var remote string
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		remote = r.RemoteAddr

@@ -50,6 +50,7 @@ func (h *harness) expectServed(n int, apiKey string) {
 // next is refused with Retry-After: 1, and the bucket fills again at R a
 // second, to at most R.
 func TestRateLimit_burstThenRefill(t *testing.T) {
+	t.Parallel()
 	h, clock := limitedHarness(t, 5)
 	h.expectServed(5, key)
 	h.expectLimited(key)
@@ -76,6 +77,7 @@ func TestRateLimit_burstThenRefill(t *testing.T) {
 // TestRateLimit_perKey: each key has a bucket of its own; a key the
 // sandbox does not know is not limited but refused as before.
 func TestRateLimit_perKey(t *testing.T) {
+	t.Parallel()
 	h, _ := limitedHarness(t, 2)
 	h.expectServed(2, key)
 	h.expectLimited(key)
@@ -91,6 +93,7 @@ func TestRateLimit_perKey(t *testing.T) {
 // TestRateLimit_sideDoor: the side door is never limited, shows the limit
 // and sets it; a new limit starts every bucket full, and 0 lifts it.
 func TestRateLimit_sideDoor(t *testing.T) {
+	t.Parallel()
 	h, _ := limitedHarness(t, 1)
 	h.expectServed(1, key)
 	h.expectLimited(key)
@@ -119,6 +122,7 @@ func TestRateLimit_sideDoor(t *testing.T) {
 // TestRateLimit_retryAfter: Retry-After is the wait in whole seconds,
 // rounded up, and at least 1.
 func TestRateLimit_retryAfter(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		wait time.Duration
 		want string
@@ -132,6 +136,7 @@ func TestRateLimit_retryAfter(t *testing.T) {
 }
 
 func TestRateLimit_refusesNegative(t *testing.T) {
+	t.Parallel()
 	if _, err := New(Config{RateLimit: -1}); err == nil {
 		t.Error("New took a negative rate limit")
 	}
@@ -149,6 +154,7 @@ func TestRateLimit_refusesNegative(t *testing.T) {
 // TestRateLimit_beforeFaults: a request refused for the rate gets no fault
 // and changes nothing.
 func TestRateLimit_beforeFaults(t *testing.T) {
+	t.Parallel()
 	h, _ := limitedHarness(t, 1)
 	h.expectServed(1, key)
 	if err := h.srv.SetFaults(Faults{Rate: 1, Statuses: []int{500}}); err != nil {
@@ -186,6 +192,7 @@ func (h *harness) expectQuota(status int, want map[string]string) {
 // token (none left) or a full bucket (some left); "none" sends no such
 // header, and neither does a sandbox without a limit.
 func TestRateLimit_headerStyles(t *testing.T) {
+	t.Parallel()
 	ietf := func(r, t string) map[string]string {
 		return map[string]string{"RateLimit-Policy": `"default";q=3;w=1`, "RateLimit": `"default";r=` + r + ";t=" + t}
 	}
@@ -220,6 +227,7 @@ func TestRateLimit_headerStyles(t *testing.T) {
 // TestRateLimit_headersOnEveryAnswer: a fault, an error of the API and the
 // 429 carry the quota too; the side door and an unknown key, under no
 // bucket, do not.
+// It runs serially: the quota refills by the real clock between requests.
 func TestRateLimit_headersOnEveryAnswer(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 1, RateLimit: 5, RateLimitHeaders: RateLimitHeadersX})
 	if st, hdr, _ := h.call("GET", "/developers/workspaces/"+ws+"/connectors/"+ws+"/", key, nil); st != 404 || hdr.Get("X-RateLimit-Remaining") != "4" {
@@ -246,6 +254,7 @@ func TestRateLimit_headersOnEveryAnswer(t *testing.T) {
 // kept; a style it does not know is refused, naming those allowed, and
 // changes nothing.
 func TestRateLimit_headersSideDoor(t *testing.T) {
+	t.Parallel()
 	h, _ := limitedHarness(t, 2)
 	if out := h.expect("GET", "/_sandbox/rate_limit", nil, 200, "").(map[string]any); out["headers"] != "none" {
 		t.Errorf("GET rate_limit: %v", out)
@@ -273,6 +282,7 @@ func TestRateLimit_headersSideDoor(t *testing.T) {
 // TestRateLimit_headersSetter: SetRateLimitHeaders switches the style and
 // leaves the buckets as they are; a style it does not know is refused.
 func TestRateLimit_headersSetter(t *testing.T) {
+	t.Parallel()
 	if _, err := New(Config{RateLimitHeaders: "draft-07"}); err == nil || !strings.Contains(err.Error(), `"none", "ietf" or "x-ratelimit"`) {
 		t.Errorf("New with headers draft-07: %v", err)
 	}

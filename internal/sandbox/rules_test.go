@@ -6,6 +6,7 @@ import (
 )
 
 func TestRules_allStreams(t *testing.T) {
+	t.Parallel()
 	// internal/client/README.md, "Streams", in its order.
 	spec := "chats, messages, events, contacts, tickets, ticket_interactions, ticket_tags, ticket_groups, ticket_forms, " +
 		"ticket_priorities, ticket_types, ticket_channels, ticket_status, organizations, survey_submissions"
@@ -36,6 +37,7 @@ func checkRule(t *testing.T, name string, rule func(string) error, cases []ruleC
 }
 
 func TestRules_checkName(t *testing.T) {
+	t.Parallel()
 	checkRule(t, "checkName", checkName, []ruleCase{
 		{in: "Support desk", ok: true},
 		{in: "n", ok: true},
@@ -47,6 +49,7 @@ func TestRules_checkName(t *testing.T) {
 }
 
 func TestRules_checkKind(t *testing.T) {
+	t.Parallel()
 	checkRule(t, "checkKind", checkKind, []ruleCase{
 		{in: "customer_service", ok: true},
 		{in: "Customer_Service", want: `must be "customer_service"`},
@@ -55,6 +58,7 @@ func TestRules_checkKind(t *testing.T) {
 }
 
 func TestRules_checkURL(t *testing.T) {
+	t.Parallel()
 	checkRule(t, "checkURL", checkURL, []ruleCase{
 		{in: "https://acme.example-helpdesk.com", ok: true},
 		{in: "https://acme.example.com/", ok: true},
@@ -77,6 +81,7 @@ func TestRules_checkURL(t *testing.T) {
 }
 
 func TestRules_checkToken(t *testing.T) {
+	t.Parallel()
 	checkRule(t, "checkToken", checkToken, []ruleCase{
 		{in: "platform-key-1", ok: true},
 		{in: " ", ok: true}, // present and not empty: the contract says no more
@@ -85,6 +90,7 @@ func TestRules_checkToken(t *testing.T) {
 }
 
 func TestRules_checkEmail(t *testing.T) {
+	t.Parallel()
 	checkRule(t, "checkEmail", checkEmail, []ruleCase{
 		{in: "agent@acme.com", ok: true},
 		{in: "first.last+desk@mail.acme.co.uk", ok: true},
@@ -99,6 +105,7 @@ func TestRules_checkEmail(t *testing.T) {
 }
 
 func TestRules_checkStreams(t *testing.T) {
+	t.Parallel()
 	for _, ok := range [][]string{nil, {}, {"chats"}, {"tickets", "chats"}, AllStreams} {
 		if err := checkStreams(ok); err != nil {
 			t.Errorf("checkStreams(%q) = %v", ok, err)

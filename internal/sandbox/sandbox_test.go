@@ -15,6 +15,7 @@ import (
 )
 
 func TestSandbox_authorization(t *testing.T) {
+	t.Parallel()
 	if _, err := New(Config{Keys: []KeyBinding{{key, ws}, {key, strings.ToUpper(ws)}}}); err == nil {
 		t.Error("a key bound twice to the same workspace was accepted")
 	}
@@ -62,6 +63,7 @@ func TestSandbox_authorization(t *testing.T) {
 // connectors); afterwards every count agrees with what they were answered.
 // Run with -race, as `make test` does.
 func TestSandbox_concurrentRequests(t *testing.T) {
+	t.Parallel()
 	const clients, each, seeded = 16, 1000, 40
 	srv, err := New(Config{Jobs: seeded, RunDuration: 5 * time.Millisecond})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestSideDoor_endpoints(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 1})
 	job := h.expect("POST", "/_sandbox/workspaces/"+ws+"/jobs/", map[string]any{
 		"name": "made by hand", "data_source": "s3", "connector_name": "files", "schema_name": "raw", "is_active": false,
@@ -31,6 +32,7 @@ func TestSideDoor_endpoints(t *testing.T) {
 // API does, under the same rules, however many a key sends past its rate
 // limit.
 func TestSideDoor_createConnector(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 0, RateLimit: 1})
 	for i := range 5 {
 		if c := h.expect("POST", "/_sandbox/workspaces/"+ws+"/connectors/", connectorBody(fmt.Sprint("seeded ", i)), 201, "").(map[string]any); c["name"] != fmt.Sprint("seeded ", i) {
@@ -54,6 +56,7 @@ func TestSideDoor_createConnector(t *testing.T) {
 // TestSideDoor_addConnectors: connectors added in Go are what the API lists,
 // each with its job, and spend none of the rate limit.
 func TestSideDoor_addConnectors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 0, RateLimit: 1})
 	if err := h.srv.AddConnectors(ws, "added 1", "added 2"); err != nil {
 		t.Fatal(err)

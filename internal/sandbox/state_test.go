@@ -17,6 +17,7 @@ import (
 )
 
 func TestState_file(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "state.json")
 	h := newHarness(t, Config{Jobs: 3, StatePath: path})
 	c := h.expect("POST", "/developers/workspaces/"+ws+"/connectors/", connectorBody("kept"), 201, "").(map[string]any)
@@ -67,6 +68,7 @@ func startSandbox(t *testing.T, bin, state string) (*exec.Cmd, string) {
 // TestState_survivesSIGKILL kills the sandbox in the middle of writes, three
 // times, and restarts it each time on the same state file: it starts, and
 // holds every connector whose creation it had acknowledged.
+// It runs serially: it kills sandboxes after fixed delays.
 func TestState_survivesSIGKILL(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "sandbox")
 	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/sandbox").CombinedOutput(); err != nil {
@@ -177,6 +179,7 @@ func listConnectors(t *testing.T, base string) map[string]bool {
 // TestSideDoor_oneValue: a side-door body of two JSON values, or of one with
 // trailing text, is refused, and sets nothing.
 func TestSideDoor_oneValue(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 1})
 	for _, c := range []struct{ path, body string }{
 		{"/_sandbox/variant", `{"envelope": []} trailing`},

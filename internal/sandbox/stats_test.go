@@ -9,6 +9,7 @@ import (
 
 // TestSandbox_maxInFlight: the stats keep the most requests of the API held at
 // once; the side door is not counted.
+// It runs serially: its three requests must overlap within their latency.
 func TestSandbox_maxInFlight(t *testing.T) {
 	h := newHarness(t, Config{Jobs: 1})
 	h.expect("PUT", "/_sandbox/faults", map[string]any{"latency_ms": 100}, 200, "")
@@ -27,6 +28,7 @@ func TestSandbox_maxInFlight(t *testing.T) {
 // User-Agent, the side door's and a refused one's too, and Stats hands out
 // a copy.
 func TestServer_countsUserAgents(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 1})
 	send := func(ua, apiKey string) {
 		req, _ := http.NewRequest(http.MethodGet, h.ts.URL+"/developers/workspaces/"+ws+"/jobs/", nil)

@@ -43,6 +43,7 @@ func (h *harness) addConnectors(names ...string) {
 // TestVariant_envelope: the envelope carries the fields the variant names and
 // no others; a field left out is absent, not null, on both lists.
 func TestVariant_envelope(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 45})
 	h.addConnectors("a", "b", "c")
 	all := append(slices.Clone(EnvelopeFields), "results")
@@ -93,6 +94,7 @@ func TestVariant_envelope(t *testing.T) {
 // TestVariant_maxPageSize: a page_size asked above the largest, and the
 // default of 20, are cut to it; page_size tells the size served.
 func TestVariant_maxPageSize(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 45, Variant: Variant{MaxPageSize: 10}})
 	check := func(c struct {
 		path           string
@@ -148,6 +150,7 @@ func TestVariant_maxPageSize(t *testing.T) {
 // TestVariant_pastEnd: a page past the last is 404 by default and an empty
 // 200 page with "empty"; a page that is no positive integer stays 404.
 func TestVariant_pastEnd(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 45})
 	for _, path := range []string{jobsPath("?page=4"), jobsPath("?name=nobody&page=2"), connectorsPath + "?page=2"} {
 		h.expect("GET", path, nil, 404, "Invalid page.")
@@ -194,6 +197,7 @@ func TestVariant_pastEnd(t *testing.T) {
 // by default, as a case-insensitive substring with "partial", and not at all
 // with "ignored"; on jobs and on connectors, is_active unchanged.
 func TestVariant_filters(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: DefaultJobs})
 	// Their jobs: name and data_source the connector's name,
 	// connector_name customer_service, schema_name support_desk and
@@ -282,6 +286,7 @@ func TestVariant_filters(t *testing.T) {
 // TestVariant_extraFields: the page, each job of a list and each connector
 // carry fields the API does not list, beside all of their own.
 func TestVariant_extraFields(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 2})
 	h.addConnectors("desk")
 	extras := []string{"_links", "archived_at", "owner", "revision", "tags"}
@@ -321,6 +326,7 @@ func TestVariant_extraFields(t *testing.T) {
 // TestVariant_nullFields: the fields named are null in every job of a list,
 // the others keep their values, and filters still match the stored values.
 func TestVariant_nullFields(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 5, Variant: Variant{NullFields: []string{"name", "_updated_at"}}})
 	h.addConnectors("desk")
 	seeded := SeedJobs(ws, 5)
@@ -357,6 +363,7 @@ var jobWireFields = []string{"_id", "_created_at", "_updated_at", "data_source",
 // honour, naming the field and what is allowed; a refused one changes
 // nothing.
 func TestVariant_refused(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		v    Variant
 		want []string
@@ -389,6 +396,7 @@ func TestVariant_refused(t *testing.T) {
 // it, behind the key; they are counted as the other side-door routes are:
 // by route, never faulted, not held as the API's requests.
 func TestVariant_sideDoor(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, Config{Jobs: 3})
 	got := h.expect("GET", "/_sandbox/variant", nil, 200, "").(map[string]any)
 	if v, ok := got["envelope"]; !ok || v != nil || len(got) != 1 {
@@ -458,6 +466,7 @@ func jsonEqual(got, want any) bool {
 // TestVariant_concurrent: the variant changes while lists are served; each
 // answer is whole under one variant or the other. Run with -race.
 func TestVariant_concurrent(t *testing.T) {
+	t.Parallel()
 	srv, err := New(Config{Jobs: 30})
 	if err != nil {
 		t.Fatal(err)
@@ -502,6 +511,7 @@ func TestVariant_concurrent(t *testing.T) {
 // TestVariant_keywordsInAnyCase: the side door reads past_end and filters
 // in any letter case, as the command's flags do.
 func TestVariant_keywordsInAnyCase(t *testing.T) {
+	t.Parallel()
 	srv, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)

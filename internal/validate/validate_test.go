@@ -17,6 +17,7 @@ import (
 )
 
 func TestValidate_uuid(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"00000000-0000-4000-8000-000000000001", "7B0C6F5E-3F7C-4C55-9D55-1C6F3E0D2A10"} {
 		if err := UUID(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
@@ -31,6 +32,7 @@ func TestValidate_uuid(t *testing.T) {
 }
 
 func TestValidate_baseURL(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"https://api.example.com", "https://api.example.com/", "https://api.example.com:8443/v1/",
 		"http://127.0.0.1:8089", "http://127.5.0.1/", "http://127.255.255.254:65535", "http://localhost:8089", "http://LOCALHOST", "http://[::1]:8089/",
 		"https://10.0.0.1:1/api/v1", "https://[2001:db8::1]/", "https://xn--bcher-kva.example"} {
@@ -77,6 +79,7 @@ func TestValidate_baseURL(t *testing.T) {
 }
 
 func TestValidate_caCertificate(t *testing.T) {
+	t.Parallel()
 	pems := testCA(t)
 	caPEM, leafPEM, keyPEM := pems[0], pems[1], pems[2]
 	for name, ok := range map[string]string{
@@ -119,6 +122,7 @@ func TestValidate_caCertificate(t *testing.T) {
 }
 
 func TestValidate_duration(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"30s", "2m", "1h30m", "500ms"} {
 		if err := Duration(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
@@ -132,6 +136,7 @@ func TestValidate_duration(t *testing.T) {
 }
 
 func TestValidate_ifRunning(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"fail", "wait"} {
 		if err := IfRunning(ok); err != nil {
 			t.Errorf("IfRunning(%q): %v", ok, err)
@@ -145,6 +150,7 @@ func TestValidate_ifRunning(t *testing.T) {
 }
 
 func TestValidate_accountURL(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"https://acme.example-helpdesk.com", "https://acme.example-helpdesk.com/", "https://acme.example.com:8443", "HTTPS://acme.example.com",
 		"https://a-1.example.com:65535", "https://192.0.2.7", "https://[2001:db8::7]:443/", "https://desk", "https://" + strings.Repeat("a", 63) + ".example.com"} {
 		if err := AccountURL(ok); err != nil {
@@ -193,6 +199,7 @@ func TestValidate_accountURL(t *testing.T) {
 }
 
 func TestValidate_email(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"agent@acme.com", "first.last+desk@sub.acme.co.uk", "a@b.co", strings.Repeat("l", 64) + "@acme.com"} {
 		if err := Email(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
@@ -224,6 +231,7 @@ func TestValidate_email(t *testing.T) {
 }
 
 func TestValidate_name(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"Support desk", "x", "Support EU — Zürich", " padded ", "team 👩\u200d💻"} {
 		if err := Name(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
@@ -256,6 +264,7 @@ func TestValidate_name(t *testing.T) {
 }
 
 func TestValidate_apiKey(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"sandbox-api-key", "Token abc123", "Bearer a.b-c_d~e+f/g="} {
 		if err := APIKey(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
@@ -282,6 +291,7 @@ func TestValidate_apiKey(t *testing.T) {
 }
 
 func TestValidate_streams(t *testing.T) {
+	t.Parallel()
 	for _, ok := range [][]string{{"chats"}, {"tickets", "chats"}, {"chats", "messages", "events", "contacts", "tickets",
 		"ticket_interactions", "ticket_tags", "ticket_groups", "ticket_forms", "ticket_priorities", "ticket_types",
 		"ticket_channels", "ticket_status", "organizations", "survey_submissions"}} {
@@ -311,12 +321,14 @@ func TestValidate_streams(t *testing.T) {
 // written from the service's list on its own, name the same streams in
 // the same order (the default of streams is this list, in this order).
 func TestValidate_streamsAreTheSandboxs(t *testing.T) {
+	t.Parallel()
 	if !slices.Equal(CustomerServiceStreams, sandbox.AllStreams) {
 		t.Errorf("the provider's streams %q, the sandbox's %q", CustomerServiceStreams, sandbox.AllStreams)
 	}
 }
 
 func TestValidate_token(t *testing.T) {
+	t.Parallel()
 	if err := Token("platform-key-1"); err != nil {
 		t.Error(err)
 	}
@@ -328,6 +340,7 @@ func TestValidate_token(t *testing.T) {
 }
 
 func TestValidate_wholeNumber(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"0", "4", "10", "1e1", "10.0"} {
 		f, _, _ := big.ParseFloat(ok, 10, 512, big.ToNearestEven)
 		if err := WholeNumber(f, 0, 10); err != nil {

@@ -26,7 +26,7 @@ import (
 )
 
 func main() {
-	err := run(os.Args[1:])
+	err := run(os.Args[1:], os.Getenv)
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "sandbox:", err)
 	}
@@ -61,11 +61,11 @@ type flags struct {
 	keys, workspaces                                                 repeated
 }
 
-func options(args []string) (sandbox.Config, listen, error) {
+func options(args []string, env environ) (sandbox.Config, listen, error) {
 	// The usage names the command as it was run: sandbox (go run, make
 	// sandbox), dataintegration-sandbox (the release archives).
 	fs := flag.NewFlagSet(strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"), flag.ContinueOnError)
-	f, err := defineFlags(fs)
+	f, err := defineFlags(fs, env)
 	if err != nil {
 		return sandbox.Config{}, listen{}, err
 	}
@@ -75,7 +75,7 @@ func options(args []string) (sandbox.Config, listen, error) {
 	if err := f.check(fs); err != nil {
 		return sandbox.Config{}, listen{}, err
 	}
-	cfg, err := f.config()
+	cfg, err := f.config(env)
 	if err != nil {
 		return sandbox.Config{}, listen{}, err
 	}
@@ -84,60 +84,58 @@ func options(args []string) (sandbox.Config, listen, error) {
 
 // defineFlags defines every flag on fs; a variable that does not parse as
 // its flag's default is refused before any flag is read.
-func defineFlags(fs *flag.FlagSet) (*flags, error) {
+func defineFlags(fs *flag.FlagSet, env environ) (*flags, error) {
 	f := &flags{}
-	f.addr = fs.String("addr", env("SANDBOX_ADDR", "127.0.0.1:8089"), "address to listen on (\":0\" picks a free port) (SANDBOX_ADDR)")
+	f.addr = fs.String("addr", env.or("SANDBOX_ADDR", "127.0.0.1:8089"), "address to listen on (\":0\" picks a free port) (SANDBOX_ADDR)")
 	fs.Var(&f.keys, "api-key", "an accepted API key (repeat to add keys, or repeat a key to bind it to another workspace; paired in order with -workspace) (SANDBOX_API_KEY, one key)")
 	fs.Var(&f.workspaces, "workspace", "the workspace of the API key in the same position (SANDBOX_WORKSPACE_ID, one workspace)")
-	jobsDefault, err := strconv.Atoi(env("SANDBOX_JOBS", strconv.Itoa(sandbox.DefaultJobs)))
+	jobsDefault, err := strconv.Atoi(env.or("SANDBOX_JOBS", strconv.Itoa(sandbox.DefaultJobs)))
 	if err != nil {
 		return nil, fmt.Errorf("SANDBOX_JOBS: %w", err)
 	}
 	f.jobs = fs.Int("jobs", jobsDefault, "how many generated jobs each workspace starts with (SANDBOX_JOBS)")
-	f.state = fs.String("state", os.Getenv("SANDBOX_STATE"), "file to keep state in (none: in memory) (SANDBOX_STATE)")
-	runDefault, err := time.ParseDuration(env("SANDBOX_RUN_DURATION", sandbox.DefaultRunDuration.String()))
+	f.state = fs.String("state", env("SANDBOX_STATE"), "file to keep state in (none: in memory) (SANDBOX_STATE)")
+	runDefault, err := time.ParseDuration(env.or("SANDBOX_RUN_DURATION", sandbox.DefaultRunDuration.String()))
 	if err != nil {
 		return nil, fmt.Errorf("SANDBOX_RUN_DURATION: %w", err)
 	}
 	f.runDuration = fs.Duration("run-duration", runDefault, "how long an execution runs before it succeeds (SANDBOX_RUN_DURATION)")
 
-	f.envelope = fs.String("envelope", env("SANDBOX_ENVELOPE", "all"), "the envelope fields a list page carries besides results, comma-separated, of "+
+	f.envelope = fs.String("envelope", env.or("SANDBOX_ENVELOPE", "all"), "the envelope fields a list page carries besides results, comma-separated, of "+
 		strings.Join(sandbox.EnvelopeFields, ", ")+"; \"all\" for every one, \"none\" for results alone (SANDBOX_ENVELOPE)")
-	maxDefault, err := strconv.Atoi(env("SANDBOX_MAX_PAGE_SIZE", "0"))
+	maxDefault, err := strconv.Atoi(env.or("SANDBOX_MAX_PAGE_SIZE", "0"))
 	if err != nil {
 		return nil, fmt.Errorf("SANDBOX_MAX_PAGE_SIZE: %w", err)
 	}
 	f.maxPageSize = fs.Int("max-page-size", maxDefault, "the largest page served, to which a larger page_size is cut (0: 100) (SANDBOX_MAX_PAGE_SIZE)")
-	f.pastEnd = fs.String("past-end", env("SANDBOX_PAST_END", sandbox.PastEnd404), "what a page past the last answers: \"404\" (Invalid page.) or \"empty\" (200, no results) (SANDBOX_PAST_END)")
-	f.filters = fs.String("filters", env("SANDBOX_FILTERS", sandbox.FiltersExact), "how the filters connector_name, data_source, name and schema_name match: \"exact\" (case-sensitive), \"partial\" (contains, any case) or \"ignored\" (SANDBOX_FILTERS)")
-	extraDefault, err := strconv.ParseBool(env("SANDBOX_EXTRA_FIELDS", "false"))
+	f.pastEnd = fs.String("past-end", env.or("SANDBOX_PAST_END", sandbox.PastEnd404), "what a page past the last answers: \"404\" (Invalid page.) or \"empty\" (200, no results) (SANDBOX_PAST_END)")
+	f.filters = fs.String("filters", env.or("SANDBOX_FILTERS", sandbox.FiltersExact), "how the filters connector_name, data_source, name and schema_name match: \"exact\" (case-sensitive), \"partial\" (contains, any case) or \"ignored\" (SANDBOX_FILTERS)")
+	extraDefault, err := strconv.ParseBool(env.or("SANDBOX_EXTRA_FIELDS", "false"))
 	if err != nil {
-		return nil, fmt.Errorf("SANDBOX_EXTRA_FIELDS must be true or false, got %q", os.Getenv("SANDBOX_EXTRA_FIELDS"))
+		return nil, fmt.Errorf("SANDBOX_EXTRA_FIELDS must be true or false, got %q", env("SANDBOX_EXTRA_FIELDS"))
 	}
 	f.extraFields = fs.Bool("extra-fields", extraDefault, "add fields the API does not list to each page, job and connector (SANDBOX_EXTRA_FIELDS)")
-	f.nullFields = fs.String("null-fields", os.Getenv("SANDBOX_NULL_FIELDS"), "job fields sent as null in every job of a list, comma-separated, of "+
+	f.nullFields = fs.String("null-fields", env("SANDBOX_NULL_FIELDS"), "job fields sent as null in every job of a list, comma-separated, of "+
 		strings.Join(sandbox.NullableFields, ", ")+" (SANDBOX_NULL_FIELDS)")
-	rateDefault, err := strconv.Atoi(env("SANDBOX_RATE_LIMIT", "0"))
+	rateDefault, err := strconv.Atoi(env.or("SANDBOX_RATE_LIMIT", "0"))
 	if err != nil {
 		return nil, fmt.Errorf("SANDBOX_RATE_LIMIT: %w", err)
 	}
 	f.rateLimit = fs.Int("rate-limit", rateDefault, "requests a second each API key may send to the API, in bursts of as many, beyond which it answers 429 with Retry-After (0: no limit) (SANDBOX_RATE_LIMIT)")
-	f.rateHeaders = fs.String("rate-limit-headers", env("SANDBOX_RATE_LIMIT_HEADERS", sandbox.RateLimitHeadersNone), "the headers that tell each answer under the rate limit its quota: \"none\", \"ietf\" (RateLimit-Policy and RateLimit) or \"x-ratelimit\" (X-RateLimit-Limit, -Remaining, -Reset) (SANDBOX_RATE_LIMIT_HEADERS)")
-	f.certFile = fs.String("tls-cert", os.Getenv("SANDBOX_TLS_CERT"), "serve https with this PEM certificate file (the server's certificate, then any intermediates); needs -tls-key (SANDBOX_TLS_CERT)")
-	f.keyFile = fs.String("tls-key", os.Getenv("SANDBOX_TLS_KEY"), "the PEM file of the -tls-cert certificate's private key (SANDBOX_TLS_KEY)")
-	f.proxyAddr = fs.String("proxy", os.Getenv("SANDBOX_PROXY"), "also run an HTTP proxy at this address (such as 127.0.0.1:3128) that tunnels every CONNECT to the sandbox, as a corporate proxy would; needs -tls-cert (SANDBOX_PROXY)")
-	f.proxyAuth = fs.String("proxy-auth", os.Getenv("SANDBOX_PROXY_AUTH"), "user:password the proxy asks for, answering 407 without them (SANDBOX_PROXY_AUTH)")
+	f.rateHeaders = fs.String("rate-limit-headers", env.or("SANDBOX_RATE_LIMIT_HEADERS", sandbox.RateLimitHeadersNone), "the headers that tell each answer under the rate limit its quota: \"none\", \"ietf\" (RateLimit-Policy and RateLimit) or \"x-ratelimit\" (X-RateLimit-Limit, -Remaining, -Reset) (SANDBOX_RATE_LIMIT_HEADERS)")
+	f.certFile = fs.String("tls-cert", env("SANDBOX_TLS_CERT"), "serve https with this PEM certificate file (the server's certificate, then any intermediates); needs -tls-key (SANDBOX_TLS_CERT)")
+	f.keyFile = fs.String("tls-key", env("SANDBOX_TLS_KEY"), "the PEM file of the -tls-cert certificate's private key (SANDBOX_TLS_KEY)")
+	f.proxyAddr = fs.String("proxy", env("SANDBOX_PROXY"), "also run an HTTP proxy at this address (such as 127.0.0.1:3128) that tunnels every CONNECT to the sandbox, as a corporate proxy would; needs -tls-cert (SANDBOX_PROXY)")
+	f.proxyAuth = fs.String("proxy-auth", env("SANDBOX_PROXY_AUTH"), "user:password the proxy asks for, answering 407 without them (SANDBOX_PROXY_AUTH)")
 	return f, nil
 }
 
-// check refuses arguments, and flags that cannot go together, before the
-// sandbox is made.
+// check runs before the sandbox is made.
 func (f *flags) check(fs *flag.FlagSet) error {
 	if fs.NArg() > 0 {
 		msg := fmt.Sprintf("unexpected argument %q: the sandbox takes flags only", fs.Arg(0))
 		if _, err := strconv.ParseBool(fs.Arg(0)); err == nil {
-			// Such as "false" in "-extra-fields false": a boolean flag
-			// takes its value after "=".
+			// Such as "false" in "-extra-fields false".
 			msg += fmt.Sprintf(", and a boolean flag takes its value after \"=\" (-extra-fields=%s)", fs.Arg(0))
 		}
 		return errors.New(msg)
@@ -165,19 +163,18 @@ func (f *flags) check(fs *flag.FlagSet) error {
 	return nil
 }
 
-// config is the sandbox's Config of the flags, each API key bound to the
-// workspace in its position.
-func (f *flags) config() (sandbox.Config, error) {
+// config binds each API key to the workspace in its position.
+func (f *flags) config(env environ) (sandbox.Config, error) {
 	envelopeFields, err := envelopeList(*f.envelope)
 	if err != nil {
 		return sandbox.Config{}, err
 	}
 	keys, workspaces := f.keys, f.workspaces
 	if len(keys) == 0 {
-		keys = repeated{env("SANDBOX_API_KEY", sandbox.DefaultAPIKey)}
+		keys = repeated{env.or("SANDBOX_API_KEY", sandbox.DefaultAPIKey)}
 	}
 	if len(workspaces) == 0 {
-		workspaces = repeated{env("SANDBOX_WORKSPACE_ID", sandbox.DefaultWorkspaceID)}
+		workspaces = repeated{env.or("SANDBOX_WORKSPACE_ID", sandbox.DefaultWorkspaceID)}
 	}
 	if len(keys) != len(workspaces) {
 		return sandbox.Config{}, fmt.Errorf("-api-key is given %d times and -workspace %d times: they pair in order", len(keys), len(workspaces))
@@ -206,8 +203,8 @@ func (f *flags) config() (sandbox.Config, error) {
 	return cfg, nil
 }
 
-func run(args []string) error {
-	cfg, l, err := options(args)
+func run(args []string, env environ) error {
+	cfg, l, err := options(args, env)
 	if err != nil {
 		return err
 	}
@@ -329,7 +326,6 @@ func envelopeList(v string) ([]string, error) {
 	return fields, nil
 }
 
-// list splits a comma-separated flag, leaving out empty items.
 func list(v string) []string {
 	var out []string
 	for _, f := range strings.Split(v, ",") {
@@ -340,8 +336,11 @@ func list(v string) []string {
 	return out
 }
 
-func env(name, def string) string {
-	if v, ok := os.LookupEnv(name); ok && v != "" {
+// environ reads the command's variables: os.Getenv, or a test's own.
+type environ func(string) string
+
+func (env environ) or(name, def string) string {
+	if v := env(name); v != "" {
 		return v
 	}
 	return def

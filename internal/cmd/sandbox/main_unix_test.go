@@ -36,6 +36,7 @@ const modulePath = "github.com/dataintegration/terraform-provider-dataintegratio
 // module cannot be run so: a replace directive in go.mod, a file the build
 // needs that git does not hold, a main package that does not build.
 func TestCommand_goRunAtVersion(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the module through a Go proxy; skipped with -short")
 	}
@@ -153,7 +154,7 @@ func TestCommand_servesHTTPSBehindItsProxy(t *testing.T) {
 	t.Cleanup(func() { os.Stdout = stdout })
 	done := make(chan error, 1)
 	go func() {
-		done <- run([]string{"-addr", "127.0.0.1:0", "-tls-cert", certFile, "-tls-key", keyFile, "-proxy", "127.0.0.1:0", "-proxy-auth", "ci:s3cret-pass"})
+		done <- run([]string{"-addr", "127.0.0.1:0", "-tls-cert", certFile, "-tls-key", keyFile, "-proxy", "127.0.0.1:0", "-proxy-auth", "ci:s3cret-pass"}, testEnv{}.get)
 	}()
 	printed := map[string]string{}
 	br := bufio.NewReader(r)
