@@ -104,9 +104,8 @@ func TestAccConnectorList_refused(t *testing.T) {
 	}})
 	e.RequireSandbox(t, "bind a second key to a second workspace")
 	acctest.RequireCapability(t, acctest.CapListResources)
-	t.Setenv(EnvWorkspaceID, "")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: noWorkspaceEnv().factories(),
 		Steps: []resource.TestStep{
 			{Config: e.ProviderConfig()},
 			{

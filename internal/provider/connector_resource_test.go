@@ -29,6 +29,7 @@ import (
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
@@ -407,7 +408,7 @@ func TestAccConnector_invalidConfigurations(t *testing.T) {
 	for _, c := range cases {
 		steps = append(steps, resource.TestStep{Config: e.ProviderConfig() + c.args.HCL(), ExpectError: acctest.Phrases(c.want...)})
 	}
-	if os.Getenv(EnvWorkspaceID) == "" {
+	if os.Getenv(providerenv.WorkspaceID) == "" {
 		steps = append(steps, resource.TestStep{
 			Config:      e.ProviderWithoutWorkspace() + base.HCL(),
 			ExpectError: acctest.Phrases("Missing Workspace", "set workspace_id here, or workspace_id in the provider configuration"),
@@ -766,10 +767,9 @@ func expectSameID(got, want string) error {
 func TestAccConnector_importByIdentityRefused(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	acctest.RequireCapability(t, acctest.CapIdentity)
-	t.Setenv(EnvWorkspaceID, "")
 	const id = "0b9e8d7c-6a5f-4e3d-9c2b-1a0f9e8d7c6b"
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: noWorkspaceEnv().factories(),
 		Steps: []resource.TestStep{
 			{
 				Config:      e.ProviderConfig() + acctest.IdentityImportBlock(acctest.ConnectorAddress, "id", `"support-desk"`) + acctest.NewConnectorArgs("desk").HCL(),
@@ -1066,10 +1066,9 @@ func TestAccConnector_importStreamsInAnotherOrder(t *testing.T) {
 // not known at import.
 func TestAccConnector_importBareIDWithoutWorkspace(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
-	t.Setenv(EnvWorkspaceID, "")
 	made := e.MakeConnector(t, acctest.Name("bare import"))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: noWorkspaceEnv().factories(),
 		Steps: []resource.TestStep{{
 			Config: e.ProviderWithoutWorkspace() +
 				acctest.NewConnectorArgs("bare").With("workspace_id", fmt.Sprintf("%q", e.WorkspaceID)).HCL(),
@@ -1222,7 +1221,7 @@ resource "dataintegration_customer_service_connector" "test" {
 			}
 		}
 	}
-	refused := acctest.Phrases("Workspace Not Reachable", "cannot reach workspace "+typo, "HTTP 403", "Nothing was changed", "workspace_id", EnvAPIKey)
+	refused := acctest.Phrases("Workspace Not Reachable", "cannot reach workspace "+typo, "HTTP 403", "Nothing was changed", "workspace_id", providerenv.APIKey)
 
 	// Only a refreshing plan moves a connector (TestAccConnector_unknownWorkspaceKept),
 	// so the move's plan reads the connectors too: one list, and the check.
@@ -1519,7 +1518,7 @@ func TestAccConnector_wrongKeyRefresh(t *testing.T) {
 	vars := e.ServiceEnv()
 	eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false", "-parallelism=20")
 	before := e.Sandbox.Stats().Requests
-	_, err := eng.Try(dir, append(vars, acctest.EnvAPIKey+"=wrong-key-"+strings.Repeat("9", 24)), "plan", "-input=false", "-no-color")
+	_, err := eng.Try(dir, append(vars, providerenv.APIKey+"=wrong-key-"+strings.Repeat("9", 24)), "plan", "-input=false", "-no-color")
 	sent := e.Sandbox.Stats().Requests - before
 	if err == nil || !strings.Contains(err.Error(), "Authentication Failed") {
 		t.Fatalf("the plan with a wrong key: %v", err)

@@ -10,7 +10,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,6 +37,7 @@ import (
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -42,6 +45,59 @@ import (
 // Terraform CLI that the acceptance tests drive.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
 	"dataintegration": NewServer("test"),
+}
+
+// testEnv is the environment a test hands its provider in place of the
+// process's, so that the test can run in parallel: a variable it holds wins,
+// any other is the process's.
+type testEnv struct {
+	mu   sync.Mutex
+	vars map[string]string
+}
+
+func newTestEnv(vars map[string]string) *testEnv {
+	return &testEnv{vars: maps.Clone(vars)}
+}
+
+// proxyEnv is an environment of HTTPS_PROXY and NO_PROXY alone, the
+// machine's other proxy variables cleared.
+func proxyEnv(httpsProxy, noProxy string) *testEnv {
+	vars := map[string]string{}
+	for _, k := range []string{"https_proxy", "HTTP_PROXY", "http_proxy", "no_proxy"} {
+		vars[k] = ""
+	}
+	vars["HTTPS_PROXY"], vars["NO_PROXY"] = httpsProxy, noProxy
+	return newTestEnv(vars)
+}
+
+// noWorkspaceEnv is the process's environment without a workspace.
+func noWorkspaceEnv() *testEnv {
+	return newTestEnv(map[string]string{providerenv.WorkspaceID: ""})
+}
+
+// serviceEnv is the environment of e's three variables.
+func serviceEnv(e *acctest.Env) *testEnv {
+	return newTestEnv(map[string]string{providerenv.BaseURL: e.BaseURL, providerenv.APIKey: e.APIKey, providerenv.WorkspaceID: e.WorkspaceID})
+}
+
+func (e *testEnv) set(k, v string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.vars[k] = v
+}
+
+func (e *testEnv) getenv(k string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if v, ok := e.vars[k]; ok {
+		return v
+	}
+	return os.Getenv(k)
+}
+
+// factories serve the provider reading e.
+func (e *testEnv) factories() map[string]func() (tfprotov6.ProviderServer, error) {
+	return map[string]func() (tfprotov6.ProviderServer, error){"dataintegration": NewServerWithEnv("test", e.getenv)}
 }
 
 // faultsRunEachOnce applies config while the sandbox refuses 30% of
@@ -102,6 +158,12 @@ func serveProto(tb testing.TB) *acctest.ProtoProvider {
 func newProtoProvider(tb testing.TB, settings map[string]string) *acctest.ProtoProvider {
 	tb.Helper()
 	return acctest.NewProtoProvider(tb, NewServer("test"), settings)
+}
+
+// newProtoProviderIn is newProtoProvider reading the environment through getenv.
+func newProtoProviderIn(tb testing.TB, getenv func(string) string, settings map[string]string) *acctest.ProtoProvider {
+	tb.Helper()
+	return acctest.NewProtoProvider(tb, NewServerWithEnv("test", getenv), settings)
 }
 
 // unitSandbox is a sandbox and the provider data of a client to it, for
@@ -320,8 +382,14 @@ func loseAnswers(t *testing.T, srv *sandbox.Server, when string, methods ...stri
 // settings, every other one null.
 func configureProvider(t *testing.T, engineVersion string, settings map[string]any) provider.ConfigureResponse {
 	t.Helper()
+	return configureProviderIn(t, os.Getenv, engineVersion, settings)
+}
+
+// configureProviderIn is configureProvider reading the environment through getenv.
+func configureProviderIn(t *testing.T, getenv func(string) string, engineVersion string, settings map[string]any) provider.ConfigureResponse {
+	t.Helper()
 	ctx := context.Background()
-	p := New("0.2.0")()
+	p := NewWithEnv("0.2.0", getenv)()
 	var sr provider.SchemaResponse
 	p.Schema(ctx, provider.SchemaRequest{}, &sr)
 	typ, ok := sr.Schema.Type().TerraformType(ctx).(tftypes.Object)
@@ -466,7 +534,13 @@ func runningJob(t *testing.T, runFor time.Duration) (*sandbox.Server, *providerD
 // the jobs fast path, configured with settings; not configured when settings is nil.
 func frameworkServer(tb testing.TB, settings map[string]string) tfprotov6.ProviderServer {
 	tb.Helper()
-	srv, err := providerserver.NewProtocol6WithError(New("test")())()
+	return frameworkServerIn(tb, os.Getenv, settings)
+}
+
+// frameworkServerIn is frameworkServer reading the environment through getenv.
+func frameworkServerIn(tb testing.TB, getenv func(string) string, settings map[string]string) tfprotov6.ProviderServer {
+	tb.Helper()
+	srv, err := providerserver.NewProtocol6WithError(NewWithEnv("test", getenv)())()
 	if err != nil {
 		tb.Fatal(err)
 	}

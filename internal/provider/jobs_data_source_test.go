@@ -24,6 +24,7 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/jobsfastpath"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -169,10 +170,9 @@ func TestAccJobsDataSource_unknownOrdering(t *testing.T) {
 // not in the provider, not in the data source, not in the environment.
 func TestAccJobsDataSource_missingWorkspace(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
-	t.Setenv(EnvWorkspaceID, "")
 	config := e.ProviderWithoutWorkspace() + `data "dataintegration_jobs" "test" {}`
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: noWorkspaceEnv().factories(),
 		Steps: []resource.TestStep{{
 			Config:      config,
 			ExpectError: acctest.Phrases("Missing Workspace", "workspace_id", "DATAINTEGRATION_WORKSPACE_ID"),
@@ -203,7 +203,6 @@ func TestAccJobsDataSource_unknownAPIKey(t *testing.T) {
 func TestAccJobsDataSource_refusedKeyNamesItsSource(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	badKey := "not-a-key-" + strings.Repeat("7", 24)
-	t.Setenv(EnvAPIKey, badKey)
 	host := strings.TrimPrefix(strings.TrimPrefix(e.BaseURL, "http://"), "https://")
 	config := e.ProviderConfig() + fmt.Sprintf(`
 provider "dataintegration" {
@@ -219,11 +218,11 @@ data "dataintegration_jobs" "other" {
 }
 `, e.BaseURL, e.WorkspaceID)
 	check := &acctest.ErrorMatching{
-		Want:    acctest.Phrases("Authentication Failed", "the service at "+host, "workspace "+e.WorkspaceID, "The key came from the "+EnvAPIKey+" environment variable"),
+		Want:    acctest.Phrases("Authentication Failed", "the service at "+host, "workspace "+e.WorkspaceID, "The key came from the "+providerenv.APIKey+" environment variable"),
 		Secrets: []string{badKey, e.APIKey},
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: newTestEnv(map[string]string{providerenv.APIKey: badKey}).factories(),
 		ErrorCheck:               check.Check,
 		Steps:                    []resource.TestStep{{Config: config}},
 	})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ import (
 // it may. Between them, the states compared show each attribute of a job
 // set, and null where the service may send null.
 func TestJobsDataSource_fastAnswersAsTheFramework(t *testing.T) {
-	t.Setenv(EnvWorkspaceID, "")
+	t.Parallel()
 	seen := newSeenValues()
 	type readCase struct {
 		name    string
@@ -177,7 +178,7 @@ func TestJobsDataSource_fastLeavesTheRestToTheFramework(t *testing.T) {
 		{"a configuration of another type", true, jobsTypeName, value(t, otherType, map[string]tftypes.Value{"workspace_id": tftypes.NewValue(tftypes.String, e.WorkspaceID)}), "Unable to Convert Configuration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := &dataIntegrationProvider{version: "test"}
+			p := &dataIntegrationProvider{version: "test", getenv: os.Getenv}
 			inner, err := providerserver.NewProtocol6WithError(p)()
 			if err != nil {
 				t.Fatal(err)
@@ -285,8 +286,9 @@ func BenchmarkJobsDataSource_packedJobs(b *testing.B) {
 // returns the fast path's answer, and the state decoded (null after an error).
 func readBothWays(t *testing.T, settings map[string]string, config map[string]any) (*tfprotov6.ReadDataSourceResponse, tftypes.Value) {
 	t.Helper()
-	fast := newProtoProvider(t, settings)
-	plain := frameworkServer(t, settings)
+	getenv := noWorkspaceEnv().getenv
+	fast := newProtoProviderIn(t, getenv, settings)
+	plain := frameworkServerIn(t, getenv, settings)
 	cfg := acctest.ProtoValue(t, fast.Schemas.DataSourceSchemas[jobsTypeName], config)
 	req := &tfprotov6.ReadDataSourceRequest{TypeName: jobsTypeName, Config: &cfg}
 	got, err1 := fast.Server.ReadDataSource(context.Background(), req)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -42,11 +43,11 @@ data "dataintegration_jobs" "all" {}
 func TestAccNetwork_proxyAndPrivateCA(t *testing.T) {
 	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
 	proxy := acctest.ServeSecretProxy(t, "ci-runner", proxyPassword)
-	acctest.ProxyEnv(t, proxy.URL, "")
+	env := proxyEnv(proxy.URL, "")
 	config := e.ProviderConfig(fmt.Sprintf("ca_certificate = file(%q)", e.CA.WritePEM(t))) + networkHCL
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             e.ConnectorsGone(t),
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.factories(),
+		CheckDestroy:             connectorsGoneFromSandbox(e.Env),
 		Steps: []resource.TestStep{
 			{Config: config, Check: resource.TestCheckResourceAttr("data.dataintegration_jobs.all", "ids.#", "3")},
 			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
@@ -81,19 +82,33 @@ func TestAccNetwork_proxyAndPrivateCA(t *testing.T) {
 	}
 }
 
+// connectorsGoneFromSandbox is acctest's ConnectorsGone asked of the sandbox
+// itself: the test's own client, outside the provider's proxy, cannot resolve
+// the sandbox's host.
+func connectorsGoneFromSandbox(e *acctest.Env) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		for _, rs := range s.RootModule().Resources {
+			if _, ok := e.Sandbox.Connector(rs.Primary.Attributes["workspace_id"], rs.Primary.ID); ok && rs.Type == acctest.ConnectorType {
+				return fmt.Errorf("connector %s is still in the sandbox after destroy", rs.Primary.ID)
+			}
+		}
+		return nil
+	}
+}
+
 // TestAccNetwork_untrustedWithoutCA: without ca_certificate, the first
 // request fails, at once and naming ca_certificate; nothing reaches the
 // service.
 func TestAccNetwork_untrustedWithoutCA(t *testing.T) {
 	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
 	proxy := acctest.ServeSecretProxy(t, "ci-runner", proxyPassword)
-	acctest.ProxyEnv(t, proxy.URL, "")
+	env := proxyEnv(proxy.URL, "")
 	start := time.Now()
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: env.factories(),
 		Steps: []resource.TestStep{{
 			Config:      e.ProviderConfig() + networkHCL,
-			ExpectError: acctest.Phrases("Untrusted Service Certificate", "set ca_certificate", EnvCACertificate),
+			ExpectError: acctest.Phrases("Untrusted Service Certificate", "set ca_certificate", providerenv.CACertificate),
 		}},
 	})
 	if d := time.Since(start); d > 2*time.Minute {
@@ -109,13 +124,13 @@ func TestAccNetwork_untrustedWithoutCA(t *testing.T) {
 func TestAccNetwork_noProxyBypasses(t *testing.T) {
 	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
 	proxy := acctest.ServeSecretProxy(t, "ci-runner", proxyPassword)
-	acctest.ProxyEnv(t, proxy.URL, "api.example.com, .localhost")
+	env := proxyEnv(proxy.URL, "api.example.com, .localhost")
 	// Without the proxy, the client looks the host up itself, which this
 	// machine may or may not resolve to loopback: either is a request that
 	// did not go through the proxy.
 	direct := regexp.MustCompile(`sandbox\.localhost`)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.factories(),
 		ErrorCheck: func(err error) error {
 			if direct.MatchString(err.Error()) {
 				return nil
@@ -149,7 +164,7 @@ func fleetOf(n int, e *acctest.Env, base string, extra ...string) string {
 // error names the cause.
 func TestAccNetwork_closedPortFailsOnce(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
-	acctest.ProxyEnv(t, "", "")
+	env := proxyEnv("", "")
 	closed := nettest.RefusingAddr(t)
 	want := acctest.Phrases("Service Unreachable", "nothing accepts connections at "+closed, "(connection refused)",
 		"stopped retrying when a request reached max_retries (2)", "fails at once")
@@ -157,7 +172,7 @@ func TestAccNetwork_closedPortFailsOnce(t *testing.T) {
 	var start time.Time
 	var took time.Duration
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: env.factories(),
 		CheckDestroy:             e.ConnectorsGone(t),
 		ErrorCheck: func(err error) error {
 			if failed != "" || !want.MatchString(err.Error()) {
@@ -193,11 +208,11 @@ func TestAccNetwork_closedPortFailsOnce(t *testing.T) {
 func TestAccNetwork_httpsAgainstHTTP(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	e.RequireSandbox(t, "serve plain http")
-	acctest.ProxyEnv(t, "", "")
+	env := proxyEnv("", "")
 	hostport := strings.TrimPrefix(e.BaseURL, "http://")
 	start := time.Now()
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: env.factories(),
 		Steps: []resource.TestStep{{
 			Config:      acctest.ProviderBlock("https://"+hostport, e.APIKey, e.WorkspaceID) + networkHCL,
 			ExpectError: acctest.Phrases("Service Speaks HTTP, Not HTTPS", "base_url says https://, but the service at "+hostport+" answers in plain http", "to http://"+hostport, "No retry can fix this"),
@@ -215,9 +230,9 @@ func TestAccNetwork_httpsAgainstHTTP(t *testing.T) {
 // URL, such as a password with a / left as it is, fails Configure, before
 // any request, without showing the password, whatever base_url is.
 func TestNetwork_proxyURLRefusedAtConfigure(t *testing.T) {
+	t.Parallel()
 	for _, base := range []string{"https://api.example.com", "http://127.0.0.1:8080"} {
-		acctest.ProxyEnv(t, "http://ci:"+proxyPassword+"/x@127.0.0.1:3128", "")
-		diags := configureProvider(t, "1.16.4", map[string]any{"base_url": base, "api_key": "secret-key-1"}).Diagnostics
+		diags := configureProviderIn(t, proxyEnv("http://ci:"+proxyPassword+"/x@127.0.0.1:3128", "").getenv, "1.16.4", map[string]any{"base_url": base, "api_key": "secret-key-1"}).Diagnostics
 		onlyError(t, diags, "Invalid Proxy Setting", "HTTPS_PROXY (or https_proxy) is not a proxy URL", "percent-encode @, :, / and %", "environment the engine runs in")
 		if strings.Contains(diags[0].Detail(), proxyPassword) {
 			t.Errorf("the diagnostic shows the password: %s", diags[0].Detail())
@@ -232,7 +247,7 @@ func TestNetwork_proxyURLRefusedAtConfigure(t *testing.T) {
 func TestAccNetwork_redirectsRefused(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	e.RequireSandbox(t, "put a redirecting front before the sandbox")
-	acctest.ProxyEnv(t, "", "")
+	env := proxyEnv("", "")
 	var reached atomic.Int32
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		reached.Add(1)
@@ -265,7 +280,7 @@ func TestAccNetwork_redirectsRefused(t *testing.T) {
 			"https://127.0.0.1:"+port, e.APIKey, e.WorkspaceID, ca.PEM) + networkHCL,
 		ExpectError: acctest.Phrases("Redirect Refused", "HTTP 307 to POST", "redirecting it to "+target.URL+"/developers/"),
 	})
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: env.factories(), Steps: steps})
 	if n := reached.Load(); n != 0 {
 		t.Errorf("%d requests reached the redirect's target", n)
 	}
@@ -283,7 +298,7 @@ var idKey = regexp.MustCompile(`"_id":\s*"[^"]*"`)
 // changes.
 func TestAccNetwork_foreignIDOnRead(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
-	acctest.ProxyEnv(t, "", "")
+	env := proxyEnv("", "")
 	foreign := e.MakeConnector(t, acctest.Name("foreign")).ID
 	var lie atomic.Bool
 	base := e.ServeFront(t, func(w http.ResponseWriter, r *http.Request, h http.Handler) {
@@ -302,8 +317,8 @@ func TestAccNetwork_foreignIDOnRead(t *testing.T) {
 		own = v
 		return nil
 	})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.factories(),
 		CheckDestroy:             e.ConnectorsGone(t),
 		Steps: []resource.TestStep{
 			{Config: config, Check: sameID},
@@ -328,7 +343,7 @@ func TestAccNetwork_foreignIDOnRead(t *testing.T) {
 // nothing.
 func TestAccNetwork_duplicatedIDOnCreate(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
-	acctest.ProxyEnv(t, "", "")
+	env := proxyEnv("", "")
 	foreign := e.MakeConnector(t, acctest.Name("foreign")).ID
 	base := e.ServeFront(t, func(w http.ResponseWriter, r *http.Request, h http.Handler) {
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/connectors/") {
@@ -349,8 +364,8 @@ func TestAccNetwork_duplicatedIDOnCreate(t *testing.T) {
 		}
 		return nil
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.factories(),
 		CheckDestroy:             e.ConnectorsGone(t),
 		Steps: []resource.TestStep{
 			{Config: config, Check: made},
@@ -366,7 +381,7 @@ func TestAccNetwork_duplicatedIDOnCreate(t *testing.T) {
 // stalled answer.
 func TestAccNetwork_stalledReadsFailOnce(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
-	acctest.ProxyEnv(t, "", "")
+	env := proxyEnv("", "")
 	stalling := e.ServeFront(t, func(w http.ResponseWriter, r *http.Request, h http.Handler) {
 		if r.Method != http.MethodGet || !strings.Contains(r.URL.Path, "/connectors/") {
 			h.ServeHTTP(w, r)
@@ -384,7 +399,7 @@ func TestAccNetwork_stalledReadsFailOnce(t *testing.T) {
 	var start time.Time
 	var took time.Duration
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: env.factories(),
 		CheckDestroy:             e.ConnectorsGone(t),
 		ErrorCheck: func(err error) error {
 			if failed != "" || !want.MatchString(err.Error()) {
@@ -414,12 +429,12 @@ func TestAccNetwork_stalledReadsFailOnce(t *testing.T) {
 func TestAccNetwork_proxyNotAnswering(t *testing.T) {
 	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
 	silent := nettest.SilentAddr(t)
-	acctest.ProxyEnv(t, "http://ci-runner:"+proxyPassword+"@"+silent, "")
+	env := proxyEnv("http://ci-runner:"+proxyPassword+"@"+silent, "")
 	want := acctest.Phrases("Proxy Not Answering", "the proxy at "+silent+" accepted the connection but did not answer the request for a tunnel",
 		"(CONNECT) within request_timeout (2s)", "name the service's host in NO_PROXY")
 	var failed bool
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.factories(),
 		ErrorCheck: func(err error) error {
 			if strings.Contains(err.Error(), proxyPassword) || !want.MatchString(err.Error()) {
 				return err
@@ -443,12 +458,12 @@ func TestAccNetwork_proxyNotAnswering(t *testing.T) {
 // which no proxy serves, an HTTPS_PROXY that is not a URL fails the plan
 // all the same, before any request; HTTP_PROXY plays no part.
 func TestAccNetwork_invalidProxyFailsPlan(t *testing.T) {
+	t.Parallel()
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	e.RequireSandbox(t, "serve on loopback")
 	for _, value := range []string{"%zz", "::", "http://%zz"} {
-		acctest.ProxyEnv(t, value, "")
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+			ProtoV6ProviderFactories: proxyEnv(value, "").factories(),
 			Steps: []resource.TestStep{{
 				Config:      e.ProviderConfig() + networkHCL,
 				PlanOnly:    true,
@@ -459,10 +474,10 @@ func TestAccNetwork_invalidProxyFailsPlan(t *testing.T) {
 	if n := e.Sandbox.Stats().Requests; n != 0 {
 		t.Errorf("%d requests reached the sandbox", n)
 	}
-	acctest.ProxyEnv(t, "", "")
-	t.Setenv("HTTP_PROXY", "%zz")
+	env := proxyEnv("", "")
+	env.set("HTTP_PROXY", "%zz")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: env.factories(),
 		Steps: []resource.TestStep{{
 			Config: e.ProviderConfig() + "data \"dataintegration_jobs\" \"all\" {}\n",
 			Check:  resource.TestCheckResourceAttr("data.dataintegration_jobs.all", "ids.#", "3"),

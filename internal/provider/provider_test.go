@@ -25,6 +25,7 @@ import (
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -211,11 +212,8 @@ provider "dataintegration" {
 data "dataintegration_jobs" "test" {}
 `, c.settings)
 			// Every other setting comes from the environment, and is good.
-			t.Setenv(EnvBaseURL, e.BaseURL)
-			t.Setenv(EnvAPIKey, e.APIKey)
-			t.Setenv(EnvWorkspaceID, e.WorkspaceID)
 			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				ProtoV6ProviderFactories: serviceEnv(e).factories(),
 				Steps:                    []resource.TestStep{{Config: config, ExpectError: acctest.Phrases(c.want...)}},
 			})
 		})
@@ -227,14 +225,12 @@ func TestAccProvider_missingSettings(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 1})
 	e.RequireSandbox(t, "count the requests made")
 	for _, c := range []struct{ attr, env, settings string }{
-		{"base_url", EnvBaseURL, fmt.Sprintf("api_key = %q", e.APIKey)},
-		{"api_key", EnvAPIKey, fmt.Sprintf("base_url = %q", e.BaseURL)},
+		{"base_url", providerenv.BaseURL, fmt.Sprintf("api_key = %q", e.APIKey)},
+		{"api_key", providerenv.APIKey, fmt.Sprintf("base_url = %q", e.BaseURL)},
 	} {
 		t.Run(c.attr, func(t *testing.T) {
-			t.Setenv(EnvBaseURL, "")
-			t.Setenv(EnvAPIKey, "")
 			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				ProtoV6ProviderFactories: newTestEnv(map[string]string{providerenv.BaseURL: "", providerenv.APIKey: ""}).factories(),
 				Steps: []resource.TestStep{{
 					Config:      fmt.Sprintf("provider \"dataintegration\" {\n  %s\n}\ndata \"dataintegration_jobs\" \"test\" {}\n", c.settings),
 					ExpectError: acctest.Phrases("Missing Provider Setting", "The provider needs "+c.attr, c.env+" environment variable"),
@@ -243,12 +239,11 @@ func TestAccProvider_missingSettings(t *testing.T) {
 		})
 	}
 	t.Run("api_key from the environment is checked, and never shown", func(t *testing.T) {
-		t.Setenv(EnvBaseURL, e.BaseURL)
-		t.Setenv(EnvAPIKey, e.APIKey+"\n")
-		t.Setenv(EnvWorkspaceID, e.WorkspaceID)
-		check := &acctest.ErrorMatching{Want: acctest.Phrases("Invalid Provider Setting", EnvAPIKey+": the API key holds a control character"), Secrets: []string{e.APIKey}}
+		env := serviceEnv(e)
+		env.set(providerenv.APIKey, e.APIKey+"\n")
+		check := &acctest.ErrorMatching{Want: acctest.Phrases("Invalid Provider Setting", providerenv.APIKey+": the API key holds a control character"), Secrets: []string{e.APIKey}}
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+			ProtoV6ProviderFactories: env.factories(),
 			ErrorCheck:               check.Check,
 			Steps:                    []resource.TestStep{{Config: `data "dataintegration_jobs" "test" {}`}},
 		})
@@ -257,14 +252,13 @@ func TestAccProvider_missingSettings(t *testing.T) {
 		}
 	})
 	t.Run("base_url from the environment is checked", func(t *testing.T) {
-		t.Setenv(EnvBaseURL, "http://api.example.com")
-		t.Setenv(EnvAPIKey, e.APIKey)
-		t.Setenv(EnvWorkspaceID, e.WorkspaceID)
+		env := serviceEnv(e)
+		env.set(providerenv.BaseURL, "http://api.example.com")
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+			ProtoV6ProviderFactories: env.factories(),
 			Steps: []resource.TestStep{{
 				Config:      `data "dataintegration_jobs" "test" {}`,
-				ExpectError: acctest.Phrases("Invalid Provider Setting", EnvBaseURL+": \"http://api.example.com\" uses http"),
+				ExpectError: acctest.Phrases("Invalid Provider Setting", providerenv.BaseURL+": \"http://api.example.com\" uses http"),
 			}},
 		})
 	})
@@ -277,11 +271,9 @@ func TestAccProvider_missingSettings(t *testing.T) {
 func TestAccProvider_environment(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	ids := acctest.JobIDs(e.JobsOneByOne(t, client.JobFilter{}))
-	t.Setenv(EnvBaseURL, e.BaseURL)
-	t.Setenv(EnvAPIKey, e.APIKey)
-	t.Setenv(EnvWorkspaceID, e.WorkspaceID)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	env := serviceEnv(e)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.factories(),
 		Steps: []resource.TestStep{
 			{
 				Config:            `data "dataintegration_jobs" "test" {}`,
@@ -290,7 +282,7 @@ func TestAccProvider_environment(t *testing.T) {
 			{
 				PreConfig: func() {
 					// Unreachable: only the configuration's value can work.
-					t.Setenv(EnvBaseURL, "http://127.0.0.1:1")
+					env.set(providerenv.BaseURL, "http://127.0.0.1:1")
 				},
 				Config: fmt.Sprintf(`
 provider "dataintegration" {
@@ -310,7 +302,8 @@ data "dataintegration_jobs" "test" {}
 // Configure; Configure checks it again, as it does the values of the
 // environment.)
 func TestProvider_configurePutsASettingsErrorOnItsAttribute(t *testing.T) {
-	t.Setenv(EnvWorkspaceID, "")
+	t.Parallel()
+	env := noWorkspaceEnv()
 	for _, c := range []struct {
 		name, attr, summary string
 		value               any
@@ -326,7 +319,7 @@ func TestProvider_configurePutsASettingsErrorOnItsAttribute(t *testing.T) {
 		{"timeout not positive", "request_timeout", "Invalid Provider Setting", "0s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			diags := configureProvider(t, "", map[string]any{
+			diags := configureProviderIn(t, env.getenv, "", map[string]any{
 				"base_url": "http://127.0.0.1:1", "api_key": "secret-key-1", c.attr: c.value,
 			}).Diagnostics
 			if len(diags) != 1 {
@@ -539,17 +532,17 @@ func TestAccIsolation_otherWorkspace(t *testing.T) {
 // attribute is.
 func TestAccNetwork_caCertificateFromTheEnvironment(t *testing.T) {
 	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 2}, "127.0.0.1")
-	acctest.ProxyEnv(t, "", "")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	env := proxyEnv("", "")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.factories(),
 		Steps: []resource.TestStep{
 			{
-				PreConfig:   func() { t.Setenv(EnvCACertificate, "/etc/ssl/acme-ca.pem") },
+				PreConfig:   func() { env.set(providerenv.CACertificate, "/etc/ssl/acme-ca.pem") },
 				Config:      e.ProviderConfig() + `data "dataintegration_jobs" "all" {}`,
-				ExpectError: acctest.Phrases("Invalid Provider Setting", EnvCACertificate+": the value is one line, without a PEM certificate", "not a file's path"),
+				ExpectError: acctest.Phrases("Invalid Provider Setting", providerenv.CACertificate+": the value is one line, without a PEM certificate", "not a file's path"),
 			},
 			{
-				PreConfig: func() { t.Setenv(EnvCACertificate, e.CA.PEM) },
+				PreConfig: func() { env.set(providerenv.CACertificate, e.CA.PEM) },
 				Config:    e.ProviderConfig() + `data "dataintegration_jobs" "all" {}`,
 				Check:     resource.TestCheckResourceAttr("data.dataintegration_jobs.all", "ids.#", "2"),
 			},

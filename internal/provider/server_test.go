@@ -14,6 +14,7 @@ import (
 	sdkacctest "github.com/hashicorp/terraform-plugin-testing/helper/acctest"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -267,7 +268,7 @@ func TestAccSecrets_neverShown(t *testing.T) {
 			t.Error("the second token did not reach the service")
 		}
 	}
-	refused := w.fail(t, dir, append(second, EnvAPIKey+"="+secrets["refused key"]), "plan", "-input=false")
+	refused := w.fail(t, dir, append(second, providerenv.APIKey+"="+secrets["refused key"]), "plan", "-input=false")
 	if !strings.Contains(refused, "Authentication Failed") {
 		t.Errorf("a refused key: %s", refused)
 	}

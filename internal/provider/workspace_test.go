@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -40,7 +41,7 @@ func TestWorkspace_checkAsksOncePerWorkspace(t *testing.T) {
 			failOn(t, diags)
 			continue
 		}
-		onlyError(t, diags, "Workspace Not Reachable", "cannot reach workspace", "HTTP 403", "Nothing was changed", "Check workspace_id", EnvAPIKey)
+		onlyError(t, diags, "Workspace Not Reachable", "cannot reach workspace", "HTTP 403", "Nothing was changed", "Check workspace_id", providerenv.APIKey)
 	}
 	if n := srv.Stats().ByRoute["GET "+acctest.RouteConnectors]; n != 2 {
 		t.Errorf("20 checks of two workspaces sent %d requests, want 2", n)
@@ -118,7 +119,7 @@ func TestAccWorkspace_wrongKeyFailsThePlanOfCreates(t *testing.T) {
 	e.RequireSandbox(t, "count the requests a plan sends")
 	const n = 20
 	dir := acctest.ConfigDir(t, acctest.FleetHCL(n, "", false))
-	vars := []string{EnvBaseURL + "=" + e.BaseURL, EnvAPIKey + "=not-the-key-" + strings.Repeat("7", 24), EnvWorkspaceID + "=" + e.WorkspaceID}
+	vars := []string{providerenv.BaseURL + "=" + e.BaseURL, providerenv.APIKey + "=not-the-key-" + strings.Repeat("7", 24), providerenv.WorkspaceID + "=" + e.WorkspaceID}
 	before := e.Sandbox.Stats().Requests
 	out, err := eng.Try(dir, vars, "plan", "-input=false", "-detailed-exitcode", "-no-color")
 	var exit *exec.ExitError
