@@ -85,6 +85,7 @@ func stateID(t *testing.T, resp *resource.CreateResponse) string {
 // its answer was lost. The provider finds it and records it as created,
 // with a warning naming it: the next apply will not make a second.
 func TestConnector_createWhoseAnswerIsLost(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	loseAnswers(t, srv, sandbox.FaultsAfter, "POST")
 	resp := createConnector(t, data)
@@ -104,6 +105,7 @@ func TestConnector_createWhoseAnswerIsLost(t *testing.T) {
 // again is safe. A connector of that name but another configuration, made
 // meanwhile, is not taken for it.
 func TestConnector_createLostAndNotMade(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	loseAnswers(t, srv, sandbox.FaultsBefore, "POST")
 	resp := createConnector(t, data)
@@ -179,6 +181,7 @@ func resendingData(t *testing.T, srv *sandbox.Server, base string, budget time.D
 // create again, under the name lock, until one is answered: one connector,
 // recorded, with no diagnostic, since nothing is left unknown.
 func TestConnector_createSentAgainWhenNothingMade(t *testing.T) {
+	t.Parallel()
 	srv, err := sandbox.New(sandbox.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -199,6 +202,7 @@ func TestConnector_createSentAgainWhenNothingMade(t *testing.T) {
 // the second made the connector but lost its answer: the second is adopted,
 // not sent a third time.
 func TestConnector_createSentAgainThenAdopted(t *testing.T) {
+	t.Parallel()
 	srv, err := sandbox.New(sandbox.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -274,6 +278,7 @@ func TestConnector_createNotSentAgainPastItsLimits(t *testing.T) {
 // is this apply's is unknown, so none is recorded, and the error names
 // each with its import command.
 func TestConnector_createLostWithSeveralMade(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	twin := made(t, data, deskSpec("https://acme.example.com"))
 	loseAnswers(t, srv, sandbox.FaultsAfter, "POST")
@@ -297,6 +302,7 @@ func TestConnector_createLostWithSeveralMade(t *testing.T) {
 // name and configuration made an hour before the request is never taken
 // for the one the request made, whether it made one or not.
 func TestConnector_createLostNeverAdoptsAnOlderOne(t *testing.T) {
+	t.Parallel()
 	var offset atomic.Int64
 	clock := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	srv, data := unitSandbox(t, sandbox.Config{Now: clock}, sandbox.DefaultAPIKey)
@@ -321,6 +327,7 @@ func TestConnector_createLostNeverAdoptsAnOlderOne(t *testing.T) {
 // so is the lookup's: nothing is recorded, and the error says to look
 // before applying again.
 func TestConnector_createLostAndLookupFails(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	loseAnswers(t, srv, sandbox.FaultsAfter, "POST", "GET")
 	id, diags := createPastNameCheck(t, data)
@@ -335,6 +342,7 @@ func TestConnector_createLostAndLookupFails(t *testing.T) {
 // retries) cannot have created anything: no warning, no request beyond the
 // name check and the create.
 func TestConnector_createRefusedWarnsOfNothing(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	if err := srv.SetFaults(sandbox.Faults{Rate: 1, Statuses: []int{429}, Methods: []string{"POST"}}); err != nil {
 		t.Fatal(err)
@@ -350,6 +358,7 @@ func TestConnector_createRefusedWarnsOfNothing(t *testing.T) {
 // the create fail before it sends anything, naming the connector and the
 // import block that adopts it: no second connector of the name.
 func TestConnector_createNameTaken(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	there := made(t, data, deskSpec("https://acme.example.com"))
 	before := srv.Stats().Requests
@@ -368,6 +377,7 @@ func TestConnector_createNameTaken(t *testing.T) {
 // (two resources, one name) wait for each other, so that the second finds
 // the first's connector: one is created, the other fails.
 func TestConnector_createsOfOneNameWait(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	// Slow answers: without the wait, both name checks would find none.
 	if err := srv.SetFaults(sandbox.Faults{LatencyMS: 100}); err != nil {
@@ -402,6 +412,7 @@ func TestConnector_createsOfOneNameWait(t *testing.T) {
 // while the name check is in flight: no create is sent, and the error says
 // so rather than report a failed request.
 func TestConnector_createInterruptedDuringNameCheck(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	if err := srv.SetFaults(sandbox.Faults{LatencyMS: 2000}); err != nil {
 		t.Fatal(err)
@@ -420,6 +431,7 @@ func TestConnector_createInterruptedDuringNameCheck(t *testing.T) {
 // that nothing was created, not that the service gave no answer, and
 // nothing is looked up.
 func TestConnector_createInterruptedBeforeItIsSent(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	r, ok := configured(t, NewConnectorResource(), data).(*connectorResource)
 	if !ok {
@@ -445,6 +457,7 @@ func TestConnector_createInterruptedBeforeItIsSent(t *testing.T) {
 // in the same millisecond) deletes its own and fails. At most one create
 // succeeds, the sandbox then holds that one alone, and it matches its state.
 func TestConnector_racingCreatesNeverBothStand(t *testing.T) {
+	t.Parallel()
 	var raced int
 	for round := range 20 {
 		srv, err := sandbox.New(sandbox.Config{})
@@ -495,6 +508,7 @@ func TestConnector_racingCreatesNeverBothStand(t *testing.T) {
 // both connectors and which to delete by hand, and nothing is recorded. A
 // tie loses on both sides.
 func TestConnector_raceLoserDeletesOnlyItsOwn(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	r, ok := configured(t, NewConnectorResource(), data).(*connectorResource)
 	if !ok {
@@ -558,6 +572,7 @@ func TestConnector_raceLoserDeletesOnlyItsOwn(t *testing.T) {
 // TestConnector_createdAfterTiesLose: a rival created in the same
 // millisecond, or at a time that cannot be read, counts as older.
 func TestConnector_createdAfterTiesLose(t *testing.T) {
+	t.Parallel()
 	at := func(s string) client.Connector { return client.Connector{CreatedAt: s} }
 	for _, c := range []struct {
 		a, b string
@@ -690,6 +705,7 @@ func TestAccReliability_hardKill(t *testing.T) {
 // empty. Nothing was sent twice. The executions last an hour: a trigger
 // sent again would fail with Job Already Running, as long as they run.
 func TestAccLostAnswers_connectorsAndTriggers(t *testing.T) {
+	t.Parallel()
 	e := acctest.NewEngine(t)
 	env := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Hour})
 	env.RequireSandbox(t, "lose the service's answers")
@@ -733,6 +749,7 @@ func TestAccLostAnswers_connectorsAndTriggers(t *testing.T) {
 // The first apply converges with 20 connectors, no job run twice, and an
 // empty plan.
 func TestAccLostAnswers_mixedFaults(t *testing.T) {
+	t.Parallel()
 	e := acctest.NewEngine(t)
 	env := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 100 * time.Millisecond})
 	env.RequireSandbox(t, "lose the service's answers")
@@ -782,6 +799,7 @@ func TestAccLostAnswers_mixedFaults(t *testing.T) {
 // connector once, the state holds what the service holds, and the next
 // plan is empty.
 func TestAccLostAnswers_createsBehindAGateway(t *testing.T) {
+	t.Parallel()
 	const n = 30
 	for _, when := range []string{sandbox.FaultsBefore, sandbox.FaultsAfter} {
 		t.Run(when, func(t *testing.T) {

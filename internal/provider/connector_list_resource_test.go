@@ -32,8 +32,8 @@ import (
 // with include_resource, its attributes; one by its exact name; those of
 // the second workspace when asked for; as many as the limit.
 func TestAccConnectorList_query(t *testing.T) {
-	e := acctest.TwoWorkspaces(t, sandbox.Config{Jobs: 0}, "make a connector in a second workspace that the key reaches")
 	acctest.RequireCapability(t, acctest.CapListResources)
+	e := acctest.TwoWorkspaces(t, sandbox.Config{Jobs: 0}, "make a connector in a second workspace that the key reaches")
 	names := []string{acctest.Name("list a"), acctest.Name("list b"), acctest.Name("list c")}
 	made := make([]*client.Connector, len(names))
 	for i, n := range names {
@@ -98,12 +98,12 @@ func TestAccConnectorList_query(t *testing.T) {
 // status and message.
 func TestAccConnectorList_refused(t *testing.T) {
 	const other, otherKey = "33333333-3333-4333-8333-333333333333", "key-of-the-other-workspace"
+	acctest.RequireCapability(t, acctest.CapListResources)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0, Keys: []sandbox.KeyBinding{
 		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: sandbox.DefaultWorkspaceID},
 		{APIKey: otherKey, WorkspaceID: other},
 	}})
 	e.RequireSandbox(t, "bind a second key to a second workspace")
-	acctest.RequireCapability(t, acctest.CapListResources)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: noWorkspaceEnv().factories(),
 		Steps: []resource.TestStep{
@@ -142,6 +142,7 @@ func TestAccConnectorList_refused(t *testing.T) {
 // allows it, no page beyond the one that reaches the limit, and a list by
 // name sends one request.
 func TestConnectorList_pagesUpToLimit(t *testing.T) {
+	t.Parallel()
 	const n = 250
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "count the list requests")
@@ -270,8 +271,9 @@ func query(eng *acctest.Engine, t testing.TB, dir string, env []string, args ...
 // works, the next plan is empty, and the service holds the same three
 // connectors, none created or doubled.
 func TestAccConnectorList_generateConfig(t *testing.T) {
-	eng := acctest.NewEngine(t)
+	t.Parallel()
 	acctest.RequireCapability(t, acctest.CapListResources)
+	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "have a workspace of the test's own: the query adopts every connector in it")
 	names := []string{acctest.Name("adopt a"), acctest.Name("adopt b"), acctest.Name("adopt c")}
@@ -344,8 +346,9 @@ func TestAccConnectorList_generateConfig(t *testing.T) {
 // configuration has, and the next plan is empty, with the service holding
 // each connector once.
 func TestAccConnectorList_adoptLostState(t *testing.T) {
-	eng := acctest.NewEngine(t)
+	t.Parallel()
 	acctest.RequireCapability(t, acctest.CapListResources)
+	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "count the workspace's connectors")
 	names := []string{acctest.Name("kept a"), acctest.Name("lost b"), acctest.Name("kept c")}

@@ -329,6 +329,7 @@ func TestAccConnector_writeOnlyNeedsNewEngine(t *testing.T) {
 // resource and not at token's line, which would print the token; elsewhere,
 // and with token_wo, nothing is said.
 func TestAccConnector_preferWriteOnly(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	const warning = "Prefer token_wo"
@@ -592,6 +593,7 @@ func TestAccConnector_nameTaken(t *testing.T) {
 // A destroy planned from a stale state (terraform destroy -refresh=false)
 // finds the connector gone already: that is success, without a warning.
 func TestConnector_deleteOfAConnectorAlreadyGone(t *testing.T) {
+	t.Parallel()
 	_, data := unitSandbox(t, sandbox.Config{Jobs: 0}, sandbox.DefaultAPIKey)
 	r := configured(t, NewConnectorResource(), data)
 	diags := destroy(t, r, connectorState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd"))
@@ -604,6 +606,7 @@ func TestConnector_deleteOfAConnectorAlreadyGone(t *testing.T) {
 // must not take it for a connector gone: the workspace's connector list
 // fails too, so the delete fails and the connector stays in the state.
 func TestConnector_deleteThroughAWrongPath(t *testing.T) {
+	t.Parallel()
 	_, data := unitSandboxAt(t, sandbox.Config{Jobs: 0}, sandbox.DefaultAPIKey, "/api/v1")
 	r := configured(t, NewConnectorResource(), data)
 	diags := destroy(t, r, connectorState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd"))
@@ -615,6 +618,7 @@ func TestConnector_deleteThroughAWrongPath(t *testing.T) {
 
 // Any other refusal of a delete is an error: the connector stays in state.
 func TestConnector_deleteRefused(t *testing.T) {
+	t.Parallel()
 	_, data := unitSandbox(t, sandbox.Config{Jobs: 0}, "not-the-key")
 	r := configured(t, NewConnectorResource(), data)
 	diags := destroy(t, r, connectorState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd"))
@@ -626,6 +630,7 @@ func TestConnector_deleteRefused(t *testing.T) {
 // TestConnector_emptyNameOneError: name = "" is one mistake, and gets one
 // error (the name is blank), not a second about its length.
 func TestConnector_emptyNameOneError(t *testing.T) {
+	t.Parallel()
 	p := serveProto(t)
 	const connector = "dataintegration_customer_service_connector"
 	cfg := acctest.ProtoValue(t, p.Schemas.ResourceSchemas[connector], map[string]string{
@@ -654,8 +659,8 @@ func connectorIdentity(address, ws string) statecheck.StateCheck {
 // import block with that identity imports the same connector, planning
 // nothing.
 func TestAccConnector_identity(t *testing.T) {
-	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	acctest.RequireCapability(t, acctest.CapIdentity)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	name := acctest.Name("identity")
 	args := acctest.NewConnectorArgs(name)
 	resource.ParallelTest(t, resource.TestCase{
@@ -708,8 +713,8 @@ func TestAccConnector_importByIdentity(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := acctest.NewEnv(t, sandbox.Config{Jobs: 0, Keys: acctest.LetteredWorkspace})
 			acctest.RequireCapability(t, acctest.CapIdentity)
+			e := acctest.NewEnv(t, sandbox.Config{Jobs: 0, Keys: acctest.LetteredWorkspace})
 			name := acctest.Name("identity import")
 			made := e.MakeConnector(t, name)
 			identity := c.identity(e, made.ID)
@@ -765,8 +770,8 @@ func expectSameID(got, want string) error {
 // UUID, whose workspace_id is blank, or whose workspace the provider cannot
 // supply, is refused before any request.
 func TestAccConnector_importByIdentityRefused(t *testing.T) {
-	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	acctest.RequireCapability(t, acctest.CapIdentity)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	const id = "0b9e8d7c-6a5f-4e3d-9c2b-1a0f9e8d7c6b"
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: noWorkspaceEnv().factories(),
@@ -797,8 +802,9 @@ func TestAccConnector_importByIdentityRefused(t *testing.T) {
 // the plan is empty. The state is written by the engine under test, then
 // its identity taken out, as such a state has none.
 func TestAccConnector_identityAddedToOldState(t *testing.T) {
-	eng := acctest.NewEngine(t)
+	t.Parallel()
 	acctest.RequireCapability(t, acctest.CapIdentity)
+	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	dir := acctest.ConfigDir(t, e.ProviderConfig()+acctest.NewConnectorArgs(acctest.Name("old state")).HCL())
 	eng.Run(t, dir, nil, "apply", "-auto-approve", "-input=false", "-no-color")
@@ -894,6 +900,7 @@ func stateIdentity(t *testing.T, stateFile, address string) map[string]any {
 // import and one update in place, which sends the token; the apply works,
 // and the next plan is empty.
 func TestAccConnector_generateConfig(t *testing.T) {
+	t.Parallel()
 	acctest.RequireCapability(t, acctest.CapImportBlocks)
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
@@ -1111,6 +1118,7 @@ func TestAccConnector_tokenLeftOut(t *testing.T) {
 // the plan fails the apply with an error that says so, promising nothing
 // of the next plan, which here creates it again.
 func TestAccConnector_savedPlanOverDrift(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	c := e.Client(t)
@@ -1179,6 +1187,7 @@ func TestAccConnector_savedPlanOverDrift(t *testing.T) {
 // workspace, and the service still holds every connector. A plan that
 // keeps every connector in its workspace asks nothing.
 func TestAccConnector_unreachableWorkspaceRefusedAtPlan(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "count the requests of the plan, and use a workspace no key of the sandbox reaches")
@@ -1254,6 +1263,7 @@ resource "dataintegration_customer_service_connector" "test" {
 // apply succeeds, the workspace then holds at most one connector of the
 // name, and it is the one the winner's state records.
 func TestAccConnector_racingApplies(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "slow the service down so that both name checks are in flight at once, and count the creates")
@@ -1330,6 +1340,7 @@ func requestsOf(e *acctest.Env, run func()) int64 {
 // whether the connectors fill the workspace or are a few of many, and a
 // plan with -refresh=false costs none.
 func TestAccConnector_refreshReadsTheList(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	for _, c := range []struct{ managed, others int }{{40, 260}, {3, 1497}} {
 		e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
@@ -1355,6 +1366,7 @@ func TestAccConnector_refreshReadsTheList(t *testing.T) {
 // and filters the service has, a connector changed and one deleted out of
 // band are both planned, and the rest is not.
 func TestAccConnector_driftUnderServiceVariants(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "play the service's variants")
@@ -1399,6 +1411,7 @@ func TestAccConnector_driftUnderServiceVariants(t *testing.T) {
 // itself, and the plan is the service's. Under 30% of 429, 503, 500, 502
 // and 504 on reads, the refresh still succeeds in one plan.
 func TestAccConnector_refreshOverFailingLists(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "inject faults")
@@ -1437,6 +1450,7 @@ func TestAccConnector_refreshOverFailingLists(t *testing.T) {
 // cut short mid-body (the connection dropped before Content-Length), a
 // refresh plan succeeds in one run and proposes nothing.
 func TestAccConnector_refreshOverCutAnswers(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "cut answers short")
@@ -1510,6 +1524,7 @@ func TestAccConnector_serviceNeverAnswers(t *testing.T) {
 // connectors fails the plan after a handful of requests, not one per
 // connector: after the first 401 the provider sends nothing more.
 func TestAccConnector_wrongKeyRefresh(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "count the requests")
@@ -1536,6 +1551,7 @@ func TestAccConnector_wrongKeyRefresh(t *testing.T) {
 // status and leaves a state that matches the service. Once the faults stop,
 // the next apply completes, nothing is doubled, and the plan is empty.
 func TestAccReliability_faults(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 300})
 	e.RequireSandbox(t, "inject faults")
@@ -1641,6 +1657,7 @@ func TestAccReliability_interrupt(t *testing.T) {
 // reads answered 500, 502 or 504, a refresh plan succeeds in one run.
 // make bench runs the same at 300 connectors and 60 triggers.
 func TestAccReliability_degradedService(t *testing.T) {
+	t.Parallel()
 	d := acctest.DegradedRun(t, acctest.NewEngine(t), 30, 12, 0.3)
 	t.Logf("apply %v (%d requests, %d faults); refresh plan %v (%d requests, %d faults)",
 		d.Apply.Round(time.Millisecond), d.Requests, d.Faults, d.Refresh.Round(time.Millisecond), d.RefreshReads, d.RefreshFaults)
@@ -1652,6 +1669,7 @@ func TestAccReliability_degradedService(t *testing.T) {
 // the name that settles a race, and one trigger per job, and nothing else; a plan refreshing them sends one read per connector and
 // nothing else (a trigger's refresh sends nothing).
 func TestAccScale_requestCounts(t *testing.T) {
+	t.Parallel()
 	const n = 20
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 40})

@@ -86,6 +86,7 @@ func TestNetwork_connectDiagnostics(t *testing.T) {
 // never answers is named as such, with its host, port and request_timeout,
 // not as one that no request reached.
 func TestNetwork_noAnswerDiagnostic(t *testing.T) {
+	t.Parallel()
 	cl, err := client.New(client.Config{BaseURL: "http://" + nettest.SilentAddr(t), APIKey: "secret-key-1", MaxRetries: 0, RequestTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +105,7 @@ func TestNetwork_noAnswerDiagnostic(t *testing.T) {
 // out of reach says what it tried, and when the budget of the provider's
 // process is spent, that later requests fail at once.
 func TestNetwork_unreachableDiagnostic(t *testing.T) {
+	t.Parallel()
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
 	for _, c := range []struct {
 		name    string
@@ -135,6 +137,7 @@ func TestNetwork_unreachableDiagnostic(t *testing.T) {
 // refused earlier says so in one sentence and points at the first error;
 // only that first one, a 401 the service sent, explains the cause and fix.
 func TestDiagnostics_keyRefusedIsShort(t *testing.T) {
+	t.Parallel()
 	first := &client.Error{Operation: "read connector", Method: "GET", Path: "/c/1/", StatusCode: 401, Message: "Invalid API key.", Sent: true}
 	later := &client.Error{Operation: "list jobs", Method: "GET", Path: "/jobs/", StatusCode: 401, Message: "Invalid API key.", KeyRefused: true}
 	var diags diag.Diagnostics
@@ -164,6 +167,7 @@ func TestDiagnostics_keyRefusedIsShort(t *testing.T) {
 // past its timeout says so, not that the service did not answer, and names
 // what the user can change.
 func TestDiagnostics_rateLimited(t *testing.T) {
+	t.Parallel()
 	e := &client.Error{Operation: "list jobs", Method: "GET", Path: "/jobs/",
 		Err: &client.RateLimitError{By: "X-RateLimit-Remaining", Wait: 12500 * time.Millisecond, Limit: "timeouts.read (2s)", Left: 1500 * time.Millisecond}}
 	var diags diag.Diagnostics
@@ -188,6 +192,7 @@ func TestDiagnostics_rateLimited(t *testing.T) {
 // TestDiagnostics_jobNotFoundNamesTheAttribute: a job deleted after its
 // job_name was looked up is told to check job_name, not job_id.
 func TestDiagnostics_jobNotFoundNamesTheAttribute(t *testing.T) {
+	t.Parallel()
 	gone := &client.Error{Operation: "trigger job", Method: "POST", Path: "/jobs/1/trigger/", StatusCode: 404, Message: "Not found.", Sent: true}
 	for _, c := range []struct {
 		at        path.Path

@@ -263,6 +263,7 @@ func TestAccJobTrigger_createTimeout(t *testing.T) {
 }
 
 func TestJobTrigger_destroyAfterTheExecutionEnded(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: time.Millisecond}, sandbox.DefaultAPIKey)
 	job := srv.Jobs(data.workspaceID)[0].ID
 	if err := data.client.TriggerJob(t.Context(), data.workspaceID, job, false); err != nil {
@@ -278,6 +279,7 @@ func TestJobTrigger_destroyAfterTheExecutionEnded(t *testing.T) {
 }
 
 func TestJobTrigger_destroyOfAJobGone(t *testing.T) {
+	t.Parallel()
 	_, data := unitSandbox(t, sandbox.Config{Jobs: 1}, sandbox.DefaultAPIKey)
 	r := configured(t, NewJobTriggerResource(), data)
 	const gone = "0f0f0f0f-0000-4000-8000-00000000abcd"
@@ -286,6 +288,7 @@ func TestJobTrigger_destroyOfAJobGone(t *testing.T) {
 }
 
 func TestJobTrigger_destroyWithoutCancelMakesNoRequest(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: time.Hour}, sandbox.DefaultAPIKey)
 	job := srv.Jobs(data.workspaceID)[0].ID
 	if err := data.client.TriggerJob(t.Context(), data.workspaceID, job, false); err != nil {
@@ -303,6 +306,7 @@ func TestJobTrigger_destroyWithoutCancelMakesNoRequest(t *testing.T) {
 }
 
 func TestJobTrigger_destroyRefused(t *testing.T) {
+	t.Parallel()
 	_, data := unitSandbox(t, sandbox.Config{Jobs: 1}, "not-the-key")
 	r := configured(t, NewJobTriggerResource(), data)
 	diags := destroy(t, r, triggerState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd", true))
@@ -317,6 +321,7 @@ func TestJobTrigger_destroyRefused(t *testing.T) {
 // "-1.5h" as valid. The configuration is validated as Terraform asks for it,
 // over protocol 6.
 func TestJobTrigger_timeoutsOneErrorEach(t *testing.T) {
+	t.Parallel()
 	p := serveProto(t)
 	srv := p.Server
 	typ, ok := p.Schemas.ResourceSchemas["dataintegration_job_trigger"].ValueType().(tftypes.Object)
@@ -617,6 +622,7 @@ func TestAccJobTrigger_waitsIfRunning(t *testing.T) {
 // if_running = "wait" waits within the create timeout, and the one it
 // records ran after the running one ended.
 func TestJobTrigger_waitsForTheRunningExecution(t *testing.T) {
+	t.Parallel()
 	srv, data, job := runningJob(t, 1500*time.Millisecond)
 	m := triggerState(data.workspaceID, job, false)
 	m.IfRunning = types.StringValue("wait")
@@ -631,6 +637,7 @@ func TestJobTrigger_waitsForTheRunningExecution(t *testing.T) {
 // TestJobTrigger_waitEndsAtTheCreateTimeout: the create timeout bounds the
 // wait; nothing is recorded, so that the next apply tries again.
 func TestJobTrigger_waitEndsAtTheCreateTimeout(t *testing.T) {
+	t.Parallel()
 	srv, data, job := runningJob(t, time.Hour)
 	m := triggerState(data.workspaceID, job, false)
 	m.IfRunning = types.StringValue("wait")
@@ -649,6 +656,7 @@ func TestJobTrigger_waitEndsAtTheCreateTimeout(t *testing.T) {
 // too, and does not fail: a failed action would be run again by the next
 // apply.
 func TestJobTrigger_whoseAnswerIsLost(t *testing.T) {
+	t.Parallel()
 	for when, runs := range map[string]int{sandbox.FaultsAfter: 1, sandbox.FaultsBefore: 0} {
 		t.Run(when, func(t *testing.T) {
 			srv, data := unitSandbox(t, sandbox.Config{Jobs: 2}, sandbox.DefaultAPIKey)
@@ -676,6 +684,7 @@ func TestJobTrigger_whoseAnswerIsLost(t *testing.T) {
 // TestJobTrigger_refusedIsNotRecorded: a 503 means the service did nothing:
 // an error, nothing recorded, so that the next apply triggers the job.
 func TestJobTrigger_refusedIsNotRecorded(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1}, sandbox.DefaultAPIKey)
 	job := srv.Jobs(data.workspaceID)[0].ID
 	if err := srv.SetFaults(sandbox.Faults{Rate: 1, Statuses: []int{503}}); err != nil {
@@ -693,6 +702,7 @@ func TestJobTrigger_refusedIsNotRecorded(t *testing.T) {
 // answer was lost, and the warning names that limit, not the request
 // timeout, which did not end.
 func TestJobTrigger_lostAtItsTimeout(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 2}, sandbox.DefaultAPIKey)
 	job, other := srv.Jobs(data.workspaceID)[0].ID, srv.Jobs(data.workspaceID)[1].ID
 	if err := srv.SetFaults(sandbox.Faults{LatencyMS: 4000}); err != nil {

@@ -259,6 +259,7 @@ func TestAccJobsDataSource_cutAnswers(t *testing.T) {
 // TestJobsDataSource_readsEachPageOnce: over 10,000 jobs, the data source
 // makes exactly 100 list requests, the API's floor, and returns every job.
 func TestJobsDataSource_readsEachPageOnce(t *testing.T) {
+	t.Parallel()
 	srv, err := sandbox.New(sandbox.Config{Jobs: 10000})
 	if err != nil {
 		t.Fatal(err)
@@ -353,6 +354,7 @@ func BenchmarkJobsDataSource_againstBareLoop(b *testing.B) {
 // configuration after Read, for nothing (BENCHMARKS.md, "The 10,000-job
 // plan").
 func TestJobsDataSource_readLeavesConfigAlone(t *testing.T) {
+	t.Parallel()
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 150})
 	ctx := context.Background()
 	d := &jobsDataSource{data: &providerData{client: e.Client(t), workspaceID: e.WorkspaceID}}
@@ -384,6 +386,7 @@ func TestJobsDataSource_readLeavesConfigAlone(t *testing.T) {
 // from the start, once, and the state holds every job once; a list that
 // keeps changing fails the read with a clear error.
 func TestJobsDataSource_readsAChangedListAgain(t *testing.T) {
+	t.Parallel()
 	for _, changes := range []int64{1, 2} {
 		srv, err := sandbox.New(sandbox.Config{Jobs: 450})
 		if err != nil {

@@ -123,6 +123,7 @@ func TestJobsDataSource_fastAnswersAsTheFramework(t *testing.T) {
 // kind of value (craftedJobs), three pages of them, the fast path gives the
 // framework's state byte for byte, each attribute of a job null or set.
 func TestJobsDataSource_fastAnswersAsTheFrameworkForAnyValue(t *testing.T) {
+	t.Parallel()
 	base := jobsService(t, craftedJobs(230), 100)
 	settings := map[string]string{"base_url": base, "api_key": sandbox.DefaultAPIKey, "workspace_id": sandbox.DefaultWorkspaceID}
 	seen := newSeenValues()
@@ -142,6 +143,7 @@ func TestJobsDataSource_fastAnswersAsTheFrameworkForAnyValue(t *testing.T) {
 // no configuration, a configuration not fully known, a configuration of
 // another type.
 func TestJobsDataSource_fastLeavesTheRestToTheFramework(t *testing.T) {
+	t.Parallel()
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 120})
 	e.RequireSandbox(t, "name one of its jobs")
 	settings := map[string]string{"base_url": e.BaseURL, "api_key": e.APIKey, "workspace_id": e.WorkspaceID}

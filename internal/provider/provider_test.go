@@ -32,6 +32,7 @@ import (
 // TestProvider_schemaIsValid checks the provider's own schema and those of its
 // resources and data sources, as Terraform would.
 func TestProvider_schemaIsValid(t *testing.T) {
+	t.Parallel()
 	resp := serveProto(t).Schemas
 	for _, d := range resp.Diagnostics {
 		t.Errorf("schema diagnostic: %s: %s", d.Summary, d.Detail)
@@ -61,6 +62,7 @@ func TestProvider_schemaIsValid(t *testing.T) {
 // attribute of a resource identity, has a description: docs/ is generated
 // from them.
 func TestProvider_everySchemaIsDescribed(t *testing.T) {
+	t.Parallel()
 	resp := serveProto(t).Schemas
 	schemas := map[string]*tfprotov6.Schema{"provider": resp.Provider}
 	for name, s := range resp.ResourceSchemas {
@@ -159,6 +161,7 @@ func TestAccProvider_workspaceInAnotherCase(t *testing.T) {
 // Terraform they are the number they always were, so no state or
 // configuration changes.
 func TestProvider_wholeNumbersStayNumbers(t *testing.T) {
+	t.Parallel()
 	resp := serveProto(t).Schemas
 	for where, b := range map[string]*tfprotov6.SchemaBlock{
 		"provider":  resp.Provider.Block,
@@ -175,6 +178,7 @@ func TestProvider_wholeNumbersStayNumbers(t *testing.T) {
 // TestAccProvider_badSettings: each bad setting fails at plan with a
 // diagnostic on the attribute, saying what is allowed, before any request.
 func TestAccProvider_badSettings(t *testing.T) {
+	t.Parallel()
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 1})
 	e.RequireSandbox(t, "count the requests made")
 	cases := []struct {
@@ -222,6 +226,7 @@ data "dataintegration_jobs" "test" {}
 }
 
 func TestAccProvider_missingSettings(t *testing.T) {
+	t.Parallel()
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 1})
 	e.RequireSandbox(t, "count the requests made")
 	for _, c := range []struct{ attr, env, settings string }{
@@ -335,6 +340,7 @@ func TestProvider_configurePutsASettingsErrorOnItsAttribute(t *testing.T) {
 
 // TestProvider_retryBudgetInWords: the docs give the client's retry budget in words.
 func TestProvider_retryBudgetInWords(t *testing.T) {
+	t.Parallel()
 	if d, err := time.ParseDuration(strings.ReplaceAll(strings.TrimSuffix(retryBudgetText, "utes"), " min", "m")); err != nil || d != client.DefaultRetryBudget {
 		t.Errorf("the docs say %q, the client retries for %v", retryBudgetText, client.DefaultRetryBudget)
 	}
@@ -369,6 +375,7 @@ func captureProviderStderr(t *testing.T, eng *acctest.Engine) (env []string, std
 // TF_LOG_PROVIDER=DEBUG alone, it writes its lines and the engine's log
 // holds a DEBUG line for the request, as the docs promise.
 func TestAccLogging_quietUnlessCollected(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	dir := acctest.ConfigDir(t, loggingHCL)
@@ -412,6 +419,7 @@ func TestAccLogging_quietUnlessCollected(t *testing.T) {
 // as the engines read it (TF_LOG, or TF_LOG_PROVIDER over TF_LOG): the
 // provider writes no line below it, as the engine would drop them all.
 func TestAccLogging_atTheLevelKept(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	dir := acctest.ConfigDir(t, loggingHCL)
@@ -556,6 +564,7 @@ func TestAccNetwork_caCertificateFromTheEnvironment(t *testing.T) {
 // diagnostic points at the attribute, whose configuration line the engine
 // would print.
 func TestAccProvider_passwordInAURLNeverPrinted(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	const password = "s3cr3t-pw"
