@@ -1,9 +1,6 @@
-// The helpers that this package's tests share: the provider served to the
-// engine (testAccProtoV6ProviderFactories) and over protocol 6 (serveProto,
-// newProtoProvider), and unit helpers that call a resource's or an action's
-// methods directly against a sandbox (unitSandbox, configured, create,
-// destroy, invoke) for outcomes an engine cannot set up. The rest of the
-// harness is internal/acctest.
+// The helpers this package's tests share: the provider served in-process, and
+// unit helpers that call a resource's or an action's methods against a sandbox,
+// for outcomes an engine cannot set up. The rest of the harness is internal/acctest.
 
 package provider
 
@@ -41,8 +38,6 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// testAccProtoV6ProviderFactories serves the provider in-process to the
-// Terraform CLI that the acceptance tests drive.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
 	"dataintegration": NewServer("test"),
 }
@@ -95,7 +90,6 @@ func (e *testEnv) getenv(k string) string {
 	return os.Getenv(k)
 }
 
-// factories serve the provider reading e.
 func (e *testEnv) factories() map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){"dataintegration": NewServerWithEnv("test", e.getenv)}
 }
@@ -146,21 +140,16 @@ func TestMain(m *testing.M) {
 	acctest.Main(m)
 }
 
-// serveProto serves this package's provider over protocol 6, in-process,
-// not configured yet.
 func serveProto(tb testing.TB) *acctest.ProtoProvider {
 	tb.Helper()
 	return acctest.ServeProto(tb, NewServer("test"))
 }
 
-// newProtoProvider serves this package's provider over protocol 6,
-// in-process, configured with settings.
 func newProtoProvider(tb testing.TB, settings map[string]string) *acctest.ProtoProvider {
 	tb.Helper()
 	return acctest.NewProtoProvider(tb, NewServer("test"), settings)
 }
 
-// newProtoProviderIn is newProtoProvider reading the environment through getenv.
 func newProtoProviderIn(tb testing.TB, getenv func(string) string, settings map[string]string) *acctest.ProtoProvider {
 	tb.Helper()
 	return acctest.NewProtoProvider(tb, NewServerWithEnv("test", getenv), settings)
@@ -173,8 +162,6 @@ func unitSandbox(t *testing.T, cfg sandbox.Config, apiKey string) (*sandbox.Serv
 	return unitSandboxAt(t, cfg, apiKey, "")
 }
 
-// unitSandboxAt is unitSandbox with a path after the sandbox's address in
-// the client's base URL.
 func unitSandboxAt(t *testing.T, cfg sandbox.Config, apiKey, basePath string, edit ...func(*client.Config)) (*sandbox.Server, *providerData) {
 	t.Helper()
 	srv, err := sandbox.New(cfg)
@@ -201,7 +188,6 @@ func unitData(t *testing.T, baseURL, apiKey, ws string, edit ...func(*client.Con
 	return &providerData{client: c, workspaceID: ws, secrets: []string{apiKey}}
 }
 
-// configured is r after Configure with data.
 func configured(t *testing.T, r resource.Resource, data *providerData) resource.Resource {
 	t.Helper()
 	var resp resource.ConfigureResponse
@@ -210,7 +196,6 @@ func configured(t *testing.T, r resource.Resource, data *providerData) resource.
 	return r
 }
 
-// stateOf is r's state holding model.
 func stateOf(t *testing.T, r resource.Resource, model any) tfsdk.State {
 	t.Helper()
 	ctx := context.Background()
@@ -221,7 +206,6 @@ func stateOf(t *testing.T, r resource.Resource, model any) tfsdk.State {
 	return st
 }
 
-// destroy calls r's Delete on a state holding model.
 func destroy(t *testing.T, r resource.Resource, model any) diag.Diagnostics {
 	t.Helper()
 	var resp resource.DeleteResponse
@@ -248,8 +232,6 @@ func connectorState(ws, id string) connectorResourceModel {
 	}
 }
 
-// invoked is what an Invoke answered: its diagnostics and the progress it
-// sent.
 type invoked struct {
 	diags    diag.Diagnostics
 	progress []string
@@ -280,8 +262,6 @@ func invoke(t *testing.T, a action.Action, data *providerData, model any) invoke
 	return out
 }
 
-// runJob is a dataintegration_run_job configuration of the job by ID, in
-// the provider's workspace, with if_running.
 func runJob(job, ifRunning string) runJobModel {
 	m := runJobModel{
 		jobActionTarget:  jobActionTarget{JobID: types.StringValue(job), JobName: types.StringNull(), WorkspaceID: types.StringNull()},
@@ -310,14 +290,12 @@ func protoDiags(diags []*tfprotov6.Diagnostic) string {
 	return strconv.Itoa(len(diags)) + " diagnostics " + strings.Join(parts, " ")
 }
 
-// create calls r's Create with a plan and configuration holding model.
 func create(t *testing.T, r resource.Resource, model any) *resource.CreateResponse {
 	t.Helper()
 	return createIn(context.Background(), t, r, model)
 }
 
-// made creates a connector straight through the client, as someone else
-// would.
+// made creates a connector straight through the client, as someone else would.
 func made(t *testing.T, data *providerData, spec client.ConnectorSpec) string {
 	t.Helper()
 	c, err := data.client.CreateConnector(t.Context(), data.workspaceID, spec)
@@ -327,22 +305,17 @@ func made(t *testing.T, data *providerData, spec client.ConnectorSpec) string {
 	return c.ID
 }
 
-// onlyWarning checks that diags hold one warning with the summary and the
-// phrases, and no error.
 func onlyWarning(t *testing.T, diags diag.Diagnostics, summary string, phrases ...string) {
 	t.Helper()
 	only(t, diags, diag.SeverityWarning, summary, phrases...)
 }
 
-// onlyError checks that diags hold one error with the summary and the
-// phrases, and no warning.
 func onlyError(t *testing.T, diags diag.Diagnostics, summary string, phrases ...string) {
 	t.Helper()
 	only(t, diags, diag.SeverityError, summary, phrases...)
 }
 
-// only checks that diags hold one diagnostic, of the severity, with the
-// summary and the phrases.
+// only checks that diags hold one diagnostic, of the severity, with the summary and the phrases.
 func only(t *testing.T, diags diag.Diagnostics, severity diag.Severity, summary string, phrases ...string) {
 	t.Helper()
 	if len(diags) != 1 || diags[0].Severity() != severity || diags[0].Summary() != summary {
@@ -355,8 +328,7 @@ func only(t *testing.T, diags diag.Diagnostics, severity diag.Severity, summary 
 	}
 }
 
-// createIn is create with the context Terraform would give, which it may
-// cancel.
+// createIn is create with the context Terraform would give, which it may cancel.
 func createIn(ctx context.Context, t *testing.T, r resource.Resource, model any) *resource.CreateResponse {
 	t.Helper()
 	st := stateOf(t, r, model)
@@ -377,15 +349,13 @@ func loseAnswers(t *testing.T, srv *sandbox.Server, when string, methods ...stri
 	}
 }
 
-// configureProvider runs the provider's Configure, as an engine of version
-// engineVersion ("" for none) would, on a configuration of the given
-// settings, every other one null.
+// configureProvider runs Configure as an engine of engineVersion ("" for none)
+// would, on a configuration of settings, every other one null.
 func configureProvider(t *testing.T, engineVersion string, settings map[string]any) provider.ConfigureResponse {
 	t.Helper()
 	return configureProviderIn(t, os.Getenv, engineVersion, settings)
 }
 
-// configureProviderIn is configureProvider reading the environment through getenv.
 func configureProviderIn(t *testing.T, getenv func(string) string, engineVersion string, settings map[string]any) provider.ConfigureResponse {
 	t.Helper()
 	ctx := context.Background()
@@ -518,8 +488,7 @@ func expectProgress(t *testing.T, got []string, want string) {
 	t.Errorf("progress %q, want a message with %q", got, want)
 }
 
-// runningJob is a sandbox of one job, and the job's ID, with an execution
-// of it started that runs for runFor.
+// runningJob is a sandbox of one job, with an execution of it started that runs for runFor.
 func runningJob(t *testing.T, runFor time.Duration) (*sandbox.Server, *providerData, string) {
 	t.Helper()
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: runFor}, sandbox.DefaultAPIKey)
@@ -537,7 +506,6 @@ func frameworkServer(tb testing.TB, settings map[string]string) tfprotov6.Provid
 	return frameworkServerIn(tb, os.Getenv, settings)
 }
 
-// frameworkServerIn is frameworkServer reading the environment through getenv.
 func frameworkServerIn(tb testing.TB, getenv func(string) string, settings map[string]string) tfprotov6.ProviderServer {
 	tb.Helper()
 	srv, err := providerserver.NewProtocol6WithError(NewWithEnv("test", getenv)())()
@@ -555,7 +523,6 @@ func frameworkServerIn(tb testing.TB, getenv func(string) string, settings map[s
 	return srv
 }
 
-// sameDiagnostics fails unless got are want, in the same order.
 func sameDiagnostics(t *testing.T, got, want []*tfprotov6.Diagnostic) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -571,7 +538,6 @@ func sameDiagnostics(t *testing.T, got, want []*tfprotov6.Diagnostic) {
 
 func ptr[T any](v T) *T { return &v }
 
-// frameworkSpy counts the reads of data sources that reach the framework.
 type frameworkSpy struct {
 	fullServer
 	reads atomic.Int64

@@ -35,11 +35,8 @@ resource "dataintegration_customer_service_connector" "test" {
 data "dataintegration_jobs" "all" {}
 `
 
-// TestAccNetwork_proxyAndPrivateCA: through a CONNECT proxy that asks for
-// credentials, to the sandbox over https under a private CA, apply, plan
-// and destroy work with ca_certificate, every request goes through the
-// proxy, and each carries the engine's User-Agent; the proxy's password
-// shows in no output.
+// TestAccNetwork_proxyAndPrivateCA: through a CONNECT proxy with credentials to a
+// private CA, every request goes through the proxy with the engine's User-Agent.
 func TestAccNetwork_proxyAndPrivateCA(t *testing.T) {
 	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
 	proxy := acctest.ServeSecretProxy(t, "ci-runner", proxyPassword)
@@ -96,9 +93,7 @@ func connectorsGoneFromSandbox(e *acctest.Env) resource.TestCheckFunc {
 	}
 }
 
-// TestAccNetwork_untrustedWithoutCA: without ca_certificate, the first
-// request fails, at once and naming ca_certificate; nothing reaches the
-// service.
+// TestAccNetwork_untrustedWithoutCA: fails at once, naming ca_certificate.
 func TestAccNetwork_untrustedWithoutCA(t *testing.T) {
 	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
 	proxy := acctest.ServeSecretProxy(t, "ci-runner", proxyPassword)
@@ -157,11 +152,8 @@ func fleetOf(n int, e *acctest.Env, base string, extra ...string) string {
 		base, e.APIKey, e.WorkspaceID, strings.Join(extra, "\n  ")), false)
 }
 
-// TestAccNetwork_closedPortFailsOnce: a plan refreshing 40 connectors
-// against a port where nothing listens fails once the first requests have
-// spent their retries (max_retries here, for the test's time; the retry
-// budget by default): every later refresh makes one attempt, and each
-// error names the cause.
+// TestAccNetwork_closedPortFailsOnce: refreshes against a closed port fail once
+// the first requests spent their retries; later ones make one attempt.
 func TestAccNetwork_closedPortFailsOnce(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	env := proxyEnv("", "")
@@ -202,9 +194,8 @@ func TestAccNetwork_closedPortFailsOnce(t *testing.T) {
 	t.Logf("%d refreshes failed in %s, %d after retries", all, took.Round(100*time.Millisecond), retried)
 }
 
-// TestAccNetwork_httpsAgainstHTTP: https:// against a service that speaks
-// plain http fails at the first request, with the default retries, saying
-// so and naming the base_url that works.
+// TestAccNetwork_httpsAgainstHTTP: fails at the first request, naming the
+// base_url that works.
 func TestAccNetwork_httpsAgainstHTTP(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	e.RequireSandbox(t, "serve plain http")
@@ -226,9 +217,8 @@ func TestAccNetwork_httpsAgainstHTTP(t *testing.T) {
 	}
 }
 
-// TestNetwork_proxyURLRefusedAtConfigure: a proxy variable that is not a
-// URL, such as a password with a / left as it is, fails Configure, before
-// any request, without showing the password, whatever base_url is.
+// TestNetwork_proxyURLRefusedAtConfigure: a password with a / left as it is
+// fails Configure without showing the password.
 func TestNetwork_proxyURLRefusedAtConfigure(t *testing.T) {
 	t.Parallel()
 	for _, base := range []string{"https://api.example.com", "http://127.0.0.1:8080"} {
@@ -240,10 +230,8 @@ func TestNetwork_proxyURLRefusedAtConfigure(t *testing.T) {
 	}
 }
 
-// TestAccNetwork_redirectsRefused: base_url answering the create with a
-// 301, 302, 307 or 308 to another port, or from https to http, fails the
-// apply naming the redirect; nothing reaches the target, no connector is
-// made, and the key is not taken for refused.
+// TestAccNetwork_redirectsRefused: a redirect of the create fails the apply; nothing
+// reaches the target.
 func TestAccNetwork_redirectsRefused(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	e.RequireSandbox(t, "put a redirecting front before the sandbox")
@@ -292,10 +280,8 @@ func TestAccNetwork_redirectsRefused(t *testing.T) {
 // idKey is an answer's _id, as the sandbox writes it.
 var idKey = regexp.MustCompile(`"_id":\s*"[^"]*"`)
 
-// TestAccNetwork_foreignIDOnRead: a refresh whose read is answered with
-// another connector's _id fails with Unexpected Answer quoting both IDs; the
-// state keeps the connector's own, and once the answers are right nothing
-// changes.
+// TestAccNetwork_foreignIDOnRead: a read answered with another connector's _id
+// fails, and the state keeps the connector's own.
 func TestAccNetwork_foreignIDOnRead(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	env := proxyEnv("", "")
@@ -337,10 +323,8 @@ func TestAccNetwork_foreignIDOnRead(t *testing.T) {
 	})
 }
 
-// TestAccNetwork_duplicatedIDOnCreate: a create answered with its _id and a
-// second, foreign one is a lost answer, settled by listing: the state holds
-// the connector made, nothing is orphaned or doubled, and a rerun changes
-// nothing.
+// TestAccNetwork_duplicatedIDOnCreate: a create answered with a second, foreign
+// _id is a lost answer, settled by listing.
 func TestAccNetwork_duplicatedIDOnCreate(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	env := proxyEnv("", "")
@@ -374,11 +358,8 @@ func TestAccNetwork_duplicatedIDOnCreate(t *testing.T) {
 	})
 }
 
-// TestAccNetwork_stalledReadsFailOnce: a front that sends the status and
-// headers of every connector read, then stalls its body, is a service not
-// answering: a 200-connector plan fails once the first reads have spent their
-// retries, not after each read has spent its own, every error naming the
-// stalled answer.
+// TestAccNetwork_stalledReadsFailOnce: bodies that stall after the headers are a
+// service not answering, and the plan fails once, not after each read's retries.
 func TestAccNetwork_stalledReadsFailOnce(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	env := proxyEnv("", "")
@@ -423,9 +404,7 @@ func TestAccNetwork_stalledReadsFailOnce(t *testing.T) {
 	t.Logf("%d refreshes failed in %s", strings.Count(failed, "Service Not Answering"), took.Round(100*time.Millisecond))
 }
 
-// TestAccNetwork_proxyNotAnswering: a proxy that takes the connection and
-// never answers CONNECT fails the plan naming the proxy, by host and port,
-// never its password; nothing reaches the service.
+// TestAccNetwork_proxyNotAnswering: the error names the proxy, never its password.
 func TestAccNetwork_proxyNotAnswering(t *testing.T) {
 	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
 	silent := nettest.SilentAddr(t)
@@ -454,9 +433,8 @@ func TestAccNetwork_proxyNotAnswering(t *testing.T) {
 	}
 }
 
-// TestAccNetwork_invalidProxyFailsPlan: against the sandbox on loopback,
-// which no proxy serves, an HTTPS_PROXY that is not a URL fails the plan
-// all the same, before any request; HTTP_PROXY plays no part.
+// TestAccNetwork_invalidProxyFailsPlan: an HTTPS_PROXY that is not a URL fails
+// the plan even against loopback, which no proxy serves; HTTP_PROXY plays no part.
 func TestAccNetwork_invalidProxyFailsPlan(t *testing.T) {
 	t.Parallel()
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})

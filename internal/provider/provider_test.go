@@ -57,10 +57,7 @@ func TestProvider_schemaIsValid(t *testing.T) {
 	}
 }
 
-// TestProvider_everySchemaIsDescribed checks that every attribute and block of the
-// provider, its resources, data sources, list resources and actions, and every
-// attribute of a resource identity, has a description: docs/ is generated
-// from them.
+// TestProvider_everySchemaIsDescribed: docs/ is generated from the descriptions.
 func TestProvider_everySchemaIsDescribed(t *testing.T) {
 	t.Parallel()
 	resp := serveProto(t).Schemas
@@ -114,10 +111,8 @@ func TestProvider_everySchemaIsDescribed(t *testing.T) {
 	}
 }
 
-// TestAccProvider_workspaceInAnotherCase: resources made with the provider's
-// workspace in lower case plan nothing when it is given in upper case, in
-// the provider or in the resources; neither the connector nor the trigger
-// is replaced, so the job does not run again.
+// TestAccProvider_workspaceInAnotherCase: the workspace in upper case replaces
+// nothing, so the job does not run again.
 func TestAccProvider_workspaceInAnotherCase(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond, Keys: acctest.LetteredWorkspace})
 	e.RequireSandbox(t, "count the job's executions")
@@ -156,10 +151,8 @@ func TestAccProvider_workspaceInAnotherCase(t *testing.T) {
 	})
 }
 
-// TestProvider_wholeNumbersStayNumbers: max_retries and token_wo_version are Number
-// attributes, so that a value such as 1.5 reaches their validator; to
-// Terraform they are the number they always were, so no state or
-// configuration changes.
+// TestProvider_wholeNumbersStayNumbers: Number attributes, so that 1.5 reaches
+// their validator, are to Terraform the number they always were.
 func TestProvider_wholeNumbersStayNumbers(t *testing.T) {
 	t.Parallel()
 	resp := serveProto(t).Schemas
@@ -270,9 +263,8 @@ func TestAccProvider_missingSettings(t *testing.T) {
 	e.ExpectNoRequests(t)
 }
 
-// TestAccProvider_environment: with no provider block at all, the three
-// variables configure the provider; a setting in the configuration wins
-// over its variable; a trailing slash on base_url works.
+// TestAccProvider_environment: the variables alone configure the provider, and a
+// setting in the configuration wins over its variable.
 func TestAccProvider_environment(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	ids := acctest.JobIDs(e.JobsOneByOne(t, client.JobFilter{}))
@@ -301,11 +293,8 @@ data "dataintegration_jobs" "test" {}
 	})
 }
 
-// An unknown or bad max_retries, max_concurrent_requests or request_timeout
-// is an error on that attribute, so that Terraform points at the line that
-// sets it. (Terraform checks a bad value with the schema's validators before
-// Configure; Configure checks it again, as it does the values of the
-// environment.)
+// Configure puts a bad setting's error on its attribute, so that Terraform points
+// at the line; it checks them again after the validators, as it does the environment's.
 func TestProvider_configurePutsASettingsErrorOnItsAttribute(t *testing.T) {
 	t.Parallel()
 	env := noWorkspaceEnv()
@@ -354,10 +343,8 @@ output "jobs" {
 }
 `
 
-// captureProviderStderr points the engine's dev override at a wrapper that
-// runs the provider with its standard error, where terraform-plugin-log
-// writes every line, appended to the returned file. The engine then sees no
-// log line of the provider, whatever the level.
+// captureProviderStderr runs the provider with its standard error, where
+// terraform-plugin-log writes every line, appended to the returned file.
 func captureProviderStderr(t *testing.T, eng *acctest.Engine) (env []string, stderr string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -369,11 +356,8 @@ func captureProviderStderr(t *testing.T, eng *acctest.Engine) (env []string, std
 	return []string{"TF_CLI_CONFIG_FILE=" + acctest.DevOverrideFile(t, dir)}, stderr
 }
 
-// TestAccLogging_quietUnlessCollected runs the same plan with and without
-// the variables that make the engine collect the provider's logs: without
-// them, the provider writes nothing at all; with TF_LOG=DEBUG, or
-// TF_LOG_PROVIDER=DEBUG alone, it writes its lines and the engine's log
-// holds a DEBUG line for the request, as the docs promise.
+// TestAccLogging_quietUnlessCollected: without TF_LOG or TF_LOG_PROVIDER the
+// provider writes nothing at all; with them, a DEBUG line per request.
 func TestAccLogging_quietUnlessCollected(t *testing.T) {
 	t.Parallel()
 	eng := acctest.NewEngine(t)
@@ -415,9 +399,8 @@ func TestAccLogging_quietUnlessCollected(t *testing.T) {
 	}
 }
 
-// TestAccLogging_atTheLevelKept runs a plan with a level above DEBUG, given
-// as the engines read it (TF_LOG, or TF_LOG_PROVIDER over TF_LOG): the
-// provider writes no line below it, as the engine would drop them all.
+// TestAccLogging_atTheLevelKept: the provider writes no line below the level
+// the engine keeps.
 func TestAccLogging_atTheLevelKept(t *testing.T) {
 	t.Parallel()
 	eng := acctest.NewEngine(t)
@@ -442,11 +425,8 @@ func TestAccLogging_atTheLevelKept(t *testing.T) {
 	}
 }
 
-// TestAccIsolation_otherWorkspace: a key bound to one workspace can neither
-// read nor change another's jobs or connectors. Each attempt fails with
-// "Access Denied" (a connector's create, at plan, with "Workspace Not
-// Reachable"), naming the workspace, and the other workspace is left as it
-// was.
+// TestAccIsolation_otherWorkspace: a key bound to one workspace can neither read
+// nor change another's, and each attempt names the workspace.
 func TestAccIsolation_otherWorkspace(t *testing.T) {
 	const other, otherKey = "33333333-3333-4333-8333-333333333333", "key-of-the-other-workspace"
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 8, Keys: []sandbox.KeyBinding{
@@ -535,9 +515,6 @@ func TestAccIsolation_otherWorkspace(t *testing.T) {
 	t.Logf("%d requests to the other workspace, each refused with 403; nothing changed there", n)
 }
 
-// TestAccNetwork_caCertificateFromTheEnvironment: DATAINTEGRATION_CA_CERTIFICATE
-// holds the PEM when the configuration does not, and is checked as the
-// attribute is.
 func TestAccNetwork_caCertificateFromTheEnvironment(t *testing.T) {
 	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 2}, "127.0.0.1")
 	env := proxyEnv("", "")
@@ -558,11 +535,8 @@ func TestAccNetwork_caCertificateFromTheEnvironment(t *testing.T) {
 	})
 }
 
-// TestAccProvider_passwordInAURLNeverPrinted: a literal password in the
-// provider's base_url or in a connector's url fails the plan with an error
-// that names the attribute, and the engine prints the password nowhere: no
-// diagnostic points at the attribute, whose configuration line the engine
-// would print.
+// TestAccProvider_passwordInAURLNeverPrinted: no diagnostic points at a url
+// holding a password, whose configuration line the engine would print.
 func TestAccProvider_passwordInAURLNeverPrinted(t *testing.T) {
 	t.Parallel()
 	eng := acctest.NewEngine(t)
