@@ -27,7 +27,7 @@ func TestEnv_settingsFallBackToTheirVariables(t *testing.T) {
 	env := newTestEnv(map[string]string{
 		providerenv.BaseURL: ts.URL, providerenv.APIKey: "key-from-env-1", providerenv.WorkspaceID: sandbox.DefaultWorkspaceID, providerenv.CACertificate: "",
 	})
-	resp := configureProviderIn(t, env.getenv, "1.16.4", nil)
+	resp := configureProvider(t, env.getenv, "1.16.4", nil)
 	failOn(t, resp.Diagnostics)
 	data, ok := resp.ResourceData.(*providerData)
 	if !ok {

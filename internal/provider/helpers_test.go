@@ -351,12 +351,7 @@ func loseAnswers(t *testing.T, srv *sandbox.Server, when string, methods ...stri
 
 // configureProvider runs Configure as an engine of engineVersion ("" for none)
 // would, on a configuration of settings, every other one null.
-func configureProvider(t *testing.T, engineVersion string, settings map[string]any) provider.ConfigureResponse {
-	t.Helper()
-	return configureProviderIn(t, os.Getenv, engineVersion, settings)
-}
-
-func configureProviderIn(t *testing.T, getenv func(string) string, engineVersion string, settings map[string]any) provider.ConfigureResponse {
+func configureProvider(t *testing.T, getenv func(string) string, engineVersion string, settings map[string]any) provider.ConfigureResponse {
 	t.Helper()
 	ctx := context.Background()
 	p := NewWithEnv("0.2.0", getenv)()

@@ -222,7 +222,7 @@ func TestAccNetwork_httpsAgainstHTTP(t *testing.T) {
 func TestNetwork_proxyURLRefusedAtConfigure(t *testing.T) {
 	t.Parallel()
 	for _, base := range []string{"https://api.example.com", "http://127.0.0.1:8080"} {
-		diags := configureProviderIn(t, proxyEnv("http://ci:"+proxyPassword+"/x@127.0.0.1:3128", "").getenv, "1.16.4", map[string]any{"base_url": base, "api_key": "secret-key-1"}).Diagnostics
+		diags := configureProvider(t, proxyEnv("http://ci:"+proxyPassword+"/x@127.0.0.1:3128", "").getenv, "1.16.4", map[string]any{"base_url": base, "api_key": "secret-key-1"}).Diagnostics
 		onlyError(t, diags, "Invalid Proxy Setting", "HTTPS_PROXY (or https_proxy) is not a proxy URL", "percent-encode @, :, / and %", "environment the engine runs in")
 		if strings.Contains(diags[0].Detail(), proxyPassword) {
 			t.Errorf("the diagnostic shows the password: %s", diags[0].Detail())

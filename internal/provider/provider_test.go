@@ -313,7 +313,7 @@ func TestProvider_configurePutsASettingsErrorOnItsAttribute(t *testing.T) {
 		{"timeout not positive", "request_timeout", "Invalid Provider Setting", "0s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			diags := configureProviderIn(t, env.getenv, "", map[string]any{
+			diags := configureProvider(t, env.getenv, "", map[string]any{
 				"base_url": "http://127.0.0.1:1", "api_key": "secret-key-1", c.attr: c.value,
 			}).Diagnostics
 			if len(diags) != 1 {

@@ -41,7 +41,7 @@ func TestNetwork_engineNamedInUserAgent(t *testing.T) {
 		{"Terraform", "", "terraform-provider-dataintegration/0.2.0 pipeline/42"},
 	} {
 		engineName = func() string { return c.engine }
-		resp := configureProviderIn(t, env.getenv, c.version, map[string]any{"base_url": ts.URL, "api_key": "secret-key-1"})
+		resp := configureProvider(t, env.getenv, c.version, map[string]any{"base_url": ts.URL, "api_key": "secret-key-1"})
 		failOn(t, resp.Diagnostics)
 		data, ok := resp.ResourceData.(*providerData)
 		if !ok {
