@@ -13,14 +13,6 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// The provider's environment variables, under the names the harness and its
-// users call them.
-const (
-	EnvBaseURL     = providerenv.BaseURL
-	EnvAPIKey      = providerenv.APIKey
-	EnvWorkspaceID = providerenv.WorkspaceID
-)
-
 // Env is the service one acceptance test runs against.
 type Env struct {
 	BaseURL, APIKey, WorkspaceID string
@@ -35,9 +27,9 @@ type Env struct {
 func NewEnv(t testing.TB, cfg sandbox.Config) *Env {
 	t.Helper()
 	if realService() {
-		key := os.Getenv(EnvAPIKey)
+		key := os.Getenv(providerenv.APIKey)
 		expectNoSecretPrinted(t, key)
-		return &Env{BaseURL: os.Getenv(EnvBaseURL), APIKey: key, WorkspaceID: os.Getenv(EnvWorkspaceID)}
+		return &Env{BaseURL: os.Getenv(providerenv.BaseURL), APIKey: key, WorkspaceID: os.Getenv(providerenv.WorkspaceID)}
 	}
 	srv, err := sandbox.New(cfg)
 	if err != nil {
@@ -58,7 +50,7 @@ func sandboxKey(cfg sandbox.Config) string {
 }
 
 func realService() bool {
-	return os.Getenv(EnvBaseURL) != "" && os.Getenv(EnvAPIKey) != "" && os.Getenv(EnvWorkspaceID) != ""
+	return os.Getenv(providerenv.BaseURL) != "" && os.Getenv(providerenv.APIKey) != "" && os.Getenv(providerenv.WorkspaceID) != ""
 }
 
 // RequireSandbox skips a test that needs the sandbox's side door.
@@ -100,7 +92,7 @@ func (e *Env) UpperWorkspace(t *testing.T) string {
 // ServiceEnv is the environment a guide tells its reader to export.
 func (e *Env) ServiceEnv(extra ...string) []string {
 	return append([]string{
-		EnvBaseURL + "=" + e.BaseURL, EnvAPIKey + "=" + e.APIKey, EnvWorkspaceID + "=" + e.WorkspaceID,
+		providerenv.BaseURL + "=" + e.BaseURL, providerenv.APIKey + "=" + e.APIKey, providerenv.WorkspaceID + "=" + e.WorkspaceID,
 	}, extra...)
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 )
 
 // cliRecordMask is where the wrapper records each test's engine output; "" when not recording.
@@ -131,7 +132,7 @@ func SecretsInEnv(env []string) []string {
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		name, isVar := strings.CutPrefix(k, "TF_VAR_")
-		if (k == EnvAPIKey || (isVar && secretName.MatchString(name))) && len(strings.TrimSpace(v)) >= minSecret {
+		if (k == providerenv.APIKey || (isVar && secretName.MatchString(name))) && len(strings.TrimSpace(v)) >= minSecret {
 			out = append(out, v)
 		}
 		if slices.Contains(proxyVars, k) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/provider"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 )
 
 func TestOutput_secretsIn(t *testing.T) {
@@ -38,7 +39,7 @@ api_key = "key with\n"
 	if got := acctest.SecretsIn(config); !slices.Equal(got, want) {
 		t.Errorf("secretsIn = %q, want %q", got, want)
 	}
-	env := []string{acctest.EnvAPIKey + "=key-from-env", "TF_VAR_platform_token=tok-from-env", "TF_VAR_name=Support desk", "TF_VAR_token_wo_version=12345678",
+	env := []string{providerenv.APIKey + "=key-from-env", "TF_VAR_platform_token=tok-from-env", "TF_VAR_name=Support desk", "TF_VAR_token_wo_version=12345678",
 		"HTTPS_PROXY=http://ci:pr0xy-pass@proxy.example.com:3128", "https_proxy=ci:other-pass@proxy.example.com", "HTTP_PROXY=http://proxy.example.com:3128", "NO_PROXY=.example.com"}
 	fromEnv := acctest.SecretsInEnv(env)
 	if want := []string{"key-from-env", "tok-from-env", "pr0xy-pass", "ci:pr0xy-pass", "other-pass", "ci:other-pass"}; !slices.Equal(fromEnv, want) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -123,7 +124,7 @@ func deadServicePlan(b *testing.B, eng *acctest.Engine, dead deadService) acctes
 	dir := acctest.ConfigDir(b, acctest.FleetHCL(40, "", false))
 	eng.Run(b, dir, e.ServiceEnv(), "apply", "-auto-approve", "-input=false", "-no-color")
 	start := time.Now()
-	_, err := eng.Try(dir, e.ServiceEnv(acctest.EnvBaseURL+"=http://"+dead.addr), "plan", "-input=false", "-no-color")
+	_, err := eng.Try(dir, e.ServiceEnv(providerenv.BaseURL+"=http://"+dead.addr), "plan", "-input=false", "-no-color")
 	took := time.Since(start)
 	out := strings.Join(strings.Fields(fmt.Sprint(err)), " ")
 	failed := strings.Count(out, "Error: ")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -127,7 +128,7 @@ func applyAtOnce(b *testing.B, eng *acctest.Engine, e *acctest.Env, applies ...r
 		// The last of a name wins in a command's environment.
 		env := e.ServiceEnv(append([]string{"TF_DATA_DIR=" + filepath.Join(dir, ".data")}, acctest.NoLogVars...)...)
 		if a.workspace != "" {
-			env = append(env, acctest.EnvWorkspaceID+"="+a.workspace)
+			env = append(env, providerenv.WorkspaceID+"="+a.workspace)
 		}
 		env = append(env, a.env...)
 		wg.Go(func() {

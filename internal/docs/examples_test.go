@@ -14,6 +14,7 @@ import (
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -134,9 +135,9 @@ func TestAccExamples_valid(t *testing.T) {
 
 // offlineEnv reaches nothing, so that a mocked test that sent a request would fail.
 var offlineEnv = []string{
-	acctest.EnvBaseURL + "=http://127.0.0.1:1",
-	acctest.EnvAPIKey + "=offline-test-key",
-	acctest.EnvWorkspaceID + "=6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
+	providerenv.BaseURL + "=http://127.0.0.1:1",
+	providerenv.APIKey + "=offline-test-key",
+	providerenv.WorkspaceID + "=6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f",
 }
 
 var mockedFile = regexp.MustCompile(`(?m)^mock_provider "dataintegration"`)

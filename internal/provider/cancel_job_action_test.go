@@ -10,6 +10,7 @@ import (
 )
 
 func TestCancelJobAction_invoke(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 2, RunDuration: time.Hour}, sandbox.DefaultAPIKey)
 	jobs := srv.Jobs(data.workspaceID)
 	running, idle := jobs[0], jobs[1]

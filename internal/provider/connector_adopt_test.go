@@ -43,10 +43,8 @@ func plannedConnector(data *providerData) connectorResourceModel {
 	return model
 }
 
-// createPastNameCheck sends createConnector's create as Create does once
-// nameFree has found the name free, and settles its failure as Create does:
-// the race in which connectors of the name appear between the check and the
-// create. It returns the ID recorded, "" for none, and the diagnostics.
+// createPastNameCheck sends the create as Create does once the name check found
+// the name free: the race in which connectors of the name appear meanwhile.
 func createPastNameCheck(t *testing.T, data *providerData) (string, diag.Diagnostics) {
 	t.Helper()
 	r, ok := configured(t, NewConnectorResource(), data).(*connectorResource)
@@ -85,6 +83,7 @@ func stateID(t *testing.T, resp *resource.CreateResponse) string {
 // its answer was lost. The provider finds it and records it as created,
 // with a warning naming it: the next apply will not make a second.
 func TestConnector_createWhoseAnswerIsLost(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	loseAnswers(t, srv, sandbox.FaultsAfter, "POST")
 	resp := createConnector(t, data)
@@ -99,11 +98,10 @@ func TestConnector_createWhoseAnswerIsLost(t *testing.T) {
 	}
 }
 
-// TestConnector_createLostAndNotMade: a 502 that the service answered before
-// doing anything: the provider finds nothing made and says that applying
-// again is safe. A connector of that name but another configuration, made
-// meanwhile, is not taken for it.
+// TestConnector_createLostAndNotMade: a 502 before the service acted; a
+// connector of that name but another configuration is not taken for it.
 func TestConnector_createLostAndNotMade(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	loseAnswers(t, srv, sandbox.FaultsBefore, "POST")
 	resp := createConnector(t, data)
@@ -124,11 +122,8 @@ func TestConnector_createLostAndNotMade(t *testing.T) {
 	}
 }
 
-// gatewayOfCreates stands in front of srv as a gateway that answers the
-// creates (POSTs) in turn as answers says: "before" answers 502 with its own
-// HTML page without passing the create on, "after" passes it on and answers
-// 502 all the same, "ok" passes it on; the creates after the last pass.
-// onCreate, if set, is called with each create's number before it is answered.
+// gatewayOfCreates answers the creates in turn as answers says: "before" 502
+// without passing it on, "after" passes it on and answers 502, "ok" passes it on.
 func gatewayOfCreates(t *testing.T, srv *sandbox.Server, onCreate func(n int), answers ...string) string {
 	t.Helper()
 	var mu sync.Mutex
@@ -174,11 +169,10 @@ func resendingData(t *testing.T, srv *sandbox.Server, base string, budget time.D
 	})
 }
 
-// TestConnector_createSentAgainWhenNothingMade: creates answered 502 by a
-// gateway that did not pass them on made nothing, so the provider sends the
-// create again, under the name lock, until one is answered: one connector,
-// recorded, with no diagnostic, since nothing is left unknown.
+// TestConnector_createSentAgainWhenNothingMade: a 502 that made nothing is sent
+// again, under the name lock, until answered.
 func TestConnector_createSentAgainWhenNothingMade(t *testing.T) {
+	t.Parallel()
 	srv, err := sandbox.New(sandbox.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -199,6 +193,7 @@ func TestConnector_createSentAgainWhenNothingMade(t *testing.T) {
 // the second made the connector but lost its answer: the second is adopted,
 // not sent a third time.
 func TestConnector_createSentAgainThenAdopted(t *testing.T) {
+	t.Parallel()
 	srv, err := sandbox.New(sandbox.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -217,10 +212,8 @@ func TestConnector_createSentAgainThenAdopted(t *testing.T) {
 	}
 }
 
-// TestConnector_createNotSentAgainPastItsLimits: a create that makes
-// nothing is sent again only within max_retries and the retry budget, and
-// never once Terraform is interrupted; each way, the error says which ended
-// the sends, and that applying again is safe.
+// TestConnector_createNotSentAgainPastItsLimits: sent again only within
+// max_retries and the retry budget, never once interrupted; the error says which.
 func TestConnector_createNotSentAgainPastItsLimits(t *testing.T) {
 	always := slices.Repeat([]string{"before"}, 100)
 	for name, tc := range map[string]struct {
@@ -269,11 +262,10 @@ func TestConnector_createNotSentAgainPastItsLimits(t *testing.T) {
 	}
 }
 
-// TestConnector_createLostWithSeveralMade: two connectors of the name and
-// configuration sent were made while the create was in flight: which one
-// is this apply's is unknown, so none is recorded, and the error names
-// each with its import command.
+// TestConnector_createLostWithSeveralMade: which of two matches is this apply's
+// is unknown, so none is recorded.
 func TestConnector_createLostWithSeveralMade(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	twin := made(t, data, deskSpec("https://acme.example.com"))
 	loseAnswers(t, srv, sandbox.FaultsAfter, "POST")
@@ -297,6 +289,7 @@ func TestConnector_createLostWithSeveralMade(t *testing.T) {
 // name and configuration made an hour before the request is never taken
 // for the one the request made, whether it made one or not.
 func TestConnector_createLostNeverAdoptsAnOlderOne(t *testing.T) {
+	t.Parallel()
 	var offset atomic.Int64
 	clock := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	srv, data := unitSandbox(t, sandbox.Config{Now: clock}, sandbox.DefaultAPIKey)
@@ -321,6 +314,7 @@ func TestConnector_createLostNeverAdoptsAnOlderOne(t *testing.T) {
 // so is the lookup's: nothing is recorded, and the error says to look
 // before applying again.
 func TestConnector_createLostAndLookupFails(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	loseAnswers(t, srv, sandbox.FaultsAfter, "POST", "GET")
 	id, diags := createPastNameCheck(t, data)
@@ -335,6 +329,7 @@ func TestConnector_createLostAndLookupFails(t *testing.T) {
 // retries) cannot have created anything: no warning, no request beyond the
 // name check and the create.
 func TestConnector_createRefusedWarnsOfNothing(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	if err := srv.SetFaults(sandbox.Faults{Rate: 1, Statuses: []int{429}, Methods: []string{"POST"}}); err != nil {
 		t.Fatal(err)
@@ -345,11 +340,10 @@ func TestConnector_createRefusedWarnsOfNothing(t *testing.T) {
 	}
 }
 
-// TestConnector_createNameTaken: a workspace that holds a connector of the
-// name (one an apply killed while creating it left out of the state) makes
-// the create fail before it sends anything, naming the connector and the
-// import block that adopts it: no second connector of the name.
+// TestConnector_createNameTaken: the create fails before sending anything, with
+// the import block that adopts the connector.
 func TestConnector_createNameTaken(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	there := made(t, data, deskSpec("https://acme.example.com"))
 	before := srv.Stats().Requests
@@ -368,6 +362,7 @@ func TestConnector_createNameTaken(t *testing.T) {
 // (two resources, one name) wait for each other, so that the second finds
 // the first's connector: one is created, the other fails.
 func TestConnector_createsOfOneNameWait(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	// Slow answers: without the wait, both name checks would find none.
 	if err := srv.SetFaults(sandbox.Faults{LatencyMS: 100}); err != nil {
@@ -402,6 +397,7 @@ func TestConnector_createsOfOneNameWait(t *testing.T) {
 // while the name check is in flight: no create is sent, and the error says
 // so rather than report a failed request.
 func TestConnector_createInterruptedDuringNameCheck(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	if err := srv.SetFaults(sandbox.Faults{LatencyMS: 2000}); err != nil {
 		t.Fatal(err)
@@ -415,11 +411,10 @@ func TestConnector_createInterruptedDuringNameCheck(t *testing.T) {
 	}
 }
 
-// TestConnector_createInterruptedBeforeItIsSent: a create still waiting for
-// its turn when Terraform is interrupted was never sent: the error says
-// that nothing was created, not that the service gave no answer, and
-// nothing is looked up.
+// TestConnector_createInterruptedBeforeItIsSent: the error says nothing was
+// created, and nothing is looked up.
 func TestConnector_createInterruptedBeforeItIsSent(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	r, ok := configured(t, NewConnectorResource(), data).(*connectorResource)
 	if !ok {
@@ -439,12 +434,10 @@ func TestConnector_createInterruptedBeforeItIsSent(t *testing.T) {
 	}
 }
 
-// TestConnector_racingCreatesNeverBothStand races two provider processes
-// (two CI pipelines) creating the same name, many times: both name checks
-// find it free, both creates are sent, and the one created later (or both,
-// in the same millisecond) deletes its own and fails. At most one create
-// succeeds, the sandbox then holds that one alone, and it matches its state.
+// TestConnector_racingCreatesNeverBothStand: two provider processes create one
+// name, many times; the later one (or both, in one millisecond) deletes its own.
 func TestConnector_racingCreatesNeverBothStand(t *testing.T) {
+	t.Parallel()
 	var raced int
 	for round := range 20 {
 		srv, err := sandbox.New(sandbox.Config{})
@@ -489,12 +482,10 @@ func TestConnector_racingCreatesNeverBothStand(t *testing.T) {
 	}
 }
 
-// TestConnector_raceLoserDeletesOnlyItsOwn: a create that finds an older
-// connector of its name deletes the one it made, never the other; the
-// older one's create keeps its own. When the delete fails, the error names
-// both connectors and which to delete by hand, and nothing is recorded. A
-// tie loses on both sides.
+// TestConnector_raceLoserDeletesOnlyItsOwn: the loser deletes the one it made,
+// never the other; a failed delete names both. A tie loses on both sides.
 func TestConnector_raceLoserDeletesOnlyItsOwn(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	r, ok := configured(t, NewConnectorResource(), data).(*connectorResource)
 	if !ok {
@@ -558,6 +549,7 @@ func TestConnector_raceLoserDeletesOnlyItsOwn(t *testing.T) {
 // TestConnector_createdAfterTiesLose: a rival created in the same
 // millisecond, or at a time that cannot be read, counts as older.
 func TestConnector_createdAfterTiesLose(t *testing.T) {
+	t.Parallel()
 	at := func(s string) client.Connector { return client.Connector{CreatedAt: s} }
 	for _, c := range []struct {
 		a, b string
@@ -605,12 +597,9 @@ func TestConnector_raceCheckStopsWhenInterrupted(t *testing.T) {
 	onlyWarning(t, diags, "Connector Created, Rivals Not Checked", "Terraform was interrupted", "recorded in the state", made.ID)
 }
 
-// TestAccReliability_hardKill kills an apply that creates 20 connectors
-// while answers are slow, with SIGKILL to Terraform and the provider (as a
-// cancelled CI job or two Ctrl-C do). The engine loses what it created; the
-// next plan refuses each name the service holds already, with the import
-// block that adopts it, and creates nothing; with those blocks, the apply
-// after converges: 20 connectors in the service and the state, no name twice.
+// TestAccReliability_hardKill: after SIGKILL to Terraform and the provider, the
+// next plan refuses each name the service holds with the import block that
+// adopts it; with those blocks, the apply converges.
 func TestAccReliability_hardKill(t *testing.T) {
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
@@ -682,14 +671,11 @@ func TestAccReliability_hardKill(t *testing.T) {
 	eng.Run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
 }
 
-// TestAccLostAnswers_connectorsAndTriggers: 20 connectors and 10 triggers applied while the
-// answers of 30% of the POSTs are lost after the service carried them out.
-// The first apply converges: each connector whose answer was lost is found
-// and recorded, each trigger whose answer was lost is recorded, so the
-// service holds 20 connectors, each job ran once, and the next plan is
-// empty. Nothing was sent twice. The executions last an hour: a trigger
-// sent again would fail with Job Already Running, as long as they run.
+// TestAccLostAnswers_connectorsAndTriggers: with 30% of the POSTs' answers lost,
+// the first apply converges and nothing is sent twice. Executions last an hour:
+// a trigger sent again would fail with Job Already Running.
 func TestAccLostAnswers_connectorsAndTriggers(t *testing.T) {
+	t.Parallel()
 	e := acctest.NewEngine(t)
 	env := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Hour})
 	env.RequireSandbox(t, "lose the service's answers")
@@ -725,14 +711,10 @@ func TestAccLostAnswers_connectorsAndTriggers(t *testing.T) {
 	e.Run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
 }
 
-// TestAccLostAnswers_mixedFaults: 15% of the POSTs fail before the service
-// sees them, and the answers of 15% of the rest are lost after it carried
-// them out. A connector whose 502 came before is found not created and sent
-// again; one whose answer was lost is adopted. A trigger whose 502 came
-// before is recorded all the same, and its job does not run: at most once.
-// The first apply converges with 20 connectors, no job run twice, and an
-// empty plan.
+// TestAccLostAnswers_mixedFaults: 502s before the service acted and answers lost
+// after: connectors are sent again or adopted; no job runs twice.
 func TestAccLostAnswers_mixedFaults(t *testing.T) {
+	t.Parallel()
 	e := acctest.NewEngine(t)
 	env := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: 100 * time.Millisecond})
 	env.RequireSandbox(t, "lose the service's answers")
@@ -774,14 +756,10 @@ func TestAccLostAnswers_mixedFaults(t *testing.T) {
 	e.Run(t, dir, env.ServiceEnv(jobsVar), "destroy", "-auto-approve", "-input=false")
 }
 
-// TestAccLostAnswers_createsBehindAGateway: 30 connectors created through a
-// gateway that answers 30% of the creates 502, before the service acted or
-// after it did, converge in one apply. A 502 before is settled by finding
-// no connector of the name, and the create is sent again; a 502 after is
-// settled by adopting the connector made. The service ends with each
-// connector once, the state holds what the service holds, and the next
-// plan is empty.
+// TestAccLostAnswers_createsBehindAGateway: a gateway's 502s, before or after
+// the service acted, converge in one apply, each connector once.
 func TestAccLostAnswers_createsBehindAGateway(t *testing.T) {
+	t.Parallel()
 	const n = 30
 	for _, when := range []string{sandbox.FaultsBefore, sandbox.FaultsAfter} {
 		t.Run(when, func(t *testing.T) {
@@ -835,9 +813,8 @@ const (
 // has carried them out, as a gateway that lost the service's answer would.
 var lostAnswerFaults = sandbox.Faults{Rate: 0.3, Statuses: []int{500, 502, 504}, When: sandbox.FaultsAfter, Methods: []string{"POST"}, Seed: 18}
 
-// applyJSON applies dir with machine-readable output, and counts the
-// diagnostics by severity and summary, such as "warning: Connector Not
-// Created". Terraform's human output folds similar warnings into one.
+// applyJSON counts the diagnostics by severity and summary: Terraform's human
+// output folds similar warnings into one.
 func applyJSON(e *acctest.Engine, t *testing.T, dir string, env []string) (map[string]int, error) {
 	t.Helper()
 	out, err := e.Try(dir, env, "apply", "-auto-approve", "-input=false", "-json")
@@ -859,9 +836,8 @@ func applyJSON(e *acctest.Engine, t *testing.T, dir string, env []string) (map[s
 	return counts, err
 }
 
-// expectAtMostOnce checks that lost answers double nothing: the state
-// holds exactly the connectors the service holds, and no job ran more than
-// once. It returns how many jobs ran.
+// expectAtMostOnce: the state holds the service's connectors and no job ran twice.
+// It returns how many jobs ran.
 func expectAtMostOnce(t *testing.T, e *acctest.Engine, dir string, env *acctest.Env, jobs []string, connectors int) (ran int) {
 	t.Helper()
 	acctest.ExpectStateMatchesService(t, e, dir, env, jobs)
@@ -874,10 +850,8 @@ func expectAtMostOnce(t *testing.T, e *acctest.Engine, dir string, env *acctest.
 	return ran
 }
 
-// loseBefore answers a share rate of the POSTs with a 502 without passing
-// them on to the service: a gateway that failed before the service saw the
-// request. Together with the sandbox's own "after" faults, the provider
-// cannot tell which 502 did nothing and which lost an answer.
+// loseBefore answers a share of the POSTs 502 without passing them on: with the
+// sandbox's "after" faults, no 502 tells whether it did nothing.
 func loseBefore(h http.Handler, rate float64, seed uint64) (http.Handler, func() int) {
 	var mu sync.Mutex
 	rng, count := rand.New(rand.NewPCG(seed, seed)), 0

@@ -25,15 +25,11 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// TestAccConnectorList_query lists connectors made outside Terraform with
-// `terraform query`: every connector of the workspace (and no other
-// workspace's, though the key reaches a second one holding a connector of
-// the same name), each with its identity, its name as display name and,
-// with include_resource, its attributes; one by its exact name; those of
-// the second workspace when asked for; as many as the limit.
+// TestAccConnectorList_query: `terraform query` lists the workspace's
+// connectors, and no other workspace's unless asked.
 func TestAccConnectorList_query(t *testing.T) {
-	e := acctest.TwoWorkspaces(t, sandbox.Config{Jobs: 0}, "make a connector in a second workspace that the key reaches")
 	acctest.RequireCapability(t, acctest.CapListResources)
+	e := acctest.TwoWorkspaces(t, sandbox.Config{Jobs: 0}, "make a connector in a second workspace that the key reaches")
 	names := []string{acctest.Name("list a"), acctest.Name("list b"), acctest.Name("list c")}
 	made := make([]*client.Connector, len(names))
 	for i, n := range names {
@@ -92,21 +88,18 @@ func TestAccConnectorList_query(t *testing.T) {
 	}
 }
 
-// TestAccConnectorList_refused: a blank name, an invalid workspace and no
-// workspace at all are refused before any request; a workspace the key
-// cannot reach is refused by the service, and the error says so with its
-// status and message.
+// TestAccConnectorList_refused: bad arguments are refused before any request; a
+// workspace out of the key's reach, by the service.
 func TestAccConnectorList_refused(t *testing.T) {
 	const other, otherKey = "33333333-3333-4333-8333-333333333333", "key-of-the-other-workspace"
+	acctest.RequireCapability(t, acctest.CapListResources)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0, Keys: []sandbox.KeyBinding{
 		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: sandbox.DefaultWorkspaceID},
 		{APIKey: otherKey, WorkspaceID: other},
 	}})
 	e.RequireSandbox(t, "bind a second key to a second workspace")
-	acctest.RequireCapability(t, acctest.CapListResources)
-	t.Setenv(EnvWorkspaceID, "")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: noWorkspaceEnv().factories(),
 		Steps: []resource.TestStep{
 			{Config: e.ProviderConfig()},
 			{
@@ -138,11 +131,9 @@ func TestAccConnectorList_refused(t *testing.T) {
 	}
 }
 
-// TestConnectorList_pagesUpToLimit lists 250 connectors, 100 a page, over
-// protocol 6 as Terraform asks for them: every page is read when the limit
-// allows it, no page beyond the one that reaches the limit, and a list by
-// name sends one request.
+// TestConnectorList_pagesUpToLimit: no page is read past the limit.
 func TestConnectorList_pagesUpToLimit(t *testing.T) {
+	t.Parallel()
 	const n = 250
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "count the list requests")
@@ -263,16 +254,12 @@ func query(eng *acctest.Engine, t testing.TB, dir string, env []string, args ...
 	return found
 }
 
-// TestAccConnectorList_generateConfig adopts three connectors made outside
-// Terraform as the list resource's docs say: `terraform query
-// -generate-config-out` writes an import block by identity and a resource
-// block for each; with the token added and nothing else, the plan is three
-// imports and three updates in place (the token sent once each); the apply
-// works, the next plan is empty, and the service holds the same three
-// connectors, none created or doubled.
+// TestAccConnectorList_generateConfig adopts connectors as the list resource's
+// docs say, with `terraform query -generate-config-out`.
 func TestAccConnectorList_generateConfig(t *testing.T) {
-	eng := acctest.NewEngine(t)
+	t.Parallel()
 	acctest.RequireCapability(t, acctest.CapListResources)
+	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "have a workspace of the test's own: the query adopts every connector in it")
 	names := []string{acctest.Name("adopt a"), acctest.Name("adopt b"), acctest.Name("adopt c")}
@@ -338,15 +325,12 @@ func TestAccConnectorList_generateConfig(t *testing.T) {
 	}
 }
 
-// TestAccConnectorList_adoptLostState: a connector whose state was lost
-// (here by `state rm`, as a killed apply or an old backup leaves it) would
-// be created a second time. `terraform query` with its name finds it, an
-// import block with the identity found adopts it at the address the
-// configuration has, and the next plan is empty, with the service holding
-// each connector once.
+// TestAccConnectorList_adoptLostState: a connector whose state was lost would be
+// created a second time; `terraform query` finds it, and its identity adopts it.
 func TestAccConnectorList_adoptLostState(t *testing.T) {
-	eng := acctest.NewEngine(t)
+	t.Parallel()
 	acctest.RequireCapability(t, acctest.CapListResources)
+	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "count the workspace's connectors")
 	names := []string{acctest.Name("kept a"), acctest.Name("lost b"), acctest.Name("kept c")}
@@ -407,12 +391,8 @@ resource "dataintegration_customer_service_connector" "desk" {
 	}
 }
 
-// TestAccLists_serviceVariantsActionsAndQuery runs the lookups of the
-// actions and the list resource against each service of serviceVariants
-// (Terraform 1.14+): run_job and cancel_job by job_name reach exactly the
-// job of that name; `terraform query` lists every connector, each once,
-// over more than one page where the service serves 25, and by name finds
-// exactly the one of that name.
+// TestAccLists_serviceVariantsActionsAndQuery: the actions' lookups and the list
+// resource, against each service of serviceVariants.
 func TestAccLists_serviceVariantsActionsAndQuery(t *testing.T) {
 	acctest.RequireCapability(t, acctest.CapActions)
 	acctest.RequireCapability(t, acctest.CapListResources)

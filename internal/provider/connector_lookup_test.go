@@ -15,6 +15,7 @@ import (
 // those whose name is exactly it: the service's matching rules are not
 // published. A connector of another kind is refused, naming both kinds.
 func TestConnectorLookup_exactCustomerServiceMatchesOnly(t *testing.T) {
+	t.Parallel()
 	name := "desk"
 	f, match := connectorFilter(&name)
 	if f.Name == nil || *f.Name != name || f.ConnectorName == nil || *f.ConnectorName != client.ConnectorKindCustomerService {
@@ -50,6 +51,7 @@ func TestConnectorLookup_exactCustomerServiceMatchesOnly(t *testing.T) {
 // TestConnectorLookup_byName: a name no connector has is an error on name; a
 // name one connector has finds it.
 func TestConnectorLookup_byName(t *testing.T) {
+	t.Parallel()
 	_, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	ctx := context.Background()
 	made, err := data.client.CreateConnector(ctx, data.workspaceID, client.ConnectorSpec{

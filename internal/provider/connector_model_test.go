@@ -8,6 +8,7 @@ import (
 
 // The service may answer the streams in another order: that is not a change.
 func TestConnector_streamsValueKeepsThePriorOrder(t *testing.T) {
+	t.Parallel()
 	prior := stringList([]string{"tickets", "chats"})
 	for _, c := range []struct {
 		got  []string

@@ -25,6 +25,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
@@ -546,7 +547,7 @@ func (r *connectorResource) ImportState(ctx context.Context, req resource.Import
 			// The resource's own workspace_id is not known at import.
 			resp.Diagnostics.AddError("Missing Workspace", fmt.Sprintf(
 				"%s, and the provider has no workspace_id. %s, with the ID of the workspace that holds the connector, "+
-					"or set workspace_id in the provider configuration or the %s environment variable.", noWorkspace, instead, EnvWorkspaceID))
+					"or set workspace_id in the provider configuration or the %s environment variable.", noWorkspace, instead, providerenv.WorkspaceID))
 			return
 		}
 		ws = r.data.workspaceID

@@ -29,6 +29,7 @@ import (
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
@@ -193,12 +194,9 @@ func TestAccConnector_outOfBandChanges(t *testing.T) {
 	})
 }
 
-// TestAccConnector_importBlockThenToken imports a connector made outside
-// Terraform with an import block, with the token in the configuration: the
-// plan updates it in place (sending the token once), never replaces it, and
-// the next plan is empty. The service's IDs are the same in any letter
-// case: imported by its IDs in upper case, the connector is not replaced
-// either.
+// TestAccConnector_importBlockThenToken: an import block with the token in the
+// configuration updates the connector in place, never replaces it, also when
+// imported by its IDs in upper case.
 func TestAccConnector_importBlockThenToken(t *testing.T) {
 	for _, ids := range []struct {
 		name string
@@ -322,12 +320,11 @@ func TestAccConnector_writeOnlyNeedsNewEngine(t *testing.T) {
 	e.ExpectNoRequests(t)
 }
 
-// TestAccConnector_preferWriteOnly: where the engine has write-only
-// attributes, a plan or an apply with token warns, once per resource, that
-// token_wo keeps the token out of the state and plan, pointing at the
-// resource and not at token's line, which would print the token; elsewhere,
-// and with token_wo, nothing is said.
+// TestAccConnector_preferWriteOnly: where the engine has write-only attributes,
+// token warns once per resource, on the resource and not on token's line,
+// which would print the token.
 func TestAccConnector_preferWriteOnly(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	const warning = "Prefer token_wo"
@@ -407,7 +404,7 @@ func TestAccConnector_invalidConfigurations(t *testing.T) {
 	for _, c := range cases {
 		steps = append(steps, resource.TestStep{Config: e.ProviderConfig() + c.args.HCL(), ExpectError: acctest.Phrases(c.want...)})
 	}
-	if os.Getenv(EnvWorkspaceID) == "" {
+	if os.Getenv(providerenv.WorkspaceID) == "" {
 		steps = append(steps, resource.TestStep{
 			Config:      e.ProviderWithoutWorkspace() + base.HCL(),
 			ExpectError: acctest.Phrases("Missing Workspace", "set workspace_id here, or workspace_id in the provider configuration"),
@@ -424,11 +421,8 @@ func TestAccConnector_invalidConfigurations(t *testing.T) {
 	e.ExpectNoRequests(t)
 }
 
-// TestAccConnector_wrongBasePath: a base_url whose path is wrong gets a 404
-// for every request. A refresh must not take that for connectors deleted
-// outside Terraform, which the next apply would create again: the plan
-// fails, naming the path asked, the state keeps the connector, and with the
-// right base_url the plan is empty.
+// TestAccConnector_wrongBasePath: 404s from a wrong base_url path are not
+// connectors deleted outside Terraform, which the next apply would create again.
 func TestAccConnector_wrongBasePath(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "know that a wrong path prefix answers 404")
@@ -450,10 +444,8 @@ func TestAccConnector_wrongBasePath(t *testing.T) {
 	})
 }
 
-// TestAccConnector_importBareIDFromAnotherWorkspace: a bare connector ID is
-// looked for in the provider's workspace, not in the resource's. A
-// connector of another workspace is not found there, and the error says
-// where it looked and how to import it.
+// TestAccConnector_importBareIDFromAnotherWorkspace: a bare ID is looked for in
+// the provider's workspace, and the error says where it looked.
 func TestAccConnector_importBareIDFromAnotherWorkspace(t *testing.T) {
 	second := acctest.SecondWorkspace
 	e := acctest.TwoWorkspaces(t, sandbox.Config{Jobs: 0}, "bind the API key to a second workspace")
@@ -477,10 +469,8 @@ func TestAccConnector_importBareIDFromAnotherWorkspace(t *testing.T) {
 	})
 }
 
-// TestAccConnector_importIntoAnotherWorkspaceNamesReplacement: a connector
-// imported by <workspace_id>/<id> into a configuration of another
-// workspace, without a token, fails the plan saying that the plan replaces
-// it, and how to keep it; nothing is deleted.
+// TestAccConnector_importIntoAnotherWorkspaceNamesReplacement: an import into a
+// configuration of another workspace fails the plan naming the replacement.
 func TestAccConnector_importIntoAnotherWorkspaceNamesReplacement(t *testing.T) {
 	second := acctest.SecondWorkspace
 	e := acctest.TwoWorkspaces(t, sandbox.Config{Jobs: 0}, "bind the API key to a second workspace")
@@ -544,12 +534,9 @@ func TestAccConnector_workspaceChangeReplaces(t *testing.T) {
 	})
 }
 
-// TestAccConnector_nameTaken: a create of a name the workspace holds (a
-// connector made outside, or one a killed apply lost) fails the plan, with
-// the import block that adopts it, which then works; two resources of one
-// name fail the plan too, and make nothing. That two creates of one name
-// the plan could not see wait for each other at apply is
-// TestConnector_createsOfOneNameWait's.
+// TestAccConnector_nameTaken: a create of a name the workspace holds fails the
+// plan with the import block that adopts it. (Creates of one name the plan
+// cannot see: TestConnector_createsOfOneNameWait.)
 func TestAccConnector_nameTaken(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "count the connectors of a name")
@@ -591,6 +578,7 @@ func TestAccConnector_nameTaken(t *testing.T) {
 // A destroy planned from a stale state (terraform destroy -refresh=false)
 // finds the connector gone already: that is success, without a warning.
 func TestConnector_deleteOfAConnectorAlreadyGone(t *testing.T) {
+	t.Parallel()
 	_, data := unitSandbox(t, sandbox.Config{Jobs: 0}, sandbox.DefaultAPIKey)
 	r := configured(t, NewConnectorResource(), data)
 	diags := destroy(t, r, connectorState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd"))
@@ -603,6 +591,7 @@ func TestConnector_deleteOfAConnectorAlreadyGone(t *testing.T) {
 // must not take it for a connector gone: the workspace's connector list
 // fails too, so the delete fails and the connector stays in the state.
 func TestConnector_deleteThroughAWrongPath(t *testing.T) {
+	t.Parallel()
 	_, data := unitSandboxAt(t, sandbox.Config{Jobs: 0}, sandbox.DefaultAPIKey, "/api/v1")
 	r := configured(t, NewConnectorResource(), data)
 	diags := destroy(t, r, connectorState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd"))
@@ -614,6 +603,7 @@ func TestConnector_deleteThroughAWrongPath(t *testing.T) {
 
 // Any other refusal of a delete is an error: the connector stays in state.
 func TestConnector_deleteRefused(t *testing.T) {
+	t.Parallel()
 	_, data := unitSandbox(t, sandbox.Config{Jobs: 0}, "not-the-key")
 	r := configured(t, NewConnectorResource(), data)
 	diags := destroy(t, r, connectorState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd"))
@@ -625,6 +615,7 @@ func TestConnector_deleteRefused(t *testing.T) {
 // TestConnector_emptyNameOneError: name = "" is one mistake, and gets one
 // error (the name is blank), not a second about its length.
 func TestConnector_emptyNameOneError(t *testing.T) {
+	t.Parallel()
 	p := serveProto(t)
 	const connector = "dataintegration_customer_service_connector"
 	cfg := acctest.ProtoValue(t, p.Schemas.ResourceSchemas[connector], map[string]string{
@@ -648,13 +639,11 @@ func connectorIdentity(address, ws string) statecheck.StateCheck {
 	})
 }
 
-// TestAccConnector_identity: a connector created by Terraform has an
-// identity, its ID and workspace, which an update leaves as it is; an
-// import block with that identity imports the same connector, planning
-// nothing.
+// TestAccConnector_identity: an update keeps the identity, and an import block
+// with it imports the same connector, planning nothing.
 func TestAccConnector_identity(t *testing.T) {
-	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	acctest.RequireCapability(t, acctest.CapIdentity)
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	name := acctest.Name("identity")
 	args := acctest.NewConnectorArgs(name)
 	resource.ParallelTest(t, resource.TestCase{
@@ -691,11 +680,8 @@ func TestAccConnector_identity(t *testing.T) {
 	})
 }
 
-// TestAccConnector_importByIdentity imports a connector made outside
-// Terraform with an import block's identity: its id alone (the workspace
-// is the provider's), in upper case, and with workspace_id too. The
-// identity recorded is the one imported, and neither the import nor a
-// later plan shows a difference of letter case.
+// TestAccConnector_importByIdentity: by id alone, in upper case, or with
+// workspace_id; no difference of letter case shows.
 func TestAccConnector_importByIdentity(t *testing.T) {
 	for _, c := range []struct {
 		name     string
@@ -707,8 +693,8 @@ func TestAccConnector_importByIdentity(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := acctest.NewEnv(t, sandbox.Config{Jobs: 0, Keys: acctest.LetteredWorkspace})
 			acctest.RequireCapability(t, acctest.CapIdentity)
+			e := acctest.NewEnv(t, sandbox.Config{Jobs: 0, Keys: acctest.LetteredWorkspace})
 			name := acctest.Name("identity import")
 			made := e.MakeConnector(t, name)
 			identity := c.identity(e, made.ID)
@@ -760,16 +746,13 @@ func expectSameID(got, want string) error {
 	return nil
 }
 
-// TestAccConnector_importByIdentityRefused: an identity whose id is not a
-// UUID, whose workspace_id is blank, or whose workspace the provider cannot
-// supply, is refused before any request.
+// TestAccConnector_importByIdentityRefused: a bad identity is refused before any request.
 func TestAccConnector_importByIdentityRefused(t *testing.T) {
-	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	acctest.RequireCapability(t, acctest.CapIdentity)
-	t.Setenv(EnvWorkspaceID, "")
+	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	const id = "0b9e8d7c-6a5f-4e3d-9c2b-1a0f9e8d7c6b"
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: noWorkspaceEnv().factories(),
 		Steps: []resource.TestStep{
 			{
 				Config:      e.ProviderConfig() + acctest.IdentityImportBlock(acctest.ConnectorAddress, "id", `"support-desk"`) + acctest.NewConnectorArgs("desk").HCL(),
@@ -791,14 +774,12 @@ func TestAccConnector_importByIdentityRefused(t *testing.T) {
 	e.ExpectNoRequests(t)
 }
 
-// TestAccConnector_identityAddedToOldState: a state written before the
-// connector had an identity (by this provider before it had one, or by an
-// engine without identities) gains the identity at the next refresh, and
-// the plan is empty. The state is written by the engine under test, then
-// its identity taken out, as such a state has none.
+// TestAccConnector_identityAddedToOldState: a state written without identities
+// (an older provider or engine) gains one at the next refresh, planning nothing.
 func TestAccConnector_identityAddedToOldState(t *testing.T) {
-	eng := acctest.NewEngine(t)
+	t.Parallel()
 	acctest.RequireCapability(t, acctest.CapIdentity)
+	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	dir := acctest.ConfigDir(t, e.ProviderConfig()+acctest.NewConnectorArgs(acctest.Name("old state")).HCL())
 	eng.Run(t, dir, nil, "apply", "-auto-approve", "-input=false", "-no-color")
@@ -824,8 +805,6 @@ func TestAccConnector_identityAddedToOldState(t *testing.T) {
 	acctest.ExpectActions(t, actions, acctest.ConnectorAddress, "create")
 }
 
-// stripIdentities takes the identities out of a state file, as a state
-// written without them holds none, and fails unless there was one.
 func stripIdentities(t *testing.T, stateFile string) {
 	t.Helper()
 	raw, err := os.ReadFile(stateFile)
@@ -859,8 +838,6 @@ func stripIdentities(t *testing.T, stateFile string) {
 	}
 }
 
-// stateIdentity reads the identity of a resource of the root module from
-// a state file.
 func stateIdentity(t *testing.T, stateFile, address string) map[string]any {
 	t.Helper()
 	raw, err := os.ReadFile(stateFile)
@@ -887,13 +864,10 @@ func stateIdentity(t *testing.T, stateFile, address string) map[string]any {
 	return nil
 }
 
-// TestAccConnector_generateConfig imports a connector with an import block
-// and `plan -generate-config-out`, as the connector's docs describe. The
-// file generated (with `token = null` and `token_wo = null`) plans the
-// import alone; with the token added as the docs say, the plan is one
-// import and one update in place, which sends the token; the apply works,
-// and the next plan is empty.
+// TestAccConnector_generateConfig: `plan -generate-config-out`, then the token
+// added as the connector's docs say, imports and updates in place.
 func TestAccConnector_generateConfig(t *testing.T) {
+	t.Parallel()
 	acctest.RequireCapability(t, acctest.CapImportBlocks)
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
@@ -940,14 +914,11 @@ func TestAccConnector_generateConfig(t *testing.T) {
 	eng.ExpectConverged(t, dir, nil)
 }
 
-// The tests below check that plans are stable: a value that means
-// the same thing (a UUID in another letter case, streams in another order)
-// plans nothing, and a workspace known only at apply plans the replacement
-// of a trigger that one apply carries out (a connector's is
-// TestAccConnector_unknownWorkspaceKept).
+// Plans are stable: a value that means the same (a UUID in another case, streams
+// in another order) plans nothing.
 
-// TestAccResources_unknownWorkspaceReplaces moves a trigger to a workspace
-// known only at apply: the plan shows it replaced, and one apply moves it.
+// TestAccResources_unknownWorkspaceReplaces: a trigger moved to a workspace
+// known only at apply is planned replaced, and one apply moves it.
 func TestAccResources_unknownWorkspaceReplaces(t *testing.T) {
 	second := acctest.SecondWorkspace
 	e := acctest.TwoWorkspaces(t, sandbox.Config{Jobs: 0, RunDuration: time.Millisecond}, "bind the API key to a second workspace and add a job to both")
@@ -1035,9 +1006,6 @@ func TestAccConnector_streamsInAnotherOrder(t *testing.T) {
 	})
 }
 
-// TestAccConnector_importStreamsInAnotherOrder imports a connector whose
-// service lists its streams in another order than the configuration: the
-// streams are no change.
 func TestAccConnector_importStreamsInAnotherOrder(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	name := acctest.Name("import order")
@@ -1060,16 +1028,13 @@ func TestAccConnector_importStreamsInAnotherOrder(t *testing.T) {
 	})
 }
 
-// TestAccConnector_importBareIDWithoutWorkspace: a bare connector ID needs
-// the provider's workspace_id; without one, the error says to import by
-// <workspace_id>/<connector_id>, since the resource's own workspace_id is
-// not known at import.
+// TestAccConnector_importBareIDWithoutWorkspace: without the provider's
+// workspace_id, the error says to import by <workspace_id>/<connector_id>.
 func TestAccConnector_importBareIDWithoutWorkspace(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
-	t.Setenv(EnvWorkspaceID, "")
 	made := e.MakeConnector(t, acctest.Name("bare import"))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: noWorkspaceEnv().factories(),
 		Steps: []resource.TestStep{{
 			Config: e.ProviderWithoutWorkspace() +
 				acctest.NewConnectorArgs("bare").With("workspace_id", fmt.Sprintf("%q", e.WorkspaceID)).HCL(),
@@ -1105,13 +1070,11 @@ func TestAccConnector_tokenLeftOut(t *testing.T) {
 	})
 }
 
-// TestAccConnector_savedPlanOverDrift applies a saved plan that changes a
-// connector's url after someone changed its agent_email outside Terraform,
-// and does the same with `apply -refresh=false`: the service ends as the
-// configuration says, and the next plan is empty. A connector deleted since
-// the plan fails the apply with an error that says so, promising nothing
-// of the next plan, which here creates it again.
+// TestAccConnector_savedPlanOverDrift: a saved plan, or -refresh=false, applied
+// over drift ends as the configuration says; a connector deleted since the plan
+// fails the apply saying so.
 func TestAccConnector_savedPlanOverDrift(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	c := e.Client(t)
@@ -1174,12 +1137,10 @@ func TestAccConnector_savedPlanOverDrift(t *testing.T) {
 	acctest.ExpectActions(t, actions, acctest.ConnectorAddress, "create")
 }
 
-// TestAccConnector_unreachableWorkspaceRefusedAtPlan moves three connectors
-// to a workspace the API key cannot reach (a typo in workspace_id), then
-// creates one there: each apply fails at plan, with one request for the
-// workspace, and the service still holds every connector. A plan that
-// keeps every connector in its workspace asks nothing.
+// TestAccConnector_unreachableWorkspaceRefusedAtPlan: moves and creates into a
+// workspace the key cannot reach fail at plan, with one request for it.
 func TestAccConnector_unreachableWorkspaceRefusedAtPlan(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "count the requests of the plan, and use a workspace no key of the sandbox reaches")
@@ -1222,7 +1183,7 @@ resource "dataintegration_customer_service_connector" "test" {
 			}
 		}
 	}
-	refused := acctest.Phrases("Workspace Not Reachable", "cannot reach workspace "+typo, "HTTP 403", "Nothing was changed", "workspace_id", EnvAPIKey)
+	refused := acctest.Phrases("Workspace Not Reachable", "cannot reach workspace "+typo, "HTTP 403", "Nothing was changed", "workspace_id", providerenv.APIKey)
 
 	// Only a refreshing plan moves a connector (TestAccConnector_unknownWorkspaceKept),
 	// so the move's plan reads the connectors too: one list, and the check.
@@ -1249,12 +1210,11 @@ resource "dataintegration_customer_service_connector" "test" {
 	}
 }
 
-// TestAccConnector_racingApplies runs two applies of one connector name at
-// once, in two folders with states of their own (two CI pipelines), against
-// a slow service, so that both name checks find the name free: at most one
-// apply succeeds, the workspace then holds at most one connector of the
-// name, and it is the one the winner's state records.
+// TestAccConnector_racingApplies: two applies of one name in two folders (two
+// CI pipelines) against a slow service: at most one connector of the name
+// stands, the one the winner's state records.
 func TestAccConnector_racingApplies(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "slow the service down so that both name checks are in flight at once, and count the creates")
@@ -1306,8 +1266,6 @@ func TestAccConnector_racingApplies(t *testing.T) {
 	}
 }
 
-// connectorsByAddress is the ID of each connector in the state of dir, by
-// its address.
 func connectorsByAddress(t *testing.T, eng *acctest.Engine, dir string) map[string]string {
 	t.Helper()
 	ids := map[string]string{}
@@ -1326,11 +1284,10 @@ func requestsOf(e *acctest.Env, run func()) int64 {
 	return e.Sandbox.Stats().Requests - before
 }
 
-// TestAccConnector_refreshReadsTheList: the refresh of N connectors in a
-// workspace whose list has P pages costs at most 2×min(N, P)+1 requests,
-// whether the connectors fill the workspace or are a few of many, and a
-// plan with -refresh=false costs none.
+// TestAccConnector_refreshReadsTheList: refreshing N connectors in a list of P
+// pages costs at most 2×min(N, P)+1 requests; -refresh=false costs none.
 func TestAccConnector_refreshReadsTheList(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	for _, c := range []struct{ managed, others int }{{40, 260}, {3, 1497}} {
 		e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
@@ -1352,10 +1309,10 @@ func TestAccConnector_refreshReadsTheList(t *testing.T) {
 	}
 }
 
-// TestAccConnector_driftUnderServiceVariants: whatever envelope, page size
-// and filters the service has, a connector changed and one deleted out of
-// band are both planned, and the rest is not.
+// TestAccConnector_driftUnderServiceVariants: whatever the service's paging and
+// filters, drift is planned, and nothing else.
 func TestAccConnector_driftUnderServiceVariants(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "play the service's variants")
@@ -1395,11 +1352,10 @@ func TestAccConnector_driftUnderServiceVariants(t *testing.T) {
 	}
 }
 
-// TestAccConnector_refreshOverFailingLists: a list that fails part-way (a
-// 400 for every page past the first) is not trusted: each read asks for
-// itself, and the plan is the service's. Under 30% of 429, 503, 500, 502
-// and 504 on reads, the refresh still succeeds in one plan.
+// TestAccConnector_refreshOverFailingLists: a list failing part-way is not
+// trusted (each read asks for itself); under 30% faults a refresh still succeeds.
 func TestAccConnector_refreshOverFailingLists(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "inject faults")
@@ -1434,10 +1390,10 @@ func TestAccConnector_refreshOverFailingLists(t *testing.T) {
 	}
 }
 
-// TestAccConnector_refreshOverCutAnswers: with 30% of the reads' answers
-// cut short mid-body (the connection dropped before Content-Length), a
-// refresh plan succeeds in one run and proposes nothing.
+// TestAccConnector_refreshOverCutAnswers: 30% of answers cut mid-body, and the
+// refresh plan succeeds in one run.
 func TestAccConnector_refreshOverCutAnswers(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "cut answers short")
@@ -1459,11 +1415,8 @@ func TestAccConnector_refreshOverCutAnswers(t *testing.T) {
 	}
 }
 
-// TestAccConnector_serviceNeverAnswers: against a service that takes
-// requests and never answers, a plan refreshing 40 connectors fails within
-// one retry budget (here max_retries) and a request timeout or so, naming
-// the host, the port and request_timeout, instead of retrying each read in
-// turn.
+// TestAccConnector_serviceNeverAnswers: a plan of 40 connectors against a service
+// that never answers fails within one retry budget, not one per read.
 func TestAccConnector_serviceNeverAnswers(t *testing.T) {
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
@@ -1507,10 +1460,9 @@ func TestAccConnector_serviceNeverAnswers(t *testing.T) {
 	}
 }
 
-// TestAccConnector_wrongKeyRefresh: a wrong API key on a refresh of 200
-// connectors fails the plan after a handful of requests, not one per
-// connector: after the first 401 the provider sends nothing more.
+// TestAccConnector_wrongKeyRefresh: after the first 401 the provider sends nothing more.
 func TestAccConnector_wrongKeyRefresh(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "count the requests")
@@ -1519,7 +1471,7 @@ func TestAccConnector_wrongKeyRefresh(t *testing.T) {
 	vars := e.ServiceEnv()
 	eng.Run(t, dir, vars, "apply", "-auto-approve", "-input=false", "-parallelism=20")
 	before := e.Sandbox.Stats().Requests
-	_, err := eng.Try(dir, append(vars, acctest.EnvAPIKey+"=wrong-key-"+strings.Repeat("9", 24)), "plan", "-input=false", "-no-color")
+	_, err := eng.Try(dir, append(vars, providerenv.APIKey+"=wrong-key-"+strings.Repeat("9", 24)), "plan", "-input=false", "-no-color")
 	sent := e.Sandbox.Stats().Requests - before
 	if err == nil || !strings.Contains(err.Error(), "Authentication Failed") {
 		t.Fatalf("the plan with a wrong key: %v", err)
@@ -1531,12 +1483,11 @@ func TestAccConnector_wrongKeyRefresh(t *testing.T) {
 	}
 }
 
-// TestAccReliability_faults applies 12 connectors, 12 triggers and a jobs
-// data source over 300 jobs while 30% of the requests fail (429, 500, 502,
-// 503, 504) and every request waits: the apply completes, or fails with the
-// status and leaves a state that matches the service. Once the faults stop,
-// the next apply completes, nothing is doubled, and the plan is empty.
+// TestAccReliability_faults: an apply under 30% faults and slow answers completes,
+// or fails leaving a state that matches the service; once the faults stop, the
+// next apply converges with nothing doubled.
 func TestAccReliability_faults(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 300})
 	e.RequireSandbox(t, "inject faults")
@@ -1575,10 +1526,8 @@ func TestAccReliability_faults(t *testing.T) {
 	eng.Run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
 }
 
-// TestAccReliability_interrupt interrupts an apply (SIGINT, as Ctrl-C does)
-// while the provider waits out 503s with a Retry-After: Terraform exits
-// promptly, the state matches the service, and the next apply converges
-// with nothing doubled.
+// TestAccReliability_interrupt: SIGINT while the provider waits out 503s with a
+// Retry-After: Terraform exits promptly and the next apply converges.
 func TestAccReliability_interrupt(t *testing.T) {
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 40})
@@ -1636,23 +1585,21 @@ func TestAccReliability_interrupt(t *testing.T) {
 	eng.Run(t, dir, vars, "destroy", "-auto-approve", "-input=false")
 }
 
-// TestAccReliability_degradedService: with 30% of the requests answered
-// 429 or 503, one apply of connectors and triggers succeeds, each job runs
-// once, nothing is doubled, and the next plan is empty; with 30% of the
-// reads answered 500, 502 or 504, a refresh plan succeeds in one run.
-// make bench runs the same at 300 connectors and 60 triggers.
+// TestAccReliability_degradedService: with 30% of requests answered 429 or 503,
+// or reads 5xx, applies and refreshes succeed in one run with nothing doubled.
+// make bench runs the same at scale.
 func TestAccReliability_degradedService(t *testing.T) {
+	t.Parallel()
 	d := acctest.DegradedRun(t, acctest.NewEngine(t), 30, 12, 0.3)
 	t.Logf("apply %v (%d requests, %d faults); refresh plan %v (%d requests, %d faults)",
 		d.Apply.Round(time.Millisecond), d.Requests, d.Faults, d.Refresh.Round(time.Millisecond), d.RefreshReads, d.RefreshFaults)
 }
 
-// TestAccScale_requestCounts holds an apply and a refresh to the API's
-// floor, as `make bench` does at 100 and 200: an apply of 20 connectors and
-// 20 triggers sends, per connector, a name check, a create and the list of
-// the name that settles a race, and one trigger per job, and nothing else; a plan refreshing them sends one read per connector and
-// nothing else (a trigger's refresh sends nothing).
+// TestAccScale_requestCounts holds an apply and a refresh to the API's floor, as
+// `make bench` does at scale: per connector a name check, a create and the list
+// that settles a race; one trigger per job; one read per connector to refresh.
 func TestAccScale_requestCounts(t *testing.T) {
+	t.Parallel()
 	const n = 20
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 40})

@@ -185,6 +185,7 @@ func TestAccConnectorsDataSource_refused(t *testing.T) {
 // alone. The engine is run by hand: terraform-plugin-testing cannot read a
 // state whose instances have for_each keys.
 func TestAccConnectorsDataSource_adopt(t *testing.T) {
+	t.Parallel()
 	acctest.RequireCapability(t, acctest.CapImportForEach)
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
@@ -312,6 +313,7 @@ output "listed_after" {
 // the apply see a create of that apply, though a read before the create
 // listed the workspace in the same provider process.
 func TestAccConnectorsDataSource_readAfterCreateInOneApply(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "have a workspace of the test's own, whose connectors it counts")

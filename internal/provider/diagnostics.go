@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 )
 
 // addRequestError names who refused a request and why; summary serves when the
@@ -49,7 +50,7 @@ func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err e
 		diags.AddError("Redirect Refused", fmt.Sprintf(
 			"The service answered HTTP %d to %s %s, redirecting it to %s. The provider follows no redirect: "+
 				"it would carry the API key and the request's body to another address. Nothing was sent there. "+
-				"Set base_url (or %s) to the address the service answers at itself.", re.Status, e.Method, e.Path, re.Location, EnvBaseURL))
+				"Set base_url (or %s) to the address the service answers at itself.", re.Status, e.Method, e.Path, re.Location, providerenv.BaseURL))
 		return
 	}
 	if ua, ok := errors.AsType[*client.UnexpectedAnswerError](err); ok {
@@ -85,7 +86,7 @@ func keyRefusedFirst(e *client.Error, workspaceID, msg string) string {
 	if workspaceID != "" {
 		service += ", asked about workspace " + workspaceID + ","
 	}
-	fix := fmt.Sprintf("Check api_key in the provider configuration or the %s environment variable.", EnvAPIKey)
+	fix := fmt.Sprintf("Check api_key in the provider configuration or the %s environment variable.", providerenv.APIKey)
 	if e.KeyFrom != "" {
 		fix = "The key came from " + e.KeyFrom + ": correct it there."
 	}

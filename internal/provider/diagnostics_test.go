@@ -13,9 +13,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
-	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -23,6 +23,7 @@ import (
 // the first request has a diagnostic that names the cause and the setting
 // or variable that fixes it, and never the proxy's password.
 func TestNetwork_connectDiagnostics(t *testing.T) {
+	t.Parallel()
 	ca := nettest.NewCA(t, "ACME Private Root")
 	service := func(notAfter time.Time, names ...string) string {
 		return nettest.ServeTLS(t, http.NotFoundHandler(), ca.Issue(t, notAfter, names...))
@@ -41,7 +42,7 @@ func TestNetwork_connectDiagnostics(t *testing.T) {
 		phrases                    []string
 	}{
 		{"unknown authority", "https://127.0.0.1:" + good, "", "", "Untrusted Service Certificate",
-			[]string{`issuer "ACME Private Root"`, "set ca_certificate", `ca_certificate = file("ca.pem")`, EnvCACertificate, "SSL_CERT_FILE"}},
+			[]string{`issuer "ACME Private Root"`, "set ca_certificate", `ca_certificate = file("ca.pem")`, providerenv.CACertificate, "SSL_CERT_FILE"}},
 		{"host not in the certificate", "https://127.0.0.1:" + service(later, "api.example.com"), ca.PEM, "", "Service Certificate Name Mismatch",
 			[]string{"is for api.example.com, not for 127.0.0.1", "Set base_url to a host name the certificate names", "ca_certificate cannot fix this"}},
 		{"expired", "https://127.0.0.1:" + service(time.Now().Add(-time.Hour), "127.0.0.1"), ca.PEM, "", "Service Certificate Not Valid Now",
@@ -53,21 +54,20 @@ func TestNetwork_connectDiagnostics(t *testing.T) {
 		{"proxy refusing the tunnel", "https://sandbox.localhost:" + good, ca.PEM, refuser, "Proxy Refused the Tunnel",
 			[]string{"would not open a tunnel to sandbox.localhost:", "502 Bad Gateway", "check the host and port in base_url", "NO_PROXY"}},
 		{"unknown host", "https://dataintegration.invalid", "", "", "Unknown Service Host",
-			[]string{"does not know the host dataintegration.invalid", "Check the host in base_url", EnvBaseURL, "set HTTPS_PROXY"}},
+			[]string{"does not know the host dataintegration.invalid", "Check the host in base_url", providerenv.BaseURL, "set HTTPS_PROXY"}},
 		{"proxy refusing the credentials", "https://sandbox.localhost:" + good, ca.PEM, "http://ci-runner:wrong-" + proxyPassword + "@" + proxy.Addr, "Proxy Authentication Required",
 			[]string{"refused the credentials given", "Check the user name and password in HTTPS_PROXY"}},
 		{"nothing listening", "http://" + nettest.RefusingAddr(t), "", "", "Service Unreachable",
 			[]string{"nothing accepts connections at 127.0.0.1:", "(connection refused)", "Check the host and port in base_url", "that the service runs", "firewall",
 				"stopped retrying when a request reached max_retries (0) failing to reach the service", "every other request of this run fails at once, unsent"}},
 		{"https to plain http", "https://" + refusing.Listener.Addr().String(), "", "", "Service Speaks HTTP, Not HTTPS",
-			[]string{"base_url says https://, but the service at 127.0.0.1:", "answers in plain http", "set base_url (or " + EnvBaseURL + ") to http://127.0.0.1:", "No retry can fix this"}},
+			[]string{"base_url says https://, but the service at 127.0.0.1:", "answers in plain http", "set base_url (or " + providerenv.BaseURL + ") to http://127.0.0.1:", "No retry can fix this"}},
 		{"http to TLS", "http://127.0.0.1:" + good, "", "", "Service Speaks HTTPS, Not HTTP",
 			[]string{"base_url says http://, but the service at 127.0.0.1:" + good + " speaks TLS",
 				"refused the plain http request (HTTP 400: Client sent an HTTP request to an HTTPS server). Set base_url to https://127.0.0.1:" + good, "ca_certificate"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			acctest.ProxyEnv(t, c.httpsProxy, "")
-			cl, err := client.New(client.Config{BaseURL: c.base, APIKey: "secret-key-1", CACertificate: c.ca, MaxRetries: 0})
+			cl, err := client.New(client.Config{BaseURL: c.base, APIKey: "secret-key-1", CACertificate: c.ca, MaxRetries: 0, Getenv: proxyEnv(c.httpsProxy, "").getenv})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,6 +86,7 @@ func TestNetwork_connectDiagnostics(t *testing.T) {
 // never answers is named as such, with its host, port and request_timeout,
 // not as one that no request reached.
 func TestNetwork_noAnswerDiagnostic(t *testing.T) {
+	t.Parallel()
 	cl, err := client.New(client.Config{BaseURL: "http://" + nettest.SilentAddr(t), APIKey: "secret-key-1", MaxRetries: 0, RequestTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +105,7 @@ func TestNetwork_noAnswerDiagnostic(t *testing.T) {
 // out of reach says what it tried, and when the budget of the provider's
 // process is spent, that later requests fail at once.
 func TestNetwork_unreachableDiagnostic(t *testing.T) {
+	t.Parallel()
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
 	for _, c := range []struct {
 		name    string
@@ -135,11 +137,12 @@ func TestNetwork_unreachableDiagnostic(t *testing.T) {
 // refused earlier says so in one sentence and points at the first error;
 // only that first one, a 401 the service sent, explains the cause and fix.
 func TestDiagnostics_keyRefusedIsShort(t *testing.T) {
+	t.Parallel()
 	first := &client.Error{Operation: "read connector", Method: "GET", Path: "/c/1/", StatusCode: 401, Message: "Invalid API key.", Sent: true}
 	later := &client.Error{Operation: "list jobs", Method: "GET", Path: "/jobs/", StatusCode: 401, Message: "Invalid API key.", KeyRefused: true}
 	var diags diag.Diagnostics
 	addRequestError(&diags, "Unable to Read Connector", sandbox.DefaultWorkspaceID, first)
-	onlyError(t, diags, "Authentication Failed", "HTTP 401: Invalid API key.", "Check api_key", EnvAPIKey)
+	onlyError(t, diags, "Authentication Failed", "HTTP 401: Invalid API key.", "Check api_key", providerenv.APIKey)
 
 	// With two provider configurations, the error tells which one to fix.
 	diags = nil
@@ -152,7 +155,7 @@ func TestDiagnostics_keyRefusedIsShort(t *testing.T) {
 	diags = nil
 	addRequestError(&diags, "Unable to List Jobs", sandbox.DefaultWorkspaceID, later)
 	onlyError(t, diags, "Authentication Failed", "Not sent", "refused the API key earlier in this run", "the service did not accept the API key gives the cause and the fix")
-	if d := diags[0].Detail(); strings.Contains(d, "Check api_key") || strings.Contains(d, EnvAPIKey) || len(d) > 250 {
+	if d := diags[0].Detail(); strings.Contains(d, "Check api_key") || strings.Contains(d, providerenv.APIKey) || len(d) > 250 {
 		t.Errorf("the later diagnostic repeats the cause and fix: %s", d)
 	}
 	if a := answer(later); !strings.Contains(a, "GET /jobs/ was not sent") || strings.Contains(a, "answered") {
@@ -164,6 +167,7 @@ func TestDiagnostics_keyRefusedIsShort(t *testing.T) {
 // past its timeout says so, not that the service did not answer, and names
 // what the user can change.
 func TestDiagnostics_rateLimited(t *testing.T) {
+	t.Parallel()
 	e := &client.Error{Operation: "list jobs", Method: "GET", Path: "/jobs/",
 		Err: &client.RateLimitError{By: "X-RateLimit-Remaining", Wait: 12500 * time.Millisecond, Limit: "timeouts.read (2s)", Left: 1500 * time.Millisecond}}
 	var diags diag.Diagnostics
@@ -188,6 +192,7 @@ func TestDiagnostics_rateLimited(t *testing.T) {
 // TestDiagnostics_jobNotFoundNamesTheAttribute: a job deleted after its
 // job_name was looked up is told to check job_name, not job_id.
 func TestDiagnostics_jobNotFoundNamesTheAttribute(t *testing.T) {
+	t.Parallel()
 	gone := &client.Error{Operation: "trigger job", Method: "POST", Path: "/jobs/1/trigger/", StatusCode: 404, Message: "Not found.", Sent: true}
 	for _, c := range []struct {
 		at        path.Path

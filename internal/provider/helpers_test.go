@@ -1,16 +1,15 @@
-// The helpers that this package's tests share: the provider served to the
-// engine (testAccProtoV6ProviderFactories) and over protocol 6 (serveProto,
-// newProtoProvider), and unit helpers that call a resource's or an action's
-// methods directly against a sandbox (unitSandbox, configured, create,
-// destroy, invoke) for outcomes an engine cannot set up. The rest of the
-// harness is internal/acctest.
+// The helpers this package's tests share: the provider served in-process, and
+// unit helpers that call a resource's or an action's methods against a sandbox,
+// for outcomes an engine cannot set up. The rest of the harness is internal/acctest.
 
 package provider
 
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,13 +34,64 @@ import (
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
-// testAccProtoV6ProviderFactories serves the provider in-process to the
-// Terraform CLI that the acceptance tests drive.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
 	"dataintegration": NewServer("test"),
+}
+
+// testEnv is the environment a test hands its provider in place of the
+// process's, so that the test can run in parallel: a variable it holds wins,
+// any other is the process's.
+type testEnv struct {
+	mu   sync.Mutex
+	vars map[string]string
+}
+
+func newTestEnv(vars map[string]string) *testEnv {
+	return &testEnv{vars: maps.Clone(vars)}
+}
+
+// proxyEnv is an environment of HTTPS_PROXY and NO_PROXY alone, the
+// machine's other proxy variables cleared.
+func proxyEnv(httpsProxy, noProxy string) *testEnv {
+	vars := map[string]string{}
+	for _, k := range []string{"https_proxy", "HTTP_PROXY", "http_proxy", "no_proxy"} {
+		vars[k] = ""
+	}
+	vars["HTTPS_PROXY"], vars["NO_PROXY"] = httpsProxy, noProxy
+	return newTestEnv(vars)
+}
+
+// noWorkspaceEnv is the process's environment without a workspace.
+func noWorkspaceEnv() *testEnv {
+	return newTestEnv(map[string]string{providerenv.WorkspaceID: ""})
+}
+
+// serviceEnv is the environment of e's three variables.
+func serviceEnv(e *acctest.Env) *testEnv {
+	return newTestEnv(map[string]string{providerenv.BaseURL: e.BaseURL, providerenv.APIKey: e.APIKey, providerenv.WorkspaceID: e.WorkspaceID})
+}
+
+func (e *testEnv) set(k, v string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.vars[k] = v
+}
+
+func (e *testEnv) getenv(k string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if v, ok := e.vars[k]; ok {
+		return v
+	}
+	return os.Getenv(k)
+}
+
+func (e *testEnv) factories() map[string]func() (tfprotov6.ProviderServer, error) {
+	return map[string]func() (tfprotov6.ProviderServer, error){"dataintegration": NewServerWithEnv("test", e.getenv)}
 }
 
 // faultsRunEachOnce applies config while the sandbox refuses 30% of
@@ -90,18 +140,19 @@ func TestMain(m *testing.M) {
 	acctest.Main(m)
 }
 
-// serveProto serves this package's provider over protocol 6, in-process,
-// not configured yet.
 func serveProto(tb testing.TB) *acctest.ProtoProvider {
 	tb.Helper()
 	return acctest.ServeProto(tb, NewServer("test"))
 }
 
-// newProtoProvider serves this package's provider over protocol 6,
-// in-process, configured with settings.
 func newProtoProvider(tb testing.TB, settings map[string]string) *acctest.ProtoProvider {
 	tb.Helper()
 	return acctest.NewProtoProvider(tb, NewServer("test"), settings)
+}
+
+func newProtoProviderIn(tb testing.TB, getenv func(string) string, settings map[string]string) *acctest.ProtoProvider {
+	tb.Helper()
+	return acctest.NewProtoProvider(tb, NewServerWithEnv("test", getenv), settings)
 }
 
 // unitSandbox is a sandbox and the provider data of a client to it, for
@@ -111,8 +162,6 @@ func unitSandbox(t *testing.T, cfg sandbox.Config, apiKey string) (*sandbox.Serv
 	return unitSandboxAt(t, cfg, apiKey, "")
 }
 
-// unitSandboxAt is unitSandbox with a path after the sandbox's address in
-// the client's base URL.
 func unitSandboxAt(t *testing.T, cfg sandbox.Config, apiKey, basePath string, edit ...func(*client.Config)) (*sandbox.Server, *providerData) {
 	t.Helper()
 	srv, err := sandbox.New(cfg)
@@ -139,7 +188,6 @@ func unitData(t *testing.T, baseURL, apiKey, ws string, edit ...func(*client.Con
 	return &providerData{client: c, workspaceID: ws, secrets: []string{apiKey}}
 }
 
-// configured is r after Configure with data.
 func configured(t *testing.T, r resource.Resource, data *providerData) resource.Resource {
 	t.Helper()
 	var resp resource.ConfigureResponse
@@ -148,7 +196,6 @@ func configured(t *testing.T, r resource.Resource, data *providerData) resource.
 	return r
 }
 
-// stateOf is r's state holding model.
 func stateOf(t *testing.T, r resource.Resource, model any) tfsdk.State {
 	t.Helper()
 	ctx := context.Background()
@@ -159,7 +206,6 @@ func stateOf(t *testing.T, r resource.Resource, model any) tfsdk.State {
 	return st
 }
 
-// destroy calls r's Delete on a state holding model.
 func destroy(t *testing.T, r resource.Resource, model any) diag.Diagnostics {
 	t.Helper()
 	var resp resource.DeleteResponse
@@ -186,8 +232,6 @@ func connectorState(ws, id string) connectorResourceModel {
 	}
 }
 
-// invoked is what an Invoke answered: its diagnostics and the progress it
-// sent.
 type invoked struct {
 	diags    diag.Diagnostics
 	progress []string
@@ -218,8 +262,6 @@ func invoke(t *testing.T, a action.Action, data *providerData, model any) invoke
 	return out
 }
 
-// runJob is a dataintegration_run_job configuration of the job by ID, in
-// the provider's workspace, with if_running.
 func runJob(job, ifRunning string) runJobModel {
 	m := runJobModel{
 		jobActionTarget:  jobActionTarget{JobID: types.StringValue(job), JobName: types.StringNull(), WorkspaceID: types.StringNull()},
@@ -248,14 +290,12 @@ func protoDiags(diags []*tfprotov6.Diagnostic) string {
 	return strconv.Itoa(len(diags)) + " diagnostics " + strings.Join(parts, " ")
 }
 
-// create calls r's Create with a plan and configuration holding model.
 func create(t *testing.T, r resource.Resource, model any) *resource.CreateResponse {
 	t.Helper()
 	return createIn(context.Background(), t, r, model)
 }
 
-// made creates a connector straight through the client, as someone else
-// would.
+// made creates a connector straight through the client, as someone else would.
 func made(t *testing.T, data *providerData, spec client.ConnectorSpec) string {
 	t.Helper()
 	c, err := data.client.CreateConnector(t.Context(), data.workspaceID, spec)
@@ -265,22 +305,17 @@ func made(t *testing.T, data *providerData, spec client.ConnectorSpec) string {
 	return c.ID
 }
 
-// onlyWarning checks that diags hold one warning with the summary and the
-// phrases, and no error.
 func onlyWarning(t *testing.T, diags diag.Diagnostics, summary string, phrases ...string) {
 	t.Helper()
 	only(t, diags, diag.SeverityWarning, summary, phrases...)
 }
 
-// onlyError checks that diags hold one error with the summary and the
-// phrases, and no warning.
 func onlyError(t *testing.T, diags diag.Diagnostics, summary string, phrases ...string) {
 	t.Helper()
 	only(t, diags, diag.SeverityError, summary, phrases...)
 }
 
-// only checks that diags hold one diagnostic, of the severity, with the
-// summary and the phrases.
+// only checks that diags hold one diagnostic, of the severity, with the summary and the phrases.
 func only(t *testing.T, diags diag.Diagnostics, severity diag.Severity, summary string, phrases ...string) {
 	t.Helper()
 	if len(diags) != 1 || diags[0].Severity() != severity || diags[0].Summary() != summary {
@@ -293,8 +328,7 @@ func only(t *testing.T, diags diag.Diagnostics, severity diag.Severity, summary 
 	}
 }
 
-// createIn is create with the context Terraform would give, which it may
-// cancel.
+// createIn is create with the context Terraform would give, which it may cancel.
 func createIn(ctx context.Context, t *testing.T, r resource.Resource, model any) *resource.CreateResponse {
 	t.Helper()
 	st := stateOf(t, r, model)
@@ -315,13 +349,12 @@ func loseAnswers(t *testing.T, srv *sandbox.Server, when string, methods ...stri
 	}
 }
 
-// configureProvider runs the provider's Configure, as an engine of version
-// engineVersion ("" for none) would, on a configuration of the given
-// settings, every other one null.
-func configureProvider(t *testing.T, engineVersion string, settings map[string]any) provider.ConfigureResponse {
+// configureProvider runs Configure as an engine of engineVersion ("" for none)
+// would, on a configuration of settings, every other one null.
+func configureProvider(t *testing.T, getenv func(string) string, engineVersion string, settings map[string]any) provider.ConfigureResponse {
 	t.Helper()
 	ctx := context.Background()
-	p := New("0.2.0")()
+	p := NewWithEnv("0.2.0", getenv)()
 	var sr provider.SchemaResponse
 	p.Schema(ctx, provider.SchemaRequest{}, &sr)
 	typ, ok := sr.Schema.Type().TerraformType(ctx).(tftypes.Object)
@@ -450,8 +483,7 @@ func expectProgress(t *testing.T, got []string, want string) {
 	t.Errorf("progress %q, want a message with %q", got, want)
 }
 
-// runningJob is a sandbox of one job, and the job's ID, with an execution
-// of it started that runs for runFor.
+// runningJob is a sandbox of one job, with an execution of it started that runs for runFor.
 func runningJob(t *testing.T, runFor time.Duration) (*sandbox.Server, *providerData, string) {
 	t.Helper()
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: runFor}, sandbox.DefaultAPIKey)
@@ -466,7 +498,12 @@ func runningJob(t *testing.T, runFor time.Duration) (*sandbox.Server, *providerD
 // the jobs fast path, configured with settings; not configured when settings is nil.
 func frameworkServer(tb testing.TB, settings map[string]string) tfprotov6.ProviderServer {
 	tb.Helper()
-	srv, err := providerserver.NewProtocol6WithError(New("test")())()
+	return frameworkServerIn(tb, os.Getenv, settings)
+}
+
+func frameworkServerIn(tb testing.TB, getenv func(string) string, settings map[string]string) tfprotov6.ProviderServer {
+	tb.Helper()
+	srv, err := providerserver.NewProtocol6WithError(NewWithEnv("test", getenv)())()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -481,7 +518,6 @@ func frameworkServer(tb testing.TB, settings map[string]string) tfprotov6.Provid
 	return srv
 }
 
-// sameDiagnostics fails unless got are want, in the same order.
 func sameDiagnostics(t *testing.T, got, want []*tfprotov6.Diagnostic) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -497,7 +533,6 @@ func sameDiagnostics(t *testing.T, got, want []*tfprotov6.Diagnostic) {
 
 func ptr[T any](v T) *T { return &v }
 
-// frameworkSpy counts the reads of data sources that reach the framework.
 type frameworkSpy struct {
 	fullServer
 	reads atomic.Int64

@@ -25,6 +25,7 @@ import (
 // warns when there is none. terraform-plugin-testing has no -invoke: the
 // CLI is run by hand.
 func TestAccJobActions_invoke(t *testing.T) {
+	t.Parallel()
 	acctest.RequireCapability(t, acctest.CapActions) // before building the provider
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Hour})
@@ -124,6 +125,7 @@ var actionConfigCases = func() []struct {
 // checked when Terraform validates the configuration, and the workspace
 // when it plans, over protocol 6, before any request.
 func TestJobActions_checkTheirConfiguration(t *testing.T) {
+	t.Parallel()
 	const job = actionConfigJob
 	p := serveProto(t)
 	actions, ok := p.Server.(tfprotov6.ActionServer)
@@ -176,6 +178,7 @@ func TestJobActions_checkTheirConfiguration(t *testing.T) {
 // action again before invoking it. Invoke refuses it with the same error,
 // before any request.
 func TestJobActions_checkTheirConfigurationWhenInvoked(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1}, sandbox.DefaultAPIKey)
 	news := map[string]func() action.Action{"dataintegration_run_job": NewRunJobAction, "dataintegration_cancel_job": NewCancelJobAction}
 	for _, c := range actionConfigCases {

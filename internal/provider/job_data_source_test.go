@@ -107,6 +107,7 @@ func TestAccJobDataSource_severalMatches(t *testing.T) {
 // saying what is allowed, before any request. A name with spaces at either
 // end is a name: it finds the job that has it.
 func TestAccJobLookups_blankRefused(t *testing.T) {
+	t.Parallel()
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
 	e.RequireSandbox(t, "count the requests, and add a job whose name has spaces at either end")
 	const padded = "  nightly export "

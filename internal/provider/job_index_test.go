@@ -17,6 +17,7 @@ import (
 // 1,000 jobs (10 pages), cost one pass of 10 list requests, and each finds
 // its job.
 func TestJobLookup_lookupsShareOnePass(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1000}, sandbox.DefaultAPIKey)
 	jobs := srv.Jobs(data.workspaceID)
 	var wg sync.WaitGroup
@@ -44,6 +45,7 @@ func TestJobLookup_lookupsShareOnePass(t *testing.T) {
 // more than twice the bound of pages past the one awaited (a page asked may
 // still be on its way when the lookup returns: hence a range).
 func TestJobLookup_stopsAtItsPage(t *testing.T) {
+	t.Parallel()
 	type step struct {
 		index  int
 		lo, hi int64 // list requests so far
@@ -79,6 +81,7 @@ func TestJobLookup_stopsAtItsPage(t *testing.T) {
 // before the lookup gets a new pass, so that a job created since is found;
 // an ID missing from a fresh pass is not found, without a second pass.
 func TestJobLookup_seesJobsCreatedSince(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 150}, sandbox.DefaultAPIKey)
 	ctx := context.Background()
 	missing := uuid.NewString()
@@ -105,6 +108,7 @@ func TestJobLookup_seesJobsCreatedSince(t *testing.T) {
 // waiting on that pass gets the error, and the page is not read again by
 // each of them.
 func TestJobLookup_failureIsShared(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 300}, sandbox.DefaultAPIKey)
 	jobs := srv.Jobs(data.workspaceID)
 	// Slow enough that every lookup joins the pass before its first page
@@ -139,6 +143,7 @@ func TestJobLookup_failureIsShared(t *testing.T) {
 // an upper-case ID finds its job, and the lower-case one after it is served
 // by the same pass.
 func TestJobLookup_ignoresLetterCase(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 250}, sandbox.DefaultAPIKey)
 	want := srv.Jobs(data.workspaceID)[150]
 	ctx := context.Background()

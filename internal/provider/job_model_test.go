@@ -16,6 +16,7 @@ import (
 // and both data sources, and the jobs fast path, show exactly its attributes, of
 // its types.
 func TestJobsDataSource_jobModelDescribesEveryAttribute(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	fields := map[string]tftypes.Type{}
 	for _, f := range jobModelFields() {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestJobTrigger_shortDuration(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[time.Duration]string{
 		5 * time.Minute:              "5m",
 		10 * time.Minute:             "10m",
@@ -37,6 +38,7 @@ func TestJobTrigger_shortDuration(t *testing.T) {
 // reached the service, says the run may not have started, and ends with how
 // to run the job again.
 func TestTriggerAnswerLost_saysWhatIsKnown(t *testing.T) {
+	t.Parallel()
 	limit := triggerLimit{d: time.Minute, setting: "timeouts.create"}
 	for name, tc := range map[string]struct {
 		err  error
@@ -69,6 +71,7 @@ func TestTriggerAnswerLost_saysWhatIsKnown(t *testing.T) {
 // wait would pass its limit says so, not "Timeout"; one cut off by the limit
 // says Timeout.
 func TestTriggerError_givenUpBeforeItsLimit(t *testing.T) {
+	t.Parallel()
 	limit := triggerLimit{d: time.Minute, setting: "timeouts.create"}
 	r := jobRun{job: "job-1", ws: "ws-1", again: "apply again"}
 	early := &client.Error{Method: "POST", Path: "/run/", StatusCode: 503, Sent: true, Attempts: 2, Tried: 400 * time.Millisecond,

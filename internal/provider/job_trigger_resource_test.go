@@ -263,6 +263,7 @@ func TestAccJobTrigger_createTimeout(t *testing.T) {
 }
 
 func TestJobTrigger_destroyAfterTheExecutionEnded(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: time.Millisecond}, sandbox.DefaultAPIKey)
 	job := srv.Jobs(data.workspaceID)[0].ID
 	if err := data.client.TriggerJob(t.Context(), data.workspaceID, job, false); err != nil {
@@ -278,6 +279,7 @@ func TestJobTrigger_destroyAfterTheExecutionEnded(t *testing.T) {
 }
 
 func TestJobTrigger_destroyOfAJobGone(t *testing.T) {
+	t.Parallel()
 	_, data := unitSandbox(t, sandbox.Config{Jobs: 1}, sandbox.DefaultAPIKey)
 	r := configured(t, NewJobTriggerResource(), data)
 	const gone = "0f0f0f0f-0000-4000-8000-00000000abcd"
@@ -286,6 +288,7 @@ func TestJobTrigger_destroyOfAJobGone(t *testing.T) {
 }
 
 func TestJobTrigger_destroyWithoutCancelMakesNoRequest(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1, RunDuration: time.Hour}, sandbox.DefaultAPIKey)
 	job := srv.Jobs(data.workspaceID)[0].ID
 	if err := data.client.TriggerJob(t.Context(), data.workspaceID, job, false); err != nil {
@@ -303,6 +306,7 @@ func TestJobTrigger_destroyWithoutCancelMakesNoRequest(t *testing.T) {
 }
 
 func TestJobTrigger_destroyRefused(t *testing.T) {
+	t.Parallel()
 	_, data := unitSandbox(t, sandbox.Config{Jobs: 1}, "not-the-key")
 	r := configured(t, NewJobTriggerResource(), data)
 	diags := destroy(t, r, triggerState(data.workspaceID, "0f0f0f0f-0000-4000-8000-00000000abcd", true))
@@ -311,12 +315,10 @@ func TestJobTrigger_destroyRefused(t *testing.T) {
 	}
 }
 
-// TestJobTrigger_timeoutsOneErrorEach: a malformed duration in the timeouts
-// block gets one error, the provider's, on the attribute and saying what is
-// allowed; not also the block's own, which names no attribute and offers
-// "-1.5h" as valid. The configuration is validated as Terraform asks for it,
-// over protocol 6.
+// TestJobTrigger_timeoutsOneErrorEach: a malformed timeout gets the provider's
+// error alone, not also the block's, which names no attribute and offers "-1.5h".
 func TestJobTrigger_timeoutsOneErrorEach(t *testing.T) {
+	t.Parallel()
 	p := serveProto(t)
 	srv := p.Server
 	typ, ok := p.Schemas.ResourceSchemas["dataintegration_job_trigger"].ValueType().(tftypes.Object)
@@ -338,7 +340,6 @@ func TestJobTrigger_timeoutsOneErrorEach(t *testing.T) {
 	}
 }
 
-// validateTrigger validates a trigger of a job_id with the given timeouts.
 func validateTrigger(t *testing.T, srv tfprotov6.ProviderServer, typ tftypes.Object, durations map[string]string) []*tfprotov6.Diagnostic {
 	t.Helper()
 	tt, ok := typ.AttributeTypes["timeouts"].(tftypes.Object)
@@ -359,15 +360,12 @@ func validateTrigger(t *testing.T, srv tfprotov6.ProviderServer, typ tftypes.Obj
 	return resp.Diagnostics
 }
 
-// expectAction is a pre-apply check of the trigger's planned action.
 func expectAction(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
 	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.TriggerAddress, action)}}
 }
 
-// TestAccJobTrigger_jobIDInAnyCase: a job ID is the same UUID in any letter
-// case. The trigger keeps the form it was created with, and a change of case
-// alone plans nothing; the job data source finds the job by an upper-case ID
-// and keeps that form.
+// TestAccJobTrigger_jobIDInAnyCase: a change of case alone plans nothing, and the
+// trigger keeps the form it was created with.
 func TestAccJobTrigger_jobIDInAnyCase(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
 	e.RequireSandbox(t, "count the job's executions")
@@ -466,10 +464,8 @@ func TestAccJobTrigger_importRefused(t *testing.T) {
 	}
 }
 
-// TestAccJobTrigger_jobName: a trigger names its job; the name is resolved
-// when the trigger is created, and job_id then says which job ran. Another
-// name triggers again; moving between job_id and job_name of the same job
-// does not.
+// TestAccJobTrigger_jobName: another name triggers again; moving between job_id
+// and job_name of the same job does not.
 func TestAccJobTrigger_jobName(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
 	e.RequireSandbox(t, "count the jobs' executions")
@@ -535,10 +531,8 @@ func TestAccJobTrigger_jobName(t *testing.T) {
 	})
 }
 
-// TestAccJobTrigger_jobNameUnknownAtPlan: moving from job_id to a job_name
-// known only at apply (from a resource being created) cannot look the name
-// up while planning: it replaces the trigger, which runs the job again, even
-// when the name is that of the same job. The docs say so.
+// TestAccJobTrigger_jobNameUnknownAtPlan: a job_name known only at apply cannot
+// be looked up at plan: it replaces the trigger, as the docs say.
 func TestAccJobTrigger_jobNameUnknownAtPlan(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond})
 	e.RequireSandbox(t, "count the job's executions")
@@ -617,6 +611,7 @@ func TestAccJobTrigger_waitsIfRunning(t *testing.T) {
 // if_running = "wait" waits within the create timeout, and the one it
 // records ran after the running one ended.
 func TestJobTrigger_waitsForTheRunningExecution(t *testing.T) {
+	t.Parallel()
 	srv, data, job := runningJob(t, 1500*time.Millisecond)
 	m := triggerState(data.workspaceID, job, false)
 	m.IfRunning = types.StringValue("wait")
@@ -631,6 +626,7 @@ func TestJobTrigger_waitsForTheRunningExecution(t *testing.T) {
 // TestJobTrigger_waitEndsAtTheCreateTimeout: the create timeout bounds the
 // wait; nothing is recorded, so that the next apply tries again.
 func TestJobTrigger_waitEndsAtTheCreateTimeout(t *testing.T) {
+	t.Parallel()
 	srv, data, job := runningJob(t, time.Hour)
 	m := triggerState(data.workspaceID, job, false)
 	m.IfRunning = types.StringValue("wait")
@@ -643,12 +639,10 @@ func TestJobTrigger_waitEndsAtTheCreateTimeout(t *testing.T) {
 	}
 }
 
-// TestJobTrigger_whoseAnswerIsLost: whether the job started or not, a
-// trigger whose answer was lost is recorded, with a warning, so that it is
-// never sent again: the job runs at most once. The run_job action warns
-// too, and does not fail: a failed action would be run again by the next
-// apply.
+// TestJobTrigger_whoseAnswerIsLost: recorded with a warning, so that it is never
+// sent again; the run_job action warns too, as a failed action would run again.
 func TestJobTrigger_whoseAnswerIsLost(t *testing.T) {
+	t.Parallel()
 	for when, runs := range map[string]int{sandbox.FaultsAfter: 1, sandbox.FaultsBefore: 0} {
 		t.Run(when, func(t *testing.T) {
 			srv, data := unitSandbox(t, sandbox.Config{Jobs: 2}, sandbox.DefaultAPIKey)
@@ -676,6 +670,7 @@ func TestJobTrigger_whoseAnswerIsLost(t *testing.T) {
 // TestJobTrigger_refusedIsNotRecorded: a 503 means the service did nothing:
 // an error, nothing recorded, so that the next apply triggers the job.
 func TestJobTrigger_refusedIsNotRecorded(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 1}, sandbox.DefaultAPIKey)
 	job := srv.Jobs(data.workspaceID)[0].ID
 	if err := srv.SetFaults(sandbox.Faults{Rate: 1, Statuses: []int{503}}); err != nil {
@@ -688,11 +683,10 @@ func TestJobTrigger_refusedIsNotRecorded(t *testing.T) {
 	}
 }
 
-// TestJobTrigger_lostAtItsTimeout: a trigger still in flight when its own
-// time ends (timeouts.create, the action's timeout) is recorded as one whose
-// answer was lost, and the warning names that limit, not the request
-// timeout, which did not end.
+// TestJobTrigger_lostAtItsTimeout: a trigger in flight at its own time limit is
+// recorded as lost, and the warning names that limit.
 func TestJobTrigger_lostAtItsTimeout(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 2}, sandbox.DefaultAPIKey)
 	job, other := srv.Jobs(data.workspaceID)[0].ID, srv.Jobs(data.workspaceID)[1].ID
 	if err := srv.SetFaults(sandbox.Faults{LatencyMS: 4000}); err != nil {

@@ -16,6 +16,7 @@ import (
 // ("fail") where it has none, keeps the one it has, and keeps every other
 // attribute; job_name, which states before it lack, is null.
 func TestJobTrigger_stateUpgrade(t *testing.T) {
+	t.Parallel()
 	p := serveProto(t)
 	const typ = "dataintegration_job_trigger"
 	const before = `"id":"7d0c5a44-3b7e-4c7a-9d8e-2f6b1a0c9e11","workspace_id":"11111111-1111-4111-8111-111111111111",` +

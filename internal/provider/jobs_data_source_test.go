@@ -24,6 +24,7 @@ import (
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/jobsfastpath"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -60,9 +61,8 @@ func TestAccJobsDataSource_all(t *testing.T) {
 	})
 }
 
-// TestAccJobsDataSource_filters checks each filter alone and two together
-// against the unfiltered list filtered here: the provider must send the
-// filters, and the service apply them.
+// TestAccJobsDataSource_filters: the provider must send the filters, and the
+// service apply them.
 func TestAccJobsDataSource_filters(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
 	all := e.JobsOneByOne(t, client.JobFilter{})
@@ -169,10 +169,9 @@ func TestAccJobsDataSource_unknownOrdering(t *testing.T) {
 // not in the provider, not in the data source, not in the environment.
 func TestAccJobsDataSource_missingWorkspace(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs})
-	t.Setenv(EnvWorkspaceID, "")
 	config := e.ProviderWithoutWorkspace() + `data "dataintegration_jobs" "test" {}`
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: noWorkspaceEnv().factories(),
 		Steps: []resource.TestStep{{
 			Config:      config,
 			ExpectError: acctest.Phrases("Missing Workspace", "workspace_id", "DATAINTEGRATION_WORKSPACE_ID"),
@@ -196,14 +195,11 @@ func TestAccJobsDataSource_unknownAPIKey(t *testing.T) {
 	}
 }
 
-// TestAccJobsDataSource_refusedKeyNamesItsSource: of two provider
-// configurations, the one whose key the service refuses is told apart by
-// the error: the service's host, the workspace, and where its key came
-// from.
+// TestAccJobsDataSource_refusedKeyNamesItsSource: of two configurations, the
+// error tells apart the one whose key is refused.
 func TestAccJobsDataSource_refusedKeyNamesItsSource(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	badKey := "not-a-key-" + strings.Repeat("7", 24)
-	t.Setenv(EnvAPIKey, badKey)
 	host := strings.TrimPrefix(strings.TrimPrefix(e.BaseURL, "http://"), "https://")
 	config := e.ProviderConfig() + fmt.Sprintf(`
 provider "dataintegration" {
@@ -219,11 +215,11 @@ data "dataintegration_jobs" "other" {
 }
 `, e.BaseURL, e.WorkspaceID)
 	check := &acctest.ErrorMatching{
-		Want:    acctest.Phrases("Authentication Failed", "the service at "+host, "workspace "+e.WorkspaceID, "The key came from the "+EnvAPIKey+" environment variable"),
+		Want:    acctest.Phrases("Authentication Failed", "the service at "+host, "workspace "+e.WorkspaceID, "The key came from the "+providerenv.APIKey+" environment variable"),
 		Secrets: []string{badKey, e.APIKey},
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: newTestEnv(map[string]string{providerenv.APIKey: badKey}).factories(),
 		ErrorCheck:               check.Check,
 		Steps:                    []resource.TestStep{{Config: config}},
 	})
@@ -260,6 +256,7 @@ func TestAccJobsDataSource_cutAnswers(t *testing.T) {
 // TestJobsDataSource_readsEachPageOnce: over 10,000 jobs, the data source
 // makes exactly 100 list requests, the API's floor, and returns every job.
 func TestJobsDataSource_readsEachPageOnce(t *testing.T) {
+	t.Parallel()
 	srv, err := sandbox.New(sandbox.Config{Jobs: 10000})
 	if err != nil {
 		t.Fatal(err)
@@ -277,9 +274,7 @@ func TestJobsDataSource_readsEachPageOnce(t *testing.T) {
 	}
 }
 
-// clientAndConversion returns a read of every job as the data source does
-// it: the provider's client, and the encoding of each page into the state
-// Terraform receives, the state itself included.
+// clientAndConversion is a read of every job as the data source does it.
 func clientAndConversion(tb testing.TB, p *acctest.ProtoProvider, base string) func() {
 	tb.Helper()
 	typ, ok := p.Schemas.DataSourceSchemas[jobsTypeName].ValueType().(tftypes.Object)
@@ -308,9 +303,6 @@ func clientAndConversion(tb testing.TB, p *acctest.ProtoProvider, base string) f
 	}
 }
 
-// BenchmarkJobsDataSource_clientAndConversion is the provider's client and conversion of
-// 10,000 jobs, BenchmarkJobsRead the whole read through the protocol, and
-// BenchmarkBareRead the bare loop, for `go test -bench`.
 func BenchmarkJobsDataSource_clientAndConversion(b *testing.B) {
 	s := acctest.NewEnv(b, sandbox.Config{Jobs: 10000})
 	read := clientAndConversion(b, newProtoProvider(b, map[string]string{"base_url": s.BaseURL, "api_key": s.APIKey}), s.BaseURL)
@@ -320,10 +312,9 @@ func BenchmarkJobsDataSource_clientAndConversion(b *testing.B) {
 	}
 }
 
-// BenchmarkJobsDataSource_againstBareLoop holds the provider's client and
-// the data source's conversion of 10,000 jobs to at most 1.2 times the bare
-// loop's read (acctest.BareRead), best of 5 each, in turns so that the
-// machine's load falls on both alike. make bench prints its row.
+// BenchmarkJobsDataSource_againstBareLoop holds the read of 10,000 jobs to at
+// most 1.2 times the bare loop's, in turns so that the machine's load falls on
+// both alike. make bench prints its row.
 func BenchmarkJobsDataSource_againstBareLoop(b *testing.B) {
 	e := acctest.NewEnv(b, sandbox.Config{Jobs: 10000})
 	p := newProtoProvider(b, map[string]string{"base_url": e.BaseURL, "api_key": e.APIKey, "workspace_id": e.WorkspaceID})
@@ -348,12 +339,11 @@ func BenchmarkJobsDataSource_againstBareLoop(b *testing.B) {
 	acctest.Missed(b, rows)
 }
 
-// TestJobsDataSource_readLeavesConfigAlone: the jobs data source builds its state
-// without writing into the configuration it is given: jobs written into it
-// would make the framework compare every job of the state with the
-// configuration after Read, for nothing (BENCHMARKS.md, "The 10,000-job
-// plan").
+// TestJobsDataSource_readLeavesConfigAlone: jobs written into the configuration
+// would make the framework compare each with it after Read, for nothing
+// (BENCHMARKS.md, "The 10,000-job plan").
 func TestJobsDataSource_readLeavesConfigAlone(t *testing.T) {
+	t.Parallel()
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 150})
 	ctx := context.Background()
 	d := &jobsDataSource{data: &providerData{client: e.Client(t), workspaceID: e.WorkspaceID}}
@@ -380,11 +370,10 @@ func TestJobsDataSource_readLeavesConfigAlone(t *testing.T) {
 	}
 }
 
-// TestJobsDataSource_readsAChangedListAgain: a job created while the data
-// source reads the list (between its pages) makes it read the list again
-// from the start, once, and the state holds every job once; a list that
-// keeps changing fails the read with a clear error.
+// TestJobsDataSource_readsAChangedListAgain: a job created between pages makes
+// the read start again, once; a list that keeps changing fails it.
 func TestJobsDataSource_readsAChangedListAgain(t *testing.T) {
+	t.Parallel()
 	for _, changes := range []int64{1, 2} {
 		srv, err := sandbox.New(sandbox.Config{Jobs: 450})
 		if err != nil {
@@ -425,10 +414,8 @@ func TestJobsDataSource_readsAChangedListAgain(t *testing.T) {
 	}
 }
 
-// TestAccPaging_sideBySide: over a link with latency, two lists of 1,000
-// jobs (ten pages each) are read side by side, never more requests at once
-// than max_concurrent_requests, each page once, and give exactly what one
-// page after another gives, in the service's order and in another.
+// TestAccPaging_sideBySide: pages read side by side, within
+// max_concurrent_requests, give what one page after another gives.
 func TestAccPaging_sideBySide(t *testing.T) {
 	testPaging(t, 1000, 3, 30)
 }
@@ -439,9 +426,6 @@ func TestAccPaging_oneAtATime(t *testing.T) {
 	testPaging(t, 300, 1, 20)
 }
 
-// TestAccPaging_faults: with 30% of the requests answered 429 or 503 (each
-// with Retry-After, which pauses every request), the jobs are the same, in
-// the same order, and the bound holds.
 func TestAccPaging_faults(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 1000})
 	e.RequireSandbox(t, "inject faults and count the requests held at once")
@@ -467,14 +451,9 @@ func TestAccPaging_faults(t *testing.T) {
 	})
 }
 
-// TestAccLists_serviceVariants runs every list and lookup of resources and
-// data sources against each service of serviceVariants, over 260 jobs: the
-// jobs data source holds all of them, each once, in the service's order; a
-// job on page 3 is found by ID and by name; a trigger by job_name runs
-// exactly the job of that name, not one whose name a partial or ignored
-// filter also matches; a connector's name check, and the connector data
-// source by name, find exactly theirs; a null is null. The plan after is
-// empty.
+// TestAccLists_serviceVariants runs every list and lookup against each service
+// of serviceVariants: each finds exactly its own, not what a partial or
+// ignored filter also matches.
 func TestAccLists_serviceVariants(t *testing.T) {
 	for label, v := range serviceVariants {
 		t.Run(label, func(t *testing.T) {
@@ -543,9 +522,8 @@ data "dataintegration_customer_service_connector" "by_name" {
 	}
 }
 
-// expectHeldAtMost checks that the sandbox never held more than bound
-// requests at once, and, when atLeast, that it held more than one: the
-// pages were read side by side.
+// expectHeldAtMost: never more than bound requests at once and, when atLeast,
+// more than one.
 func expectHeldAtMost(e *acctest.Env, bound int64, atLeast bool) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		held := e.Sandbox.Stats().MaxInFlight
@@ -564,10 +542,6 @@ data "dataintegration_jobs" "by_name" {
 }
 `
 
-// testPaging reads pagingHCL over a sandbox of jobs jobs, with
-// max_concurrent_requests = bound, each request latencyMS late: both lists
-// are those of one page after another, each page is read once, and the
-// sandbox held at most bound requests at once (at least 2 when bound is).
 func testPaging(t *testing.T, jobs, bound, latencyMS int) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: jobs})
 	e.RequireSandbox(t, "add latency and count the requests held at once")

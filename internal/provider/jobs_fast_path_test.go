@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,16 +26,10 @@ import (
 // jobsDataSource.Read: for every read the fast path answers, the same diagnostics
 // and the same state, byte for byte; every other read reaches the framework.
 
-// TestJobsDataSource_fastAnswersAsTheFramework: the fast path gives the state and the
-// diagnostics the framework gives for the same read, configuration by
-// configuration: every filter, an ordering, a workspace in upper case,
-// nothing found, a workspace the key cannot reach, no workspace at all, an
-// ordering the service refuses; over three pages, over eleven pages of 25,
-// over no job at all, and from a service that sends null for every field
-// it may. Between them, the states compared show each attribute of a job
-// set, and null where the service may send null.
+// TestJobsDataSource_fastAnswersAsTheFramework: configuration by configuration
+// and service by service, the states compared show each attribute set and null.
 func TestJobsDataSource_fastAnswersAsTheFramework(t *testing.T) {
-	t.Setenv(EnvWorkspaceID, "")
+	t.Parallel()
 	seen := newSeenValues()
 	type readCase struct {
 		name    string
@@ -118,10 +113,8 @@ func TestJobsDataSource_fastAnswersAsTheFramework(t *testing.T) {
 	seen.covered(t, "name", "data_source", "connector_name", "schema_name", "updated_at")
 }
 
-// TestJobsDataSource_fastAnswersAsTheFrameworkForAnyValue: over jobs that hold every
-// kind of value (craftedJobs), three pages of them, the fast path gives the
-// framework's state byte for byte, each attribute of a job null or set.
 func TestJobsDataSource_fastAnswersAsTheFrameworkForAnyValue(t *testing.T) {
+	t.Parallel()
 	base := jobsService(t, craftedJobs(230), 100)
 	settings := map[string]string{"base_url": base, "api_key": sandbox.DefaultAPIKey, "workspace_id": sandbox.DefaultWorkspaceID}
 	seen := newSeenValues()
@@ -135,12 +128,10 @@ func TestJobsDataSource_fastAnswersAsTheFrameworkForAnyValue(t *testing.T) {
 	seen.covered(t, "name", "data_source", "connector_name", "schema_name", "created_at", "updated_at")
 }
 
-// TestJobsDataSource_fastLeavesTheRestToTheFramework: each read the fast path cannot answer
-// as the framework would goes to the framework, which answers it as it
-// does without the fast path: another data source, a provider not configured,
-// no configuration, a configuration not fully known, a configuration of
-// another type.
+// TestJobsDataSource_fastLeavesTheRestToTheFramework: each read the fast path
+// cannot answer as the framework would goes to the framework.
 func TestJobsDataSource_fastLeavesTheRestToTheFramework(t *testing.T) {
+	t.Parallel()
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 120})
 	e.RequireSandbox(t, "name one of its jobs")
 	settings := map[string]string{"base_url": e.BaseURL, "api_key": e.APIKey, "workspace_id": e.WorkspaceID}
@@ -177,7 +168,7 @@ func TestJobsDataSource_fastLeavesTheRestToTheFramework(t *testing.T) {
 		{"a configuration of another type", true, jobsTypeName, value(t, otherType, map[string]tftypes.Value{"workspace_id": tftypes.NewValue(tftypes.String, e.WorkspaceID)}), "Unable to Convert Configuration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := &dataIntegrationProvider{version: "test"}
+			p := &dataIntegrationProvider{version: "test", getenv: os.Getenv}
 			inner, err := providerserver.NewProtocol6WithError(p)()
 			if err != nil {
 				t.Fatal(err)
@@ -223,10 +214,8 @@ func TestJobsDataSource_fastLeavesTheRestToTheFramework(t *testing.T) {
 	}
 }
 
-// BenchmarkJobsDataSource_readPaths reads 10,000 jobs through the protocol both ways,
-// against the same sandbox: the fast path, and the framework alone, whose Read
-// is the reference the fast path is held to. The difference is what the fast path
-// saves a plan (BENCHMARKS.md, "The 10,000-job plan").
+// BenchmarkJobsDataSource_readPaths: what the fast path saves a plan
+// (BENCHMARKS.md, "The 10,000-job plan").
 func BenchmarkJobsDataSource_readPaths(b *testing.B) {
 	e := acctest.NewEnv(b, sandbox.Config{Jobs: 10000})
 	settings := map[string]string{"base_url": e.BaseURL, "api_key": e.APIKey, "workspace_id": e.WorkspaceID}
@@ -278,15 +267,13 @@ func BenchmarkJobsDataSource_packedJobs(b *testing.B) {
 	}
 }
 
-// readBothWays reads a dataintegration_jobs of configuration config through
-// the provider as NewServer serves it and through the framework alone, each
-// configured with settings, and fails unless the fast path answered the read and
-// both gave the same diagnostics and the same state, byte for byte. It
-// returns the fast path's answer, and the state decoded (null after an error).
+// readBothWays fails unless the fast path answered the read as the framework
+// alone does, byte for byte; it returns the state decoded (null after an error).
 func readBothWays(t *testing.T, settings map[string]string, config map[string]any) (*tfprotov6.ReadDataSourceResponse, tftypes.Value) {
 	t.Helper()
-	fast := newProtoProvider(t, settings)
-	plain := frameworkServer(t, settings)
+	getenv := noWorkspaceEnv().getenv
+	fast := newProtoProviderIn(t, getenv, settings)
+	plain := frameworkServerIn(t, getenv, settings)
 	cfg := acctest.ProtoValue(t, fast.Schemas.DataSourceSchemas[jobsTypeName], config)
 	req := &tfprotov6.ReadDataSourceRequest{TypeName: jobsTypeName, Config: &cfg}
 	got, err1 := fast.Server.ReadDataSource(context.Background(), req)
@@ -390,11 +377,8 @@ func (s *seenValues) covered(t *testing.T, nullable ...string) {
 	}
 }
 
-// craftedJobs are jobs that hold, between them, every kind of value the
-// client hands over: each field the service may send as null null in some
-// jobs, empty strings, strings of every length MessagePack encodes
-// differently (up to 31 bytes, 255, 65,535 and beyond), text outside ASCII,
-// quotes and new lines, and both values of is_active.
+// craftedJobs hold every kind of value the client hands over: nulls, empty
+// strings, strings at each length MessagePack encodes differently, non-ASCII.
 func craftedJobs(n int) []client.Job {
 	values := []*string{
 		nil, ptr(""), ptr("a"), ptr("Ünïcødé ✓ 名前"), ptr(`"quoted" \ and

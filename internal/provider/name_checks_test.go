@@ -179,6 +179,7 @@ func deskNamed(name string) client.ConnectorSpec {
 // in flight waits for the next list, which sees a connector made meanwhile;
 // answered by the list in flight, it would find the name free.
 func TestNameChecks_neverAnsweredByAnEarlierList(t *testing.T) {
+	t.Parallel()
 	g := newGatedLists(t)
 	release := g.hold()
 	first := g.check(t.Context(), "first")
@@ -202,6 +203,7 @@ func TestNameChecks_neverAnsweredByAnEarlierList(t *testing.T) {
 // in flight share the next one, whatever their number, in a workspace of
 // one page.
 func TestNameChecks_waitingChecksShareOneList(t *testing.T) {
+	t.Parallel()
 	g := newGatedLists(t)
 	g.data.checks.counted(g.data.workspaceID, 0)
 	made(t, g.data, deskNamed("taken 3"))
@@ -230,6 +232,7 @@ func TestNameChecks_waitingChecksShareOneList(t *testing.T) {
 // checks than pages list their names; as many as pages or more read the
 // whole list; an unknown size lists one name alone, several whole.
 func TestNameChecks_cheaperListChosen(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		held, names       int
 		lists, listByName int64
@@ -287,6 +290,7 @@ func seed(t *testing.T, data *providerData, n int) {
 // the checks are answered by lists of their names instead, and later ones
 // go by name at once.
 func TestNameChecks_churningWorkspaceListsByName(t *testing.T) {
+	t.Parallel()
 	g := newGatedLists(t)
 	ws := g.data.workspaceID
 	seed(t, g.data, 250)
@@ -333,6 +337,7 @@ func TestNameChecks_churningWorkspaceListsByName(t *testing.T) {
 // one name with others does not keep to the name filter, so that lists by
 // name may cost as much as the whole list: the next checks read it whole.
 func TestNameChecks_looseFilterListsWhole(t *testing.T) {
+	t.Parallel()
 	g := newGatedLists(t)
 	if err := g.srv.SetVariant(sandbox.Variant{Filters: sandbox.FiltersPartial}); err != nil {
 		t.Fatal(err)
@@ -356,6 +361,7 @@ func TestNameChecks_looseFilterListsWhole(t *testing.T) {
 // other creates in progress in its workspace, at most shareWindow; when each
 // of them waits on one, one list answers them all.
 func TestNameChecks_waitForTheOtherCreates(t *testing.T) {
+	t.Parallel()
 	g := newGatedLists(t)
 	ws := g.data.workspaceID
 	endA, endB := g.data.checks.begin(ws), g.data.checks.begin(ws)
@@ -383,6 +389,7 @@ func TestNameChecks_waitForTheOtherCreates(t *testing.T) {
 // TestNameChecks_joinAListNotSentYet: a whole list still waiting for its turn
 // to be sent has not begun: a check asked meanwhile joins it.
 func TestNameChecks_joinAListNotSentYet(t *testing.T) {
+	t.Parallel()
 	g := newGatedLists(t, func(c *client.Config) { c.MaxConcurrentRequests = 1 })
 	ws := g.data.workspaceID
 	id := made(t, g.data, deskNamed("taken"))
@@ -399,6 +406,7 @@ func TestNameChecks_joinAListNotSentYet(t *testing.T) {
 // answers, not for one of them: once every check waiting on it has given
 // up, it stops, instead of running on until the retry budget ends.
 func TestNameChecks_listStopsWhenAllGiveUp(t *testing.T) {
+	t.Parallel()
 	g := newGatedLists(t)
 	release := g.hold()
 	defer release()
@@ -432,6 +440,7 @@ func TestNameChecks_listStopsWhenAllGiveUp(t *testing.T) {
 // whole list before it was sent is answered by the lists by name that
 // replace it when other creates change its pages.
 func TestNameChecks_joinedNamesListedWhenWholeListChurns(t *testing.T) {
+	t.Parallel()
 	g := newGatedLists(t, func(c *client.Config) { c.MaxConcurrentRequests = 1 })
 	ws := g.data.workspaceID
 	seed(t, g.data, 150) // two pages
@@ -456,6 +465,7 @@ func TestNameChecks_joinedNamesListedWhenWholeListChurns(t *testing.T) {
 // instead of waiting to share the next whole list: where answers fail and
 // pause at random, a shared list would hold every check it answers.
 func TestNameChecks_troubledServiceListsApart(t *testing.T) {
+	t.Parallel()
 	g := newGatedLists(t, func(c *client.Config) {
 		c.MaxRetries, c.MinBackoff, c.MaxBackoff = 1, time.Millisecond, time.Millisecond
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
@@ -47,7 +48,7 @@ func addCertificateError(diags *diag.Diagnostics, ce *client.ConnectError, cause
 			"%s. "+
 				"If the service uses a certificate from your organisation's own CA, or a proxy re-signs HTTPS, trust that CA: "+
 				"set ca_certificate in the provider configuration to its PEM, such as ca_certificate = file(\"ca.pem\"), or %s to the PEM itself. "+
-				"On Linux, SSL_CERT_FILE naming a file of the system's roots and that CA works too.", cause, EnvCACertificate))
+				"On Linux, SSL_CERT_FILE naming a file of the system's roots and that CA works too.", cause, providerenv.CACertificate))
 	case client.CertificateNameMismatch:
 		diags.AddError("Service Certificate Name Mismatch", fmt.Sprintf(
 			"%s. Set base_url to a host name the certificate names, "+
@@ -84,7 +85,7 @@ func addProxyError(diags *diag.Diagnostics, e *client.Error, ce *client.ConnectE
 		diags.AddError("Proxy Refused the Tunnel", fmt.Sprintf(
 			"%s. The proxy runs, but could not reach the service's host or does not allow it: "+
 				"check the host and port in base_url (or %s), and ask the proxy's operators to allow them if they are right; "+
-				"a host that NO_PROXY names is reached without the proxy.", cause, EnvBaseURL))
+				"a host that NO_PROXY names is reached without the proxy.", cause, providerenv.BaseURL))
 	}
 }
 
@@ -94,11 +95,11 @@ func addUnreachableError(diags *diag.Diagnostics, e *client.Error, ce *client.Co
 	case client.UnknownHost:
 		diags.AddError("Unknown Service Host", fmt.Sprintf(
 			"%s. Check the host in base_url (or %s). "+
-				"If your network reaches the service only through a proxy, set HTTPS_PROXY to it; a host that NO_PROXY names is reached without the proxy.", cause, EnvBaseURL))
+				"If your network reaches the service only through a proxy, set HTTPS_PROXY to it; a host that NO_PROXY names is reached without the proxy.", cause, providerenv.BaseURL))
 	case client.Unreachable:
 		diags.AddError("Service Unreachable", fmt.Sprintf(
 			"%s%s. Check the host and port in base_url (or %s), that the service runs and listens there, "+
-				"and that no firewall, VPN or proxy setting (HTTPS_PROXY, NO_PROXY) keeps this machine from it.%s", cause, e.Retries(), EnvBaseURL, stoppedRetrying(ce)))
+				"and that no firewall, VPN or proxy setting (HTTPS_PROXY, NO_PROXY) keeps this machine from it.%s", cause, e.Retries(), providerenv.BaseURL, stoppedRetrying(ce)))
 	case client.NoAnswer:
 		// The service may have received the request: "no request reached it" would say more than is known.
 		what := "Something accepts connections at base_url (or %s) but does not answer"
@@ -108,7 +109,7 @@ func addUnreachableError(diags *diag.Diagnostics, e *client.Error, ce *client.Co
 		diags.AddError("Service Not Answering", fmt.Sprintf(
 			"No answer from the service to %s %s: %s%s. "+what+": "+
 				"check that the service there is up and that no gateway in front of it hangs; if it is only slow, raise request_timeout.%s",
-			e.Method, e.Path, ce, e.Retries(), EnvBaseURL, stoppedRetrying(ce)))
+			e.Method, e.Path, ce, e.Retries(), providerenv.BaseURL, stoppedRetrying(ce)))
 	}
 }
 
@@ -117,15 +118,15 @@ func addSchemeError(diags *diag.Diagnostics, ce *client.ConnectError, cause stri
 	switch ce.Failure {
 	case client.ServiceSpeaksHTTP:
 		fix := fmt.Sprintf("Set base_url (or %s) to the service's https:// address, on the port where it speaks TLS: "+
-			"the provider takes http:// only on a loopback host (127.x.x.x, ::1, localhost), so a service that speaks plain http alone needs TLS in front of it.", EnvBaseURL)
+			"the provider takes http:// only on a loopback host (127.x.x.x, ::1, localhost), so a service that speaks plain http alone needs TLS in front of it.", providerenv.BaseURL)
 		if validate.BaseURL("http://"+ce.Host) == nil {
 			fix = fmt.Sprintf("If the service speaks plain http, set base_url (or %s) to http://%s, which the provider takes on a loopback host; "+
-				"else to the port where it speaks TLS.", EnvBaseURL, ce.Host)
+				"else to the port where it speaks TLS.", providerenv.BaseURL, ce.Host)
 		}
 		diags.AddError("Service Speaks HTTP, Not HTTPS", fmt.Sprintf("%s. %s No retry can fix this.", cause, fix))
 	case client.ServiceSpeaksTLS:
 		diags.AddError("Service Speaks HTTPS, Not HTTP", fmt.Sprintf(
-			"%s. Set base_url to https://%s (or %s), with ca_certificate if its certificate is of a private CA. No retry can fix this.", cause, ce.Host, EnvBaseURL))
+			"%s. Set base_url to https://%s (or %s), with ca_certificate if its certificate is of a private CA. No retry can fix this.", cause, ce.Host, providerenv.BaseURL))
 	}
 }
 

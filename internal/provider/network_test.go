@@ -18,6 +18,7 @@ import (
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -34,19 +35,16 @@ resource "dataintegration_customer_service_connector" "test" {
 data "dataintegration_jobs" "all" {}
 `
 
-// TestAccNetwork_proxyAndPrivateCA: through a CONNECT proxy that asks for
-// credentials, to the sandbox over https under a private CA, apply, plan
-// and destroy work with ca_certificate, every request goes through the
-// proxy, and each carries the engine's User-Agent; the proxy's password
-// shows in no output.
+// TestAccNetwork_proxyAndPrivateCA: through a CONNECT proxy with credentials to a
+// private CA, every request goes through the proxy with the engine's User-Agent.
 func TestAccNetwork_proxyAndPrivateCA(t *testing.T) {
 	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
 	proxy := acctest.ServeSecretProxy(t, "ci-runner", proxyPassword)
-	acctest.ProxyEnv(t, proxy.URL, "")
+	env := proxyEnv(proxy.URL, "")
 	config := e.ProviderConfig(fmt.Sprintf("ca_certificate = file(%q)", e.CA.WritePEM(t))) + networkHCL
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             e.ConnectorsGone(t),
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.factories(),
+		CheckDestroy:             connectorsGoneFromSandbox(e.Env),
 		Steps: []resource.TestStep{
 			{Config: config, Check: resource.TestCheckResourceAttr("data.dataintegration_jobs.all", "ids.#", "3")},
 			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
@@ -81,19 +79,31 @@ func TestAccNetwork_proxyAndPrivateCA(t *testing.T) {
 	}
 }
 
-// TestAccNetwork_untrustedWithoutCA: without ca_certificate, the first
-// request fails, at once and naming ca_certificate; nothing reaches the
-// service.
+// connectorsGoneFromSandbox is acctest's ConnectorsGone asked of the sandbox
+// itself: the test's own client, outside the provider's proxy, cannot resolve
+// the sandbox's host.
+func connectorsGoneFromSandbox(e *acctest.Env) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		for _, rs := range s.RootModule().Resources {
+			if _, ok := e.Sandbox.Connector(rs.Primary.Attributes["workspace_id"], rs.Primary.ID); ok && rs.Type == acctest.ConnectorType {
+				return fmt.Errorf("connector %s is still in the sandbox after destroy", rs.Primary.ID)
+			}
+		}
+		return nil
+	}
+}
+
+// TestAccNetwork_untrustedWithoutCA: fails at once, naming ca_certificate.
 func TestAccNetwork_untrustedWithoutCA(t *testing.T) {
 	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
 	proxy := acctest.ServeSecretProxy(t, "ci-runner", proxyPassword)
-	acctest.ProxyEnv(t, proxy.URL, "")
+	env := proxyEnv(proxy.URL, "")
 	start := time.Now()
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: env.factories(),
 		Steps: []resource.TestStep{{
 			Config:      e.ProviderConfig() + networkHCL,
-			ExpectError: acctest.Phrases("Untrusted Service Certificate", "set ca_certificate", EnvCACertificate),
+			ExpectError: acctest.Phrases("Untrusted Service Certificate", "set ca_certificate", providerenv.CACertificate),
 		}},
 	})
 	if d := time.Since(start); d > 2*time.Minute {
@@ -109,13 +119,13 @@ func TestAccNetwork_untrustedWithoutCA(t *testing.T) {
 func TestAccNetwork_noProxyBypasses(t *testing.T) {
 	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
 	proxy := acctest.ServeSecretProxy(t, "ci-runner", proxyPassword)
-	acctest.ProxyEnv(t, proxy.URL, "api.example.com, .localhost")
+	env := proxyEnv(proxy.URL, "api.example.com, .localhost")
 	// Without the proxy, the client looks the host up itself, which this
 	// machine may or may not resolve to loopback: either is a request that
 	// did not go through the proxy.
 	direct := regexp.MustCompile(`sandbox\.localhost`)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.factories(),
 		ErrorCheck: func(err error) error {
 			if direct.MatchString(err.Error()) {
 				return nil
@@ -142,14 +152,11 @@ func fleetOf(n int, e *acctest.Env, base string, extra ...string) string {
 		base, e.APIKey, e.WorkspaceID, strings.Join(extra, "\n  ")), false)
 }
 
-// TestAccNetwork_closedPortFailsOnce: a plan refreshing 40 connectors
-// against a port where nothing listens fails once the first requests have
-// spent their retries (max_retries here, for the test's time; the retry
-// budget by default): every later refresh makes one attempt, and each
-// error names the cause.
+// TestAccNetwork_closedPortFailsOnce: refreshes against a closed port fail once
+// the first requests spent their retries; later ones make one attempt.
 func TestAccNetwork_closedPortFailsOnce(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
-	acctest.ProxyEnv(t, "", "")
+	env := proxyEnv("", "")
 	closed := nettest.RefusingAddr(t)
 	want := acctest.Phrases("Service Unreachable", "nothing accepts connections at "+closed, "(connection refused)",
 		"stopped retrying when a request reached max_retries (2)", "fails at once")
@@ -157,7 +164,7 @@ func TestAccNetwork_closedPortFailsOnce(t *testing.T) {
 	var start time.Time
 	var took time.Duration
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: env.factories(),
 		CheckDestroy:             e.ConnectorsGone(t),
 		ErrorCheck: func(err error) error {
 			if failed != "" || !want.MatchString(err.Error()) {
@@ -187,17 +194,16 @@ func TestAccNetwork_closedPortFailsOnce(t *testing.T) {
 	t.Logf("%d refreshes failed in %s, %d after retries", all, took.Round(100*time.Millisecond), retried)
 }
 
-// TestAccNetwork_httpsAgainstHTTP: https:// against a service that speaks
-// plain http fails at the first request, with the default retries, saying
-// so and naming the base_url that works.
+// TestAccNetwork_httpsAgainstHTTP: fails at the first request, naming the
+// base_url that works.
 func TestAccNetwork_httpsAgainstHTTP(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	e.RequireSandbox(t, "serve plain http")
-	acctest.ProxyEnv(t, "", "")
+	env := proxyEnv("", "")
 	hostport := strings.TrimPrefix(e.BaseURL, "http://")
 	start := time.Now()
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: env.factories(),
 		Steps: []resource.TestStep{{
 			Config:      acctest.ProviderBlock("https://"+hostport, e.APIKey, e.WorkspaceID) + networkHCL,
 			ExpectError: acctest.Phrases("Service Speaks HTTP, Not HTTPS", "base_url says https://, but the service at "+hostport+" answers in plain http", "to http://"+hostport, "No retry can fix this"),
@@ -211,13 +217,12 @@ func TestAccNetwork_httpsAgainstHTTP(t *testing.T) {
 	}
 }
 
-// TestNetwork_proxyURLRefusedAtConfigure: a proxy variable that is not a
-// URL, such as a password with a / left as it is, fails Configure, before
-// any request, without showing the password, whatever base_url is.
+// TestNetwork_proxyURLRefusedAtConfigure: a password with a / left as it is
+// fails Configure without showing the password.
 func TestNetwork_proxyURLRefusedAtConfigure(t *testing.T) {
+	t.Parallel()
 	for _, base := range []string{"https://api.example.com", "http://127.0.0.1:8080"} {
-		acctest.ProxyEnv(t, "http://ci:"+proxyPassword+"/x@127.0.0.1:3128", "")
-		diags := configureProvider(t, "1.16.4", map[string]any{"base_url": base, "api_key": "secret-key-1"}).Diagnostics
+		diags := configureProvider(t, proxyEnv("http://ci:"+proxyPassword+"/x@127.0.0.1:3128", "").getenv, "1.16.4", map[string]any{"base_url": base, "api_key": "secret-key-1"}).Diagnostics
 		onlyError(t, diags, "Invalid Proxy Setting", "HTTPS_PROXY (or https_proxy) is not a proxy URL", "percent-encode @, :, / and %", "environment the engine runs in")
 		if strings.Contains(diags[0].Detail(), proxyPassword) {
 			t.Errorf("the diagnostic shows the password: %s", diags[0].Detail())
@@ -225,14 +230,12 @@ func TestNetwork_proxyURLRefusedAtConfigure(t *testing.T) {
 	}
 }
 
-// TestAccNetwork_redirectsRefused: base_url answering the create with a
-// 301, 302, 307 or 308 to another port, or from https to http, fails the
-// apply naming the redirect; nothing reaches the target, no connector is
-// made, and the key is not taken for refused.
+// TestAccNetwork_redirectsRefused: a redirect of the create fails the apply; nothing
+// reaches the target.
 func TestAccNetwork_redirectsRefused(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	e.RequireSandbox(t, "put a redirecting front before the sandbox")
-	acctest.ProxyEnv(t, "", "")
+	env := proxyEnv("", "")
 	var reached atomic.Int32
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		reached.Add(1)
@@ -265,7 +268,7 @@ func TestAccNetwork_redirectsRefused(t *testing.T) {
 			"https://127.0.0.1:"+port, e.APIKey, e.WorkspaceID, ca.PEM) + networkHCL,
 		ExpectError: acctest.Phrases("Redirect Refused", "HTTP 307 to POST", "redirecting it to "+target.URL+"/developers/"),
 	})
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: env.factories(), Steps: steps})
 	if n := reached.Load(); n != 0 {
 		t.Errorf("%d requests reached the redirect's target", n)
 	}
@@ -277,13 +280,11 @@ func TestAccNetwork_redirectsRefused(t *testing.T) {
 // idKey is an answer's _id, as the sandbox writes it.
 var idKey = regexp.MustCompile(`"_id":\s*"[^"]*"`)
 
-// TestAccNetwork_foreignIDOnRead: a refresh whose read is answered with
-// another connector's _id fails with Unexpected Answer quoting both IDs; the
-// state keeps the connector's own, and once the answers are right nothing
-// changes.
+// TestAccNetwork_foreignIDOnRead: a read answered with another connector's _id
+// fails, and the state keeps the connector's own.
 func TestAccNetwork_foreignIDOnRead(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
-	acctest.ProxyEnv(t, "", "")
+	env := proxyEnv("", "")
 	foreign := e.MakeConnector(t, acctest.Name("foreign")).ID
 	var lie atomic.Bool
 	base := e.ServeFront(t, func(w http.ResponseWriter, r *http.Request, h http.Handler) {
@@ -302,8 +303,8 @@ func TestAccNetwork_foreignIDOnRead(t *testing.T) {
 		own = v
 		return nil
 	})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.factories(),
 		CheckDestroy:             e.ConnectorsGone(t),
 		Steps: []resource.TestStep{
 			{Config: config, Check: sameID},
@@ -322,13 +323,11 @@ func TestAccNetwork_foreignIDOnRead(t *testing.T) {
 	})
 }
 
-// TestAccNetwork_duplicatedIDOnCreate: a create answered with its _id and a
-// second, foreign one is a lost answer, settled by listing: the state holds
-// the connector made, nothing is orphaned or doubled, and a rerun changes
-// nothing.
+// TestAccNetwork_duplicatedIDOnCreate: a create answered with a second, foreign
+// _id is a lost answer, settled by listing.
 func TestAccNetwork_duplicatedIDOnCreate(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
-	acctest.ProxyEnv(t, "", "")
+	env := proxyEnv("", "")
 	foreign := e.MakeConnector(t, acctest.Name("foreign")).ID
 	base := e.ServeFront(t, func(w http.ResponseWriter, r *http.Request, h http.Handler) {
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/connectors/") {
@@ -349,8 +348,8 @@ func TestAccNetwork_duplicatedIDOnCreate(t *testing.T) {
 		}
 		return nil
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.factories(),
 		CheckDestroy:             e.ConnectorsGone(t),
 		Steps: []resource.TestStep{
 			{Config: config, Check: made},
@@ -359,14 +358,11 @@ func TestAccNetwork_duplicatedIDOnCreate(t *testing.T) {
 	})
 }
 
-// TestAccNetwork_stalledReadsFailOnce: a front that sends the status and
-// headers of every connector read, then stalls its body, is a service not
-// answering: a 200-connector plan fails once the first reads have spent their
-// retries, not after each read has spent its own, every error naming the
-// stalled answer.
+// TestAccNetwork_stalledReadsFailOnce: bodies that stall after the headers are a
+// service not answering, and the plan fails once, not after each read's retries.
 func TestAccNetwork_stalledReadsFailOnce(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
-	acctest.ProxyEnv(t, "", "")
+	env := proxyEnv("", "")
 	stalling := e.ServeFront(t, func(w http.ResponseWriter, r *http.Request, h http.Handler) {
 		if r.Method != http.MethodGet || !strings.Contains(r.URL.Path, "/connectors/") {
 			h.ServeHTTP(w, r)
@@ -384,7 +380,7 @@ func TestAccNetwork_stalledReadsFailOnce(t *testing.T) {
 	var start time.Time
 	var took time.Duration
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: env.factories(),
 		CheckDestroy:             e.ConnectorsGone(t),
 		ErrorCheck: func(err error) error {
 			if failed != "" || !want.MatchString(err.Error()) {
@@ -408,18 +404,16 @@ func TestAccNetwork_stalledReadsFailOnce(t *testing.T) {
 	t.Logf("%d refreshes failed in %s", strings.Count(failed, "Service Not Answering"), took.Round(100*time.Millisecond))
 }
 
-// TestAccNetwork_proxyNotAnswering: a proxy that takes the connection and
-// never answers CONNECT fails the plan naming the proxy, by host and port,
-// never its password; nothing reaches the service.
+// TestAccNetwork_proxyNotAnswering: the error names the proxy, never its password.
 func TestAccNetwork_proxyNotAnswering(t *testing.T) {
 	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 3}, "sandbox.localhost")
 	silent := nettest.SilentAddr(t)
-	acctest.ProxyEnv(t, "http://ci-runner:"+proxyPassword+"@"+silent, "")
+	env := proxyEnv("http://ci-runner:"+proxyPassword+"@"+silent, "")
 	want := acctest.Phrases("Proxy Not Answering", "the proxy at "+silent+" accepted the connection but did not answer the request for a tunnel",
 		"(CONNECT) within request_timeout (2s)", "name the service's host in NO_PROXY")
 	var failed bool
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.factories(),
 		ErrorCheck: func(err error) error {
 			if strings.Contains(err.Error(), proxyPassword) || !want.MatchString(err.Error()) {
 				return err
@@ -439,16 +433,15 @@ func TestAccNetwork_proxyNotAnswering(t *testing.T) {
 	}
 }
 
-// TestAccNetwork_invalidProxyFailsPlan: against the sandbox on loopback,
-// which no proxy serves, an HTTPS_PROXY that is not a URL fails the plan
-// all the same, before any request; HTTP_PROXY plays no part.
+// TestAccNetwork_invalidProxyFailsPlan: an HTTPS_PROXY that is not a URL fails
+// the plan even against loopback, which no proxy serves; HTTP_PROXY plays no part.
 func TestAccNetwork_invalidProxyFailsPlan(t *testing.T) {
+	t.Parallel()
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	e.RequireSandbox(t, "serve on loopback")
 	for _, value := range []string{"%zz", "::", "http://%zz"} {
-		acctest.ProxyEnv(t, value, "")
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+			ProtoV6ProviderFactories: proxyEnv(value, "").factories(),
 			Steps: []resource.TestStep{{
 				Config:      e.ProviderConfig() + networkHCL,
 				PlanOnly:    true,
@@ -459,10 +452,10 @@ func TestAccNetwork_invalidProxyFailsPlan(t *testing.T) {
 	if n := e.Sandbox.Stats().Requests; n != 0 {
 		t.Errorf("%d requests reached the sandbox", n)
 	}
-	acctest.ProxyEnv(t, "", "")
-	t.Setenv("HTTP_PROXY", "%zz")
+	env := proxyEnv("", "")
+	env.set("HTTP_PROXY", "%zz")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: env.factories(),
 		Steps: []resource.TestStep{{
 			Config: e.ProviderConfig() + "data \"dataintegration_jobs\" \"all\" {}\n",
 			Check:  resource.TestCheckResourceAttr("data.dataintegration_jobs.all", "ids.#", "3"),

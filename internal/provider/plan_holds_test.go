@@ -134,6 +134,7 @@ func TestAccConnector_twoImportsOfOneConnector(t *testing.T) {
 // second address by the CLI (which reads only that address) is caught by the
 // next plan, refreshing or not: removing either address would delete it.
 func TestAccConnector_removingOneOfTwoAddresses(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "count the deletes")

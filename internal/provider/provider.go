@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/validate"
 )
 
@@ -46,14 +47,22 @@ const allowedCACertificate = "one or more PEM certificates (-----BEGIN CERTIFICA
 
 type dataIntegrationProvider struct {
 	version string
+	getenv  func(string) string
 	// configured is what Configure made, for the jobs fast path (jobs_fast_path.go).
 	configured atomic.Pointer[providerData]
 }
 
-// New returns a constructor of the provider at the given version.
+// New returns a constructor of the provider at the given version, reading the
+// process's environment.
 func New(version string) func() provider.Provider {
+	return NewWithEnv(version, os.Getenv)
+}
+
+// NewWithEnv is New reading its environment variables, proxy variables
+// included, through getenv.
+func NewWithEnv(version string, getenv func(string) string) func() provider.Provider {
 	return func() provider.Provider {
-		return &dataIntegrationProvider{version: version}
+		return &dataIntegrationProvider{version: version, getenv: getenv}
 	}
 }
 
@@ -78,21 +87,21 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 		Attributes: map[string]schema.Attribute{
 			"base_url": schema.StringAttribute{
 				MarkdownDescription: "The service's base address, such as `https://api.example.com`. " +
-					"An absolute `https` URL, or `http` on a loopback host only (`127.x.x.x`, `[::1]` or `localhost`, as the sandbox uses). Falls back to the `" + EnvBaseURL + "` environment variable; one of the two is required.",
+					"An absolute `https` URL, or `http` on a loopback host only (`127.x.x.x`, `[::1]` or `localhost`, as the sandbox uses). Falls back to the `" + providerenv.BaseURL + "` environment variable; one of the two is required.",
 				Optional:   true,
 				Validators: []validator.String{stringCheck("an absolute https URL, or http on a loopback host", validate.BaseURL)},
 			},
 			"api_key": schema.StringAttribute{
 				MarkdownDescription: "The service's API key, sent as the `Authorization` header exactly as given: " +
 					"a scheme prefix goes in the value (`\"Token abc123\"`). No control character (such as the newline `file()` keeps) and no space at either end. " +
-					"Falls back to the `" + EnvAPIKey + "` environment variable; one of the two is required. Sensitive.",
+					"Falls back to the `" + providerenv.APIKey + "` environment variable; one of the two is required. Sensitive.",
 				Optional:   true,
 				Sensitive:  true,
 				Validators: []validator.String{stringCheck(allowedAPIKey, validate.APIKey)},
 			},
 			"workspace_id": schema.StringAttribute{
 				MarkdownDescription: "The default workspace (a UUID, in any letter case: the same UUID in another case is no change) of every resource and data source that takes a `workspace_id`. " +
-					"Falls back to the `" + EnvWorkspaceID + "` environment variable. Optional: without it, each resource and data source must set its own.",
+					"Falls back to the `" + providerenv.WorkspaceID + "` environment variable. Optional: without it, each resource and data source must set its own.",
 				Optional:   true,
 				Validators: []validator.String{uuidValidator()},
 			},
@@ -113,7 +122,7 @@ func (p *dataIntegrationProvider) Schema(_ context.Context, _ provider.SchemaReq
 			"ca_certificate": schema.StringAttribute{
 				MarkdownDescription: "One or more PEM certificates of the authorities that sign the service's certificate, trusted in addition to the system's: " +
 					"for a private CA, or a proxy that re-signs HTTPS, such as `file(\"ca.pem\")`. A private key is refused. " +
-					"Falls back to the `" + EnvCACertificate + "` environment variable, which holds the PEM itself. " +
+					"Falls back to the `" + providerenv.CACertificate + "` environment variable, which holds the PEM itself. " +
 					"There is no setting that turns verification off (see [Networks](guides/when-the-service-or-the-network-fails.md#networks)).",
 				Optional:   true,
 				Validators: []validator.String{stringCheck(allowedCACertificate, validate.CACertificate)},
@@ -134,24 +143,25 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 		return
 	}
 	conf := client.Config{
-		BaseURL:         baseURLSetting(cfg.BaseURL, &resp.Diagnostics),
-		APIKey:          apiKeySetting(cfg.APIKey, &resp.Diagnostics),
+		BaseURL:         p.baseURLSetting(cfg.BaseURL, &resp.Diagnostics),
+		APIKey:          p.apiKeySetting(cfg.APIKey, &resp.Diagnostics),
 		KeyFrom:         keyFrom(cfg.APIKey),
-		CACertificate:   caCertificateSetting(cfg.CACertificate, &resp.Diagnostics),
+		CACertificate:   p.caCertificateSetting(cfg.CACertificate, &resp.Diagnostics),
 		Version:         p.version,
 		Engine:          engineProduct(engineName(), req.TerraformVersion),
-		AppendUserAgent: os.Getenv(EnvAppendUserAgent),
+		AppendUserAgent: p.getenv(providerenv.AppendUserAgent),
+		Getenv:          p.getenv,
 		MaxRetries:      wholeNumberSetting(cfg.MaxRetries, "max_retries", maxRetriesRule, client.NoRetryLimit, &resp.Diagnostics),
 		RequestTimeout:  requestTimeoutSetting(cfg.RequestTimeout, &resp.Diagnostics),
 		MaxConcurrentRequests: wholeNumberSetting(cfg.MaxConcurrent, "max_concurrent_requests", maxConcurrentRequestsRule,
 			client.DefaultMaxConcurrentRequests, &resp.Diagnostics),
 	}
-	workspaceID := workspaceSetting(cfg.WorkspaceID, &resp.Diagnostics)
+	workspaceID := p.workspaceSetting(cfg.WorkspaceID, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 
-	data := &providerData{workspaceID: workspaceID, secrets: append([]string{conf.APIKey}, proxySecrets()...)}
+	data := &providerData{workspaceID: workspaceID, secrets: append([]string{conf.APIKey}, proxySecrets(p.getenv)...)}
 	conf.Log = func(ctx context.Context, msg string, fields map[string]any) {
 		tflog.Debug(data.maskedContext(ctx), msg, fields)
 	}
@@ -179,22 +189,22 @@ func (p *dataIntegrationProvider) Configure(ctx context.Context, req provider.Co
 // A value from the environment skips the schema's validators: each setting's
 // reader checks it, with its errors on the attribute.
 
-func baseURLSetting(v types.String, diags *diag.Diagnostics) string {
-	s := requiredSetting(diags, v, "base_url", EnvBaseURL)
+func (p *dataIntegrationProvider) baseURLSetting(v types.String, diags *diag.Diagnostics) string {
+	s := p.requiredSetting(diags, v, "base_url", providerenv.BaseURL)
 	if s != "" && v.IsNull() {
 		if err := validate.BaseURL(s); err != nil {
-			diags.AddAttributeError(path.Root("base_url"), "Invalid Provider Setting", fmt.Sprintf("%s: %s.", EnvBaseURL, err))
+			diags.AddAttributeError(path.Root("base_url"), "Invalid Provider Setting", fmt.Sprintf("%s: %s.", providerenv.BaseURL, err))
 		}
 	}
 	return s
 }
 
-func apiKeySetting(v types.String, diags *diag.Diagnostics) string {
-	s := requiredSetting(diags, v, "api_key", EnvAPIKey)
+func (p *dataIntegrationProvider) apiKeySetting(v types.String, diags *diag.Diagnostics) string {
+	s := p.requiredSetting(diags, v, "api_key", providerenv.APIKey)
 	if s != "" && v.IsNull() {
 		if err := validate.APIKey(s); err != nil {
 			diags.AddAttributeError(path.Root("api_key"), "Invalid Provider Setting",
-				fmt.Sprintf("%s: %s. Allowed: %s.", EnvAPIKey, err, allowedAPIKey))
+				fmt.Sprintf("%s: %s. Allowed: %s.", providerenv.APIKey, err, allowedAPIKey))
 		}
 	}
 	return s
@@ -203,30 +213,30 @@ func apiKeySetting(v types.String, diags *diag.Diagnostics) string {
 // keyFrom names where apiKeySetting read the key.
 func keyFrom(v types.String) string {
 	if v.IsNull() {
-		return "the " + EnvAPIKey + " environment variable"
+		return "the " + providerenv.APIKey + " environment variable"
 	}
 	return "api_key in the provider block"
 }
 
-func caCertificateSetting(v types.String, diags *diag.Diagnostics) string {
-	s, _ := stringSetting(diags, v, "ca_certificate", EnvCACertificate)
+func (p *dataIntegrationProvider) caCertificateSetting(v types.String, diags *diag.Diagnostics) string {
+	s, _ := p.stringSetting(diags, v, "ca_certificate", providerenv.CACertificate)
 	if s == "" {
 		return ""
 	}
 	if v.IsNull() {
 		if err := validate.CACertificate(s); err != nil {
 			diags.AddAttributeError(path.Root("ca_certificate"), "Invalid Provider Setting",
-				fmt.Sprintf("%s: %s. Allowed: %s.", EnvCACertificate, err, allowedCACertificate))
+				fmt.Sprintf("%s: %s. Allowed: %s.", providerenv.CACertificate, err, allowedCACertificate))
 		}
 	}
 	return validate.NormalizePEM(s)
 }
 
-func workspaceSetting(v types.String, diags *diag.Diagnostics) string {
-	s, _ := stringSetting(diags, v, "workspace_id", EnvWorkspaceID)
+func (p *dataIntegrationProvider) workspaceSetting(v types.String, diags *diag.Diagnostics) string {
+	s, _ := p.stringSetting(diags, v, "workspace_id", providerenv.WorkspaceID)
 	if s != "" && v.IsNull() {
 		if err := validate.UUID(s); err != nil {
-			diags.AddAttributeError(path.Root("workspace_id"), "Invalid Provider Setting", fmt.Sprintf("%s: %s.", EnvWorkspaceID, err))
+			diags.AddAttributeError(path.Root("workspace_id"), "Invalid Provider Setting", fmt.Sprintf("%s: %s.", providerenv.WorkspaceID, err))
 		}
 	}
 	return s
@@ -265,8 +275,8 @@ func requestTimeoutSetting(v types.String, diags *diag.Diagnostics) time.Duratio
 	return d
 }
 
-func requiredSetting(diags *diag.Diagnostics, v types.String, attr, env string) string {
-	s, known := stringSetting(diags, v, attr, env)
+func (p *dataIntegrationProvider) requiredSetting(diags *diag.Diagnostics, v types.String, attr, env string) string {
+	s, known := p.stringSetting(diags, v, attr, env)
 	if known && s == "" {
 		diags.AddAttributeError(path.Root(attr), "Missing Provider Setting",
 			fmt.Sprintf("The provider needs %s: set it in the provider configuration or in the %s environment variable.", attr, env))
@@ -276,7 +286,7 @@ func requiredSetting(diags *diag.Diagnostics, v types.String, attr, env string) 
 
 // stringSetting is the attribute, else its environment variable; known is false,
 // after an error, when the attribute is unknown.
-func stringSetting(diags *diag.Diagnostics, v types.String, attr, env string) (value string, known bool) {
+func (p *dataIntegrationProvider) stringSetting(diags *diag.Diagnostics, v types.String, attr, env string) (value string, known bool) {
 	if v.IsUnknown() {
 		diags.AddAttributeError(path.Root(attr), "Unknown Provider Setting",
 			fmt.Sprintf("%s must be known when Terraform plans: do not set it from a value computed during apply, or leave it out and use %s.", attr, env))
@@ -285,7 +295,7 @@ func stringSetting(diags *diag.Diagnostics, v types.String, attr, env string) (v
 	if !v.IsNull() {
 		return v.ValueString(), true
 	}
-	return os.Getenv(env), true
+	return p.getenv(env), true
 }
 
 func addUnknownSetting(diags *diag.Diagnostics, at path.Path) {

@@ -11,6 +11,7 @@ import (
 // error; the provider's data is handed on as it is; anything else is a bug,
 // said so.
 func TestProviderData_configuredData(t *testing.T) {
+	t.Parallel()
 	var diags diag.Diagnostics
 	if d := configuredData(nil, &diags); d != nil || diags.HasError() {
 		t.Errorf("not configured: %v, %v", d, diags)
@@ -29,6 +30,7 @@ func TestProviderData_configuredData(t *testing.T) {
 // in any letter case, so it shares its name locks and its reachability check;
 // a connector name is not, so another case is another lock.
 func TestProviderData_locksByWorkspaceInAnyCase(t *testing.T) {
+	t.Parallel()
 	var d providerData
 	const ws = "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f"
 	if d.reachable.of(ws) != d.reachable.of(strings.ToUpper(ws)) {

@@ -25,12 +25,14 @@ import (
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
 // TestProvider_schemaIsValid checks the provider's own schema and those of its
 // resources and data sources, as Terraform would.
 func TestProvider_schemaIsValid(t *testing.T) {
+	t.Parallel()
 	resp := serveProto(t).Schemas
 	for _, d := range resp.Diagnostics {
 		t.Errorf("schema diagnostic: %s: %s", d.Summary, d.Detail)
@@ -55,11 +57,9 @@ func TestProvider_schemaIsValid(t *testing.T) {
 	}
 }
 
-// TestProvider_everySchemaIsDescribed checks that every attribute and block of the
-// provider, its resources, data sources, list resources and actions, and every
-// attribute of a resource identity, has a description: docs/ is generated
-// from them.
+// TestProvider_everySchemaIsDescribed: docs/ is generated from the descriptions.
 func TestProvider_everySchemaIsDescribed(t *testing.T) {
+	t.Parallel()
 	resp := serveProto(t).Schemas
 	schemas := map[string]*tfprotov6.Schema{"provider": resp.Provider}
 	for name, s := range resp.ResourceSchemas {
@@ -111,10 +111,8 @@ func TestProvider_everySchemaIsDescribed(t *testing.T) {
 	}
 }
 
-// TestAccProvider_workspaceInAnotherCase: resources made with the provider's
-// workspace in lower case plan nothing when it is given in upper case, in
-// the provider or in the resources; neither the connector nor the trigger
-// is replaced, so the job does not run again.
+// TestAccProvider_workspaceInAnotherCase: the workspace in upper case replaces
+// nothing, so the job does not run again.
 func TestAccProvider_workspaceInAnotherCase(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Millisecond, Keys: acctest.LetteredWorkspace})
 	e.RequireSandbox(t, "count the job's executions")
@@ -153,11 +151,10 @@ func TestAccProvider_workspaceInAnotherCase(t *testing.T) {
 	})
 }
 
-// TestProvider_wholeNumbersStayNumbers: max_retries and token_wo_version are Number
-// attributes, so that a value such as 1.5 reaches their validator; to
-// Terraform they are the number they always were, so no state or
-// configuration changes.
+// TestProvider_wholeNumbersStayNumbers: Number attributes, so that 1.5 reaches
+// their validator, are to Terraform the number they always were.
 func TestProvider_wholeNumbersStayNumbers(t *testing.T) {
+	t.Parallel()
 	resp := serveProto(t).Schemas
 	for where, b := range map[string]*tfprotov6.SchemaBlock{
 		"provider":  resp.Provider.Block,
@@ -174,6 +171,7 @@ func TestProvider_wholeNumbersStayNumbers(t *testing.T) {
 // TestAccProvider_badSettings: each bad setting fails at plan with a
 // diagnostic on the attribute, saying what is allowed, before any request.
 func TestAccProvider_badSettings(t *testing.T) {
+	t.Parallel()
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 1})
 	e.RequireSandbox(t, "count the requests made")
 	cases := []struct {
@@ -211,11 +209,8 @@ provider "dataintegration" {
 data "dataintegration_jobs" "test" {}
 `, c.settings)
 			// Every other setting comes from the environment, and is good.
-			t.Setenv(EnvBaseURL, e.BaseURL)
-			t.Setenv(EnvAPIKey, e.APIKey)
-			t.Setenv(EnvWorkspaceID, e.WorkspaceID)
 			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				ProtoV6ProviderFactories: serviceEnv(e).factories(),
 				Steps:                    []resource.TestStep{{Config: config, ExpectError: acctest.Phrases(c.want...)}},
 			})
 		})
@@ -224,17 +219,16 @@ data "dataintegration_jobs" "test" {}
 }
 
 func TestAccProvider_missingSettings(t *testing.T) {
+	t.Parallel()
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 1})
 	e.RequireSandbox(t, "count the requests made")
 	for _, c := range []struct{ attr, env, settings string }{
-		{"base_url", EnvBaseURL, fmt.Sprintf("api_key = %q", e.APIKey)},
-		{"api_key", EnvAPIKey, fmt.Sprintf("base_url = %q", e.BaseURL)},
+		{"base_url", providerenv.BaseURL, fmt.Sprintf("api_key = %q", e.APIKey)},
+		{"api_key", providerenv.APIKey, fmt.Sprintf("base_url = %q", e.BaseURL)},
 	} {
 		t.Run(c.attr, func(t *testing.T) {
-			t.Setenv(EnvBaseURL, "")
-			t.Setenv(EnvAPIKey, "")
 			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				ProtoV6ProviderFactories: newTestEnv(map[string]string{providerenv.BaseURL: "", providerenv.APIKey: ""}).factories(),
 				Steps: []resource.TestStep{{
 					Config:      fmt.Sprintf("provider \"dataintegration\" {\n  %s\n}\ndata \"dataintegration_jobs\" \"test\" {}\n", c.settings),
 					ExpectError: acctest.Phrases("Missing Provider Setting", "The provider needs "+c.attr, c.env+" environment variable"),
@@ -243,12 +237,11 @@ func TestAccProvider_missingSettings(t *testing.T) {
 		})
 	}
 	t.Run("api_key from the environment is checked, and never shown", func(t *testing.T) {
-		t.Setenv(EnvBaseURL, e.BaseURL)
-		t.Setenv(EnvAPIKey, e.APIKey+"\n")
-		t.Setenv(EnvWorkspaceID, e.WorkspaceID)
-		check := &acctest.ErrorMatching{Want: acctest.Phrases("Invalid Provider Setting", EnvAPIKey+": the API key holds a control character"), Secrets: []string{e.APIKey}}
+		env := serviceEnv(e)
+		env.set(providerenv.APIKey, e.APIKey+"\n")
+		check := &acctest.ErrorMatching{Want: acctest.Phrases("Invalid Provider Setting", providerenv.APIKey+": the API key holds a control character"), Secrets: []string{e.APIKey}}
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+			ProtoV6ProviderFactories: env.factories(),
 			ErrorCheck:               check.Check,
 			Steps:                    []resource.TestStep{{Config: `data "dataintegration_jobs" "test" {}`}},
 		})
@@ -257,31 +250,27 @@ func TestAccProvider_missingSettings(t *testing.T) {
 		}
 	})
 	t.Run("base_url from the environment is checked", func(t *testing.T) {
-		t.Setenv(EnvBaseURL, "http://api.example.com")
-		t.Setenv(EnvAPIKey, e.APIKey)
-		t.Setenv(EnvWorkspaceID, e.WorkspaceID)
+		env := serviceEnv(e)
+		env.set(providerenv.BaseURL, "http://api.example.com")
 		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+			ProtoV6ProviderFactories: env.factories(),
 			Steps: []resource.TestStep{{
 				Config:      `data "dataintegration_jobs" "test" {}`,
-				ExpectError: acctest.Phrases("Invalid Provider Setting", EnvBaseURL+": \"http://api.example.com\" uses http"),
+				ExpectError: acctest.Phrases("Invalid Provider Setting", providerenv.BaseURL+": \"http://api.example.com\" uses http"),
 			}},
 		})
 	})
 	e.ExpectNoRequests(t)
 }
 
-// TestAccProvider_environment: with no provider block at all, the three
-// variables configure the provider; a setting in the configuration wins
-// over its variable; a trailing slash on base_url works.
+// TestAccProvider_environment: the variables alone configure the provider, and a
+// setting in the configuration wins over its variable.
 func TestAccProvider_environment(t *testing.T) {
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	ids := acctest.JobIDs(e.JobsOneByOne(t, client.JobFilter{}))
-	t.Setenv(EnvBaseURL, e.BaseURL)
-	t.Setenv(EnvAPIKey, e.APIKey)
-	t.Setenv(EnvWorkspaceID, e.WorkspaceID)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	env := serviceEnv(e)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.factories(),
 		Steps: []resource.TestStep{
 			{
 				Config:            `data "dataintegration_jobs" "test" {}`,
@@ -290,7 +279,7 @@ func TestAccProvider_environment(t *testing.T) {
 			{
 				PreConfig: func() {
 					// Unreachable: only the configuration's value can work.
-					t.Setenv(EnvBaseURL, "http://127.0.0.1:1")
+					env.set(providerenv.BaseURL, "http://127.0.0.1:1")
 				},
 				Config: fmt.Sprintf(`
 provider "dataintegration" {
@@ -304,13 +293,11 @@ data "dataintegration_jobs" "test" {}
 	})
 }
 
-// An unknown or bad max_retries, max_concurrent_requests or request_timeout
-// is an error on that attribute, so that Terraform points at the line that
-// sets it. (Terraform checks a bad value with the schema's validators before
-// Configure; Configure checks it again, as it does the values of the
-// environment.)
+// Configure puts a bad setting's error on its attribute, so that Terraform points
+// at the line; it checks them again after the validators, as it does the environment's.
 func TestProvider_configurePutsASettingsErrorOnItsAttribute(t *testing.T) {
-	t.Setenv(EnvWorkspaceID, "")
+	t.Parallel()
+	env := noWorkspaceEnv()
 	for _, c := range []struct {
 		name, attr, summary string
 		value               any
@@ -326,7 +313,7 @@ func TestProvider_configurePutsASettingsErrorOnItsAttribute(t *testing.T) {
 		{"timeout not positive", "request_timeout", "Invalid Provider Setting", "0s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			diags := configureProvider(t, "", map[string]any{
+			diags := configureProvider(t, env.getenv, "", map[string]any{
 				"base_url": "http://127.0.0.1:1", "api_key": "secret-key-1", c.attr: c.value,
 			}).Diagnostics
 			if len(diags) != 1 {
@@ -342,6 +329,7 @@ func TestProvider_configurePutsASettingsErrorOnItsAttribute(t *testing.T) {
 
 // TestProvider_retryBudgetInWords: the docs give the client's retry budget in words.
 func TestProvider_retryBudgetInWords(t *testing.T) {
+	t.Parallel()
 	if d, err := time.ParseDuration(strings.ReplaceAll(strings.TrimSuffix(retryBudgetText, "utes"), " min", "m")); err != nil || d != client.DefaultRetryBudget {
 		t.Errorf("the docs say %q, the client retries for %v", retryBudgetText, client.DefaultRetryBudget)
 	}
@@ -355,10 +343,8 @@ output "jobs" {
 }
 `
 
-// captureProviderStderr points the engine's dev override at a wrapper that
-// runs the provider with its standard error, where terraform-plugin-log
-// writes every line, appended to the returned file. The engine then sees no
-// log line of the provider, whatever the level.
+// captureProviderStderr runs the provider with its standard error, where
+// terraform-plugin-log writes every line, appended to the returned file.
 func captureProviderStderr(t *testing.T, eng *acctest.Engine) (env []string, stderr string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -370,12 +356,10 @@ func captureProviderStderr(t *testing.T, eng *acctest.Engine) (env []string, std
 	return []string{"TF_CLI_CONFIG_FILE=" + acctest.DevOverrideFile(t, dir)}, stderr
 }
 
-// TestAccLogging_quietUnlessCollected runs the same plan with and without
-// the variables that make the engine collect the provider's logs: without
-// them, the provider writes nothing at all; with TF_LOG=DEBUG, or
-// TF_LOG_PROVIDER=DEBUG alone, it writes its lines and the engine's log
-// holds a DEBUG line for the request, as the docs promise.
+// TestAccLogging_quietUnlessCollected: without TF_LOG or TF_LOG_PROVIDER the
+// provider writes nothing at all; with them, a DEBUG line per request.
 func TestAccLogging_quietUnlessCollected(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	dir := acctest.ConfigDir(t, loggingHCL)
@@ -415,10 +399,10 @@ func TestAccLogging_quietUnlessCollected(t *testing.T) {
 	}
 }
 
-// TestAccLogging_atTheLevelKept runs a plan with a level above DEBUG, given
-// as the engines read it (TF_LOG, or TF_LOG_PROVIDER over TF_LOG): the
-// provider writes no line below it, as the engine would drop them all.
+// TestAccLogging_atTheLevelKept: the provider writes no line below the level
+// the engine keeps.
 func TestAccLogging_atTheLevelKept(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	dir := acctest.ConfigDir(t, loggingHCL)
@@ -441,11 +425,8 @@ func TestAccLogging_atTheLevelKept(t *testing.T) {
 	}
 }
 
-// TestAccIsolation_otherWorkspace: a key bound to one workspace can neither
-// read nor change another's jobs or connectors. Each attempt fails with
-// "Access Denied" (a connector's create, at plan, with "Workspace Not
-// Reachable"), naming the workspace, and the other workspace is left as it
-// was.
+// TestAccIsolation_otherWorkspace: a key bound to one workspace can neither read
+// nor change another's, and each attempt names the workspace.
 func TestAccIsolation_otherWorkspace(t *testing.T) {
 	const other, otherKey = "33333333-3333-4333-8333-333333333333", "key-of-the-other-workspace"
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 8, Keys: []sandbox.KeyBinding{
@@ -534,22 +515,19 @@ func TestAccIsolation_otherWorkspace(t *testing.T) {
 	t.Logf("%d requests to the other workspace, each refused with 403; nothing changed there", n)
 }
 
-// TestAccNetwork_caCertificateFromTheEnvironment: DATAINTEGRATION_CA_CERTIFICATE
-// holds the PEM when the configuration does not, and is checked as the
-// attribute is.
 func TestAccNetwork_caCertificateFromTheEnvironment(t *testing.T) {
 	e := acctest.NewTLSEnv(t, sandbox.Config{Jobs: 2}, "127.0.0.1")
-	acctest.ProxyEnv(t, "", "")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+	env := proxyEnv("", "")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.factories(),
 		Steps: []resource.TestStep{
 			{
-				PreConfig:   func() { t.Setenv(EnvCACertificate, "/etc/ssl/acme-ca.pem") },
+				PreConfig:   func() { env.set(providerenv.CACertificate, "/etc/ssl/acme-ca.pem") },
 				Config:      e.ProviderConfig() + `data "dataintegration_jobs" "all" {}`,
-				ExpectError: acctest.Phrases("Invalid Provider Setting", EnvCACertificate+": the value is one line, without a PEM certificate", "not a file's path"),
+				ExpectError: acctest.Phrases("Invalid Provider Setting", providerenv.CACertificate+": the value is one line, without a PEM certificate", "not a file's path"),
 			},
 			{
-				PreConfig: func() { t.Setenv(EnvCACertificate, e.CA.PEM) },
+				PreConfig: func() { env.set(providerenv.CACertificate, e.CA.PEM) },
 				Config:    e.ProviderConfig() + `data "dataintegration_jobs" "all" {}`,
 				Check:     resource.TestCheckResourceAttr("data.dataintegration_jobs.all", "ids.#", "2"),
 			},
@@ -557,12 +535,10 @@ func TestAccNetwork_caCertificateFromTheEnvironment(t *testing.T) {
 	})
 }
 
-// TestAccProvider_passwordInAURLNeverPrinted: a literal password in the
-// provider's base_url or in a connector's url fails the plan with an error
-// that names the attribute, and the engine prints the password nowhere: no
-// diagnostic points at the attribute, whose configuration line the engine
-// would print.
+// TestAccProvider_passwordInAURLNeverPrinted: no diagnostic points at a url
+// holding a password, whose configuration line the engine would print.
 func TestAccProvider_passwordInAURLNeverPrinted(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	const password = "s3cr3t-pw"

@@ -1,16 +1,14 @@
 package provider
 
 import (
-	"os"
-
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
-// proxySecrets are the proxy variables' credentials, which the logs mask.
-func proxySecrets() []string {
+// proxySecrets are the credentials of the proxy variables getenv reads, which the logs mask.
+func proxySecrets(getenv func(string) string) []string {
 	var out []string
 	for _, name := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"} {
-		out = append(out, client.ProxyCredentials(os.Getenv(name))...)
+		out = append(out, client.ProxyCredentials(getenv(name))...)
 	}
 	return out
 }

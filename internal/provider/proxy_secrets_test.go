@@ -9,17 +9,16 @@ import (
 // in either letter case, is among the secrets the logs mask, as written and
 // decoded; a proxy without a password adds none.
 func TestProxySecrets_everyProxyVariable(t *testing.T) {
-	for _, name := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"} {
-		t.Setenv(name, "")
-	}
-	if got := proxySecrets(); len(got) != 0 {
+	t.Parallel()
+	env := proxyEnv("", "")
+	if got := proxySecrets(env.getenv); len(got) != 0 {
 		t.Errorf("no proxy: secrets %q, want none", got)
 	}
-	t.Setenv("HTTPS_PROXY", "http://ci:upper-pw@proxy.example.com:3128")
-	t.Setenv("https_proxy", "http://ci:lower%2Fpw@proxy.example.com:3128")
-	t.Setenv("HTTP_PROXY", "http://ci:plain-pw@proxy.example.com:3128")
-	t.Setenv("http_proxy", "http://nobody@proxy.example.com:3128")
-	got := proxySecrets()
+	env.set("HTTPS_PROXY", "http://ci:upper-pw@proxy.example.com:3128")
+	env.set("https_proxy", "http://ci:lower%2Fpw@proxy.example.com:3128")
+	env.set("HTTP_PROXY", "http://ci:plain-pw@proxy.example.com:3128")
+	env.set("http_proxy", "http://nobody@proxy.example.com:3128")
+	got := proxySecrets(env.getenv)
 	for _, want := range []string{"upper-pw", "lower%2Fpw", "lower/pw", "plain-pw"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("secrets %q lack %q", got, want)

@@ -241,6 +241,7 @@ resource "terraform_data" "commit" {
 }
 
 func TestRunJobAction_runsTheJobOnce(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{Jobs: 3}, sandbox.DefaultAPIKey)
 	jobs := srv.Jobs(data.workspaceID)
 	t.Run("by ID, full refresh", func(t *testing.T) {
@@ -266,6 +267,7 @@ func TestRunJobAction_runsTheJobOnce(t *testing.T) {
 // TestRunJobAction_refusals: each refusal fails the action with its reason,
 // on the attribute that named the job, and starts nothing.
 func TestRunJobAction_refusals(t *testing.T) {
+	t.Parallel()
 	const other = "0f0f0f0f-0000-4000-8000-00000000abcd"
 	cfg := sandbox.Config{Jobs: sandbox.DefaultJobs, RunDuration: time.Hour, Keys: []sandbox.KeyBinding{
 		{APIKey: sandbox.DefaultAPIKey, WorkspaceID: sandbox.DefaultWorkspaceID},
@@ -329,6 +331,7 @@ func TestRunJobAction_refusals(t *testing.T) {
 // the action waits for the running execution, saying so, and starts the
 // next one after it ended: the job runs once more, not twice.
 func TestRunJobAction_waitsForTheRunningExecution(t *testing.T) {
+	t.Parallel()
 	srv, data, job := runningJob(t, 1500*time.Millisecond)
 	got := invoke(t, NewRunJobAction(), data, runJob(job, "wait"))
 	failOn(t, got.diags)

@@ -60,6 +60,7 @@ func TestAccJobTrigger_sameTimeoutsPlanNothing(t *testing.T) {
 // is no duration, an unknown or null one, or no state plans the
 // configuration's.
 func TestSameDurationPlanModifier_keepsTheStatesForm(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name          string
 		state, config types.String

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
@@ -17,8 +18,13 @@ import (
 // serve it: the framework's server, with the jobs fast path in front of it
 // (jobsfastpath, jobs_fast_path.go), behind secretLines.
 func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
+	return NewServerWithEnv(version, os.Getenv)
+}
+
+// NewServerWithEnv is NewServer reading the environment through getenv.
+func NewServerWithEnv(version string, getenv func(string) string) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
-		p := &dataIntegrationProvider{version: version}
+		p := &dataIntegrationProvider{version: version, getenv: getenv}
 		inner, err := providerserver.NewProtocol6WithError(p)()
 		if err != nil {
 			return nil, err

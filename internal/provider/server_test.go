@@ -14,6 +14,7 @@ import (
 	sdkacctest "github.com/hashicorp/terraform-plugin-testing/helper/acctest"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -23,6 +24,7 @@ import (
 // attributes keep pointing at them. Without write-only attributes (Terraform
 // before 1.11), the framework's own refusal of token_wo is moved too.
 func TestServer_secretLines(t *testing.T) {
+	t.Parallel()
 	p := serveProto(t)
 	const connector = "dataintegration_customer_service_connector"
 	base := map[string]any{"name": "desk", "url": "https://acme.example.com", "agent_email": "agent@acme.com"}
@@ -236,6 +238,7 @@ func (w *secretWatch) expectNone(t *testing.T, secrets map[string]string) {
 // nor a token shows in the log, the output, the plans' JSON or the errors.
 // The log shows each request at DEBUG, so that a user can follow them.
 func TestAccSecrets_neverShown(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	apiKey := "key-" + sdkacctest.RandString(24)
 	e := acctest.NewEnv(t, sandbox.Config{Keys: []sandbox.KeyBinding{{APIKey: apiKey, WorkspaceID: sandbox.DefaultWorkspaceID}}})
@@ -267,7 +270,7 @@ func TestAccSecrets_neverShown(t *testing.T) {
 			t.Error("the second token did not reach the service")
 		}
 	}
-	refused := w.fail(t, dir, append(second, EnvAPIKey+"="+secrets["refused key"]), "plan", "-input=false")
+	refused := w.fail(t, dir, append(second, providerenv.APIKey+"="+secrets["refused key"]), "plan", "-input=false")
 	if !strings.Contains(refused, "Authentication Failed") {
 		t.Errorf("a refused key: %s", refused)
 	}

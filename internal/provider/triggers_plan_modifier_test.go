@@ -21,6 +21,7 @@ import (
 // other change replaces the trigger. A new trigger without triggers plans
 // an empty map.
 func TestJobTrigger_triggersPlan(t *testing.T) {
+	t.Parallel()
 	null := types.MapNull(types.StringType)
 	empty := types.MapValueMust(types.StringType, map[string]attr.Value{})
 	one := types.MapValueMust(types.StringType, map[string]attr.Value{"commit": types.StringValue("a1b2c3")})

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -30,7 +31,7 @@ func TestNetwork_engineNamedInUserAgent(t *testing.T) {
 		http.NotFound(w, r)
 	}))
 	t.Cleanup(ts.Close)
-	t.Setenv(EnvAppendUserAgent, "pipeline/42")
+	env := newTestEnv(map[string]string{providerenv.AppendUserAgent: "pipeline/42"})
 	defer func(prev func() string) { engineName = prev }(engineName)
 	for _, c := range []struct{ engine, version, want string }{
 		{"Terraform", "1.5.7", "Terraform/1.5.7 (+https://www.terraform.io) terraform-provider-dataintegration/0.2.0 pipeline/42"},
@@ -40,7 +41,7 @@ func TestNetwork_engineNamedInUserAgent(t *testing.T) {
 		{"Terraform", "", "terraform-provider-dataintegration/0.2.0 pipeline/42"},
 	} {
 		engineName = func() string { return c.engine }
-		resp := configureProvider(t, c.version, map[string]any{"base_url": ts.URL, "api_key": "secret-key-1"})
+		resp := configureProvider(t, env.getenv, c.version, map[string]any{"base_url": ts.URL, "api_key": "secret-key-1"})
 		failOn(t, resp.Diagnostics)
 		data, ok := resp.ResourceData.(*providerData)
 		if !ok {

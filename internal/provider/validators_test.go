@@ -18,6 +18,7 @@ import (
 // a null and an unknown through, and refuses a bad value on its attribute,
 // saying what is allowed.
 func TestValidators_refuseWithWhatIsAllowed(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	at := path.Root("attr")
 	str := func(v validator.String, s types.String) []string {

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 )
 
 func workspaceAttribute(what string) schema.StringAttribute {
@@ -33,7 +34,7 @@ func (d *providerData) workspace(v types.String, diags *diag.Diagnostics) string
 	}
 	if d.workspaceID == "" {
 		diags.AddAttributeError(path.Root("workspace_id"), "Missing Workspace",
-			"No workspace to use: set workspace_id here, or workspace_id in the provider configuration, or the "+EnvWorkspaceID+" environment variable.")
+			"No workspace to use: set workspace_id here, or workspace_id in the provider configuration, or the "+providerenv.WorkspaceID+" environment variable.")
 	}
 	return d.workspaceID
 }
@@ -111,7 +112,7 @@ func (d *providerData) checkPlannedWorkspace(ctx context.Context, req resource.M
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("workspace_id"), &configured)...)
 	from := "workspace_id"
 	if configured.IsNull() {
-		from = "the provider's workspace_id (or " + EnvWorkspaceID + ")"
+		from = "the provider's workspace_id (or " + providerenv.WorkspaceID + ")"
 	}
 	d.checkWorkspace(ctx, planned.ValueString(), from, &resp.Diagnostics)
 }
@@ -145,7 +146,7 @@ func (d *providerData) checkWorkspace(ctx context.Context, ws, from string, diag
 			"The API key cannot reach workspace %s: %s. This plan would create a connector there, or move one there by deleting it (and its job) "+
 				"from the workspace it is in, and the create would then fail. Nothing was changed. "+
 				"Check %s for a typo, or use a key of that workspace: api_key in the provider configuration or the %s environment variable.",
-			ws, strings.TrimSuffix(answer(e), "."), from, EnvAPIKey))
+			ws, strings.TrimSuffix(answer(e), "."), from, providerenv.APIKey))
 	case http.StatusUnauthorized:
 		if check.told {
 			e, _ := errors.AsType[*client.Error](err)

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/acctest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/providerenv"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/sandbox"
 )
 
@@ -20,6 +21,7 @@ import (
 // moving to one workspace share one request, in any letter case, whether
 // the key reaches it or not; each workspace is asked about once.
 func TestWorkspace_checkAsksOncePerWorkspace(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, sandbox.DefaultAPIKey)
 	const unreachable = "00000000-0000-4000-8000-0000000000f1"
 	var wg sync.WaitGroup
@@ -40,7 +42,7 @@ func TestWorkspace_checkAsksOncePerWorkspace(t *testing.T) {
 			failOn(t, diags)
 			continue
 		}
-		onlyError(t, diags, "Workspace Not Reachable", "cannot reach workspace", "HTTP 403", "Nothing was changed", "Check workspace_id", EnvAPIKey)
+		onlyError(t, diags, "Workspace Not Reachable", "cannot reach workspace", "HTTP 403", "Nothing was changed", "Check workspace_id", providerenv.APIKey)
 	}
 	if n := srv.Stats().ByRoute["GET "+acctest.RouteConnectors]; n != 2 {
 		t.Errorf("20 checks of two workspaces sent %d requests, want 2", n)
@@ -55,6 +57,7 @@ func TestWorkspace_checkAsksOncePerWorkspace(t *testing.T) {
 // authentication error; a check that fails otherwise names the request and
 // is asked again by the next plan that needs it.
 func TestWorkspace_checkThatCannotBeMade(t *testing.T) {
+	t.Parallel()
 	_, refused := unitSandbox(t, sandbox.Config{}, "not-a-key")
 	var diags diag.Diagnostics
 	refused.checkWorkspace(t.Context(), refused.workspaceID, "workspace_id", &diags)
@@ -82,6 +85,7 @@ func TestWorkspace_checkThatCannotBeMade(t *testing.T) {
 // the service refuses share one request; the first plan's error explains
 // the cause and the fix, and each other one points at it.
 func TestWorkspace_refusedKeyToldOnce(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, "not-a-key")
 	results := make([]diag.Diagnostics, 10)
 	var wg sync.WaitGroup
@@ -113,12 +117,13 @@ func TestWorkspace_refusedKeyToldOnce(t *testing.T) {
 // plan with Authentication Failed, explained once, after one request (the
 // check of the workspace), not at apply after one failed create each.
 func TestAccWorkspace_wrongKeyFailsThePlanOfCreates(t *testing.T) {
+	t.Parallel()
 	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 0})
 	e.RequireSandbox(t, "count the requests a plan sends")
 	const n = 20
 	dir := acctest.ConfigDir(t, acctest.FleetHCL(n, "", false))
-	vars := []string{EnvBaseURL + "=" + e.BaseURL, EnvAPIKey + "=not-the-key-" + strings.Repeat("7", 24), EnvWorkspaceID + "=" + e.WorkspaceID}
+	vars := []string{providerenv.BaseURL + "=" + e.BaseURL, providerenv.APIKey + "=not-the-key-" + strings.Repeat("7", 24), providerenv.WorkspaceID + "=" + e.WorkspaceID}
 	before := e.Sandbox.Stats().Requests
 	out, err := eng.Try(dir, vars, "plan", "-input=false", "-detailed-exitcode", "-no-color")
 	var exit *exec.ExitError
@@ -145,6 +150,7 @@ func TestAccWorkspace_wrongKeyFailsThePlanOfCreates(t *testing.T) {
 // key fails that plan; the plan of a connector that stays in its workspace
 // asks nothing.
 func TestWorkspace_planOfACreateChecksTheKey(t *testing.T) {
+	t.Parallel()
 	srv, data := unitSandbox(t, sandbox.Config{}, "not-a-key")
 	r, ok := configured(t, NewConnectorResource(), data).(resource.ResourceWithModifyPlan)
 	if !ok {
