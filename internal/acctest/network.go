@@ -62,19 +62,6 @@ func ServeSecretProxy(t *testing.T, user, password string) *nettest.Proxy {
 	return nettest.ServeProxy(t, user, password)
 }
 
-// proxyVars are the variables Go reads a proxy from, in both cases.
-var proxyVars = []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"}
-
-// ProxyEnv sets HTTPS_PROXY and NO_PROXY, clearing the machine's other proxy variables.
-func ProxyEnv(t *testing.T, httpsProxy, noProxy string) {
-	t.Helper()
-	for _, k := range proxyVars {
-		t.Setenv(k, "")
-	}
-	t.Setenv("HTTPS_PROXY", httpsProxy)
-	t.Setenv("NO_PROXY", noProxy)
-}
-
 // ServeFront serves the sandbox behind front, a stand-in for a gateway or a
 // faulty service between the provider and it, until the test ends; it
 // returns the front's base URL.

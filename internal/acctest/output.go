@@ -126,6 +126,9 @@ func SecretsIn(config string) []string {
 	return out
 }
 
+// proxyVars are the variables Go reads a proxy from, in both cases.
+var proxyVars = []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"}
+
 // SecretsInEnv are the API key, TF_VAR_ secrets and proxy credentials of env.
 func SecretsInEnv(env []string) []string {
 	var out []string
