@@ -1,8 +1,8 @@
 // Package provider is the Terraform side of the provider; it reaches the
 // service only through internal/client. Where things are:
-//   - provider.go: the schema and the reading of every setting; env.go: the
-//     environment variables they fall back to; proxy_secrets.go: the proxy
-//     credentials the logs mask; user_agent.go: the User-Agent's engine;
+//   - provider.go: the schema and the reading of every setting, or of the
+//     environment variable it falls back to (the getenv it is handed);
+//     proxy_secrets.go: the proxy credentials the logs mask; user_agent.go: the User-Agent's engine;
 //     provider_data.go: what Configure hands on.
 //   - one file per resource, data source and action: connector_resource.go,
 //     connector_list_resource.go, job_trigger_resource.go (and
