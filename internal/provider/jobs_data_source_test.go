@@ -196,12 +196,16 @@ func TestAccJobsDataSource_unknownAPIKey(t *testing.T) {
 }
 
 // TestAccJobsDataSource_refusedKeyNamesItsSource: of two configurations, the
-// error tells apart the one whose key is refused.
+// error tells apart the one whose key is refused. It drives the engine by
+// hand: the in-process harness serves both configurations from one provider
+// instance, where the last Configure answers for both.
 func TestAccJobsDataSource_refusedKeyNamesItsSource(t *testing.T) {
+	t.Parallel()
+	eng := acctest.NewEngine(t)
 	e := acctest.NewEnv(t, sandbox.Config{Jobs: 3})
 	badKey := "not-a-key-" + strings.Repeat("7", 24)
 	host := strings.TrimPrefix(strings.TrimPrefix(e.BaseURL, "http://"), "https://")
-	config := e.ProviderConfig() + fmt.Sprintf(`
+	dir := acctest.ConfigDir(t, e.ProviderConfig()+fmt.Sprintf(`
 provider "dataintegration" {
   alias        = "other"
   base_url     = %q
@@ -213,18 +217,17 @@ data "dataintegration_jobs" "test" {}
 data "dataintegration_jobs" "other" {
   provider = dataintegration.other
 }
-`, e.BaseURL, e.WorkspaceID)
+`, e.BaseURL, e.WorkspaceID))
 	check := &acctest.ErrorMatching{
 		Want:    acctest.Phrases("Authentication Failed", "the service at "+host, "workspace "+e.WorkspaceID, "The key came from the "+providerenv.APIKey+" environment variable"),
 		Secrets: []string{badKey, e.APIKey},
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: newTestEnv(map[string]string{providerenv.APIKey: badKey}).factories(),
-		ErrorCheck:               check.Check,
-		Steps:                    []resource.TestStep{{Config: config}},
-	})
-	if !check.Seen {
-		t.Error("the plan with a refused API key did not fail")
+	_, err := eng.Try(dir, []string{providerenv.APIKey + "=" + badKey}, "plan", "-input=false", "-no-color")
+	if err == nil {
+		t.Fatal("the plan with a refused API key did not fail")
+	}
+	if err := check.Check(err); err != nil {
+		t.Error(err)
 	}
 }
 
