@@ -2,6 +2,8 @@ package provider
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -115,29 +117,46 @@ func TestAccJobLookups_blankRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	const mustBeAName = "Allowed: a job's exact name, with a character that shows"
-	type refusal struct{ where, attr, blank, hcl, allowed string }
+	type refusal struct{ address, attr, allowed string }
 	var cases []refusal
+	var hcl strings.Builder
+	refuse := func(kind, block, attr, blank, allowed string) {
+		name := fmt.Sprintf("c%d", len(cases))
+		address := block + "." + name
+		if kind == "data" {
+			address = "data." + address
+		}
+		cases = append(cases, refusal{address, attr, allowed})
+		fmt.Fprintf(&hcl, "%s %q %q {\n  %s = %q\n}\n", kind, block, name, attr, blank)
+	}
 	for _, blank := range []string{"", "   ", "\t", "\u200b", "\u3164"} {
-		cases = append(cases,
-			refusal{"trigger", "job_name", blank, acctest.TriggerByNameHCL(blank, ""), mustBeAName},
-			refusal{"job", "name", blank, fmt.Sprintf("data \"dataintegration_job\" \"test\" {\n  name = %q\n}\n", blank), mustBeAName},
-			refusal{"jobs", "ordering", blank, fmt.Sprintf("data \"dataintegration_jobs\" \"test\" {\n  ordering = %q\n}\n", blank), "leave it out for the service's order"})
+		refuse("resource", "dataintegration_job_trigger", "job_name", blank, mustBeAName)
+		refuse("data", "dataintegration_job", "name", blank, mustBeAName)
+		refuse("data", "dataintegration_jobs", "ordering", blank, "leave it out for the service's order")
 		for _, f := range []string{"connector_name", "data_source", "name", "schema_name"} {
-			cases = append(cases, refusal{"jobs", f, blank, fmt.Sprintf("data \"dataintegration_jobs\" \"test\" {\n  %s = %q\n}\n", f, blank), "leave it out to list jobs of any " + f})
+			refuse("data", "dataintegration_jobs", f, blank, "leave it out to list jobs of any "+f)
 		}
 	}
 	before := e.Sandbox.Stats().Requests
-	for _, c := range cases {
-		t.Run(fmt.Sprintf("%s %s %q", c.where, c.attr, c.blank), func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-				Steps: []resource.TestStep{{
-					Config:      e.ProviderConfig() + c.hcl,
-					PlanOnly:    true,
-					ExpectError: acctest.Phrases("Invalid Attribute Value", c.attr+": the value is blank", c.allowed),
-				}},
-			})
-		})
+	// One plan holds every refusal: each diagnostic names its block.
+	refused := false
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ErrorCheck: func(err error) error {
+			refused = true
+			diags := strings.Split(err.Error(), "Error: ")
+			for _, c := range cases {
+				want := acctest.Phrases("Invalid Attribute Value", "with "+c.address+",", c.attr+": the value is blank", c.allowed)
+				if !slices.ContainsFunc(diags, want.MatchString) {
+					t.Errorf("no diagnostic matches %s", want)
+				}
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{{Config: e.ProviderConfig() + hcl.String(), PlanOnly: true}},
+	})
+	if !refused {
+		t.Error("the plan of blank values did not fail")
 	}
 	if n := e.Sandbox.Stats().Requests - before; n != 0 {
 		t.Errorf("the sandbox served %d requests, want none", n)
