@@ -14,7 +14,8 @@
 #     tests use;
 #   - their require and replace lines, and those of internal/legacy (only a
 #     test file imports it), are dropped with `go mod edit`.
-# No `go mod tidy` is needed. version.dev=no makes `terraform version` print
+# No `go mod tidy` is needed. -s -w drops the symbol tables, which nobody
+# reads, for a shorter link. version.dev=no makes `terraform version` print
 # a release ("1.16.4"), not "1.16.4-dev", so version checks see a release.
 #
 # Terraform 1.6 and later are under the Business Source License; building it
@@ -43,6 +44,6 @@ if grep -q "remote-state/s3 =>" go.mod; then
 fi
 
 mkdir -p "$(dirname "$out")"
-CGO_ENABLED=0 go build -trimpath -ldflags "-X 'github.com/hashicorp/terraform/version.dev=no'" -o "$out.tmp" .
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X 'github.com/hashicorp/terraform/version.dev=no'" -o "$out.tmp" .
 mv "$out.tmp" "$out"
 "$out" version
