@@ -8,26 +8,28 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/clienttest"
 )
 
 func TestConnectors_eachPageStopsEarly(t *testing.T) {
 	t.Parallel()
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) { writePage(w, 2, "a") })
+	var rec clienttest.Recorder
+	ts := rec.Server(t, func(_ int, w http.ResponseWriter, r *http.Request) { clienttest.WritePage(w, 2, "a") })
 	n := "desk"
 	err := newTestClient(t, ts.URL).EachConnectorPage(context.Background(), testWS, ConnectorFilter{Name: &n}, Visitor[Connector]{Page: func([]Connector) int { return 0 }})
-	if err != nil || rec.count() != 1 {
-		t.Errorf("err %v, %d requests", err, rec.count())
+	if err != nil || rec.Count() != 1 {
+		t.Errorf("err %v, %d requests", err, rec.Count())
 	}
-	if q := rec.reqs[0].URL.Query(); q.Get("name") != "desk" || q.Get("page") != "1" {
+	if q := rec.Reqs[0].URL.Query(); q.Get("name") != "desk" || q.Get("page") != "1" {
 		t.Errorf("list query %v", q)
 	}
 }
 
 func TestConnectors_operations(t *testing.T) {
 	t.Parallel()
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+	var rec clienttest.Recorder
+	ts := rec.Server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case "POST":
 			w.WriteHeader(201)
@@ -54,9 +56,9 @@ func TestConnectors_operations(t *testing.T) {
 		t.Fatalf("create: %+v %v", created, err)
 	}
 	var body map[string]any
-	_ = json.Unmarshal([]byte(rec.body[0]), &body)
+	_ = json.Unmarshal([]byte(rec.Bodies[0]), &body)
 	want := `map[configuration:map[agent_email:a@b.c token:tok url:https://a.example.com] connector_name:customer_service name:desk streams:[chats]]`
-	if fmt.Sprint(body) != want || rec.reqs[0].Header.Get("Content-Type") != "application/json" {
+	if fmt.Sprint(body) != want || rec.Reqs[0].Header.Get("Content-Type") != "application/json" {
 		t.Errorf("create body %v", body)
 	}
 
@@ -68,11 +70,11 @@ func TestConnectors_operations(t *testing.T) {
 	if _, err := c.UpdateConnector(ctx, testWS, "c1", ConnectorUpdate{Token: &token, Streams: []string{"tickets"}}); err != nil {
 		t.Fatal(err)
 	}
-	if rec.body[1] != `{"name":"renamed"}` || rec.body[2] != `{"configuration":{"token":"new"},"streams":["tickets"]}` {
-		t.Errorf("patch bodies %s and %s", rec.body[1], rec.body[2])
+	if rec.Bodies[1] != `{"name":"renamed"}` || rec.Bodies[2] != `{"configuration":{"token":"new"},"streams":["tickets"]}` {
+		t.Errorf("patch bodies %s and %s", rec.Bodies[1], rec.Bodies[2])
 	}
-	if rec.reqs[1].URL.Path != "/developers/workspaces/"+testWS+"/connectors/c1/" {
-		t.Errorf("patch path %s", rec.reqs[1].URL.Path)
+	if rec.Reqs[1].URL.Path != "/developers/workspaces/"+testWS+"/connectors/c1/" {
+		t.Errorf("patch path %s", rec.Reqs[1].URL.Path)
 	}
 	if got, err := c.GetConnector(ctx, testWS, "c1"); err != nil || got.Name != "renamed" {
 		t.Errorf("read: %+v %v", got, err)
@@ -85,7 +87,7 @@ func TestConnectors_operations(t *testing.T) {
 	if err != nil || len(all) != 2 || all[1].ID != "c2" {
 		t.Errorf("list: %+v %v", all, err)
 	}
-	if q := rec.reqs[len(rec.reqs)-1].URL.Query(); q.Get("name") != "desk" || q.Get("page") != "2" {
+	if q := rec.Reqs[len(rec.Reqs)-1].URL.Query(); q.Get("name") != "desk" || q.Get("page") != "2" {
 		t.Errorf("list query %v", q)
 	}
 }

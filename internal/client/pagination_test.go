@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/clienttest"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/request"
 )
 
@@ -27,7 +28,7 @@ import (
 // so its request reached the service.
 func TestList_pageFailureWasSent(t *testing.T) {
 	t.Parallel()
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { writePage(w, 1, "a") }))
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { clienttest.WritePage(w, 1, "a") }))
 	t.Cleanup(ts.Close)
 	_, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
 	var e *Error
@@ -38,14 +39,14 @@ func TestList_pageFailureWasSent(t *testing.T) {
 
 func TestList_followsNextPage(t *testing.T) {
 	t.Parallel()
-	var rec recorder
-	ts := rec.server(t, func(n int, w http.ResponseWriter, r *http.Request) {
+	var rec clienttest.Recorder
+	ts := rec.Server(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Query().Get("page") {
 		case "1":
-			writePage(w, 2, "a", "b")
+			clienttest.WritePage(w, 2, "a", "b")
 		case "2":
 			// next_page may skip: the client follows it, never computing pages.
-			writePage(w, 5, "c")
+			clienttest.WritePage(w, 5, "c")
 		case "5":
 			_ = json.NewEncoder(w).Encode(map[string]any{"count": 999, "total_pages": 9, "next_page": nil, "results": []Job{{ID: "d"}}})
 		default:
@@ -61,7 +62,7 @@ func TestList_followsNextPage(t *testing.T) {
 	if got := fmt.Sprintf("%d %s %s", len(jobs), jobs[0].ID, jobs[3].ID); got != "4 a d" {
 		t.Errorf("jobs: %s", got)
 	}
-	q := rec.reqs[0].URL.Query()
+	q := rec.Reqs[0].URL.Query()
 	if q.Get("page_size") != "100" || q.Get("is_active") != "false" || q.Get("name") != "x y" || q.Get("ordering") != "-name" {
 		t.Errorf("query: %v", q)
 	}
@@ -70,22 +71,22 @@ func TestList_followsNextPage(t *testing.T) {
 			t.Errorf("unset filter %s was sent", unset)
 		}
 	}
-	if rec.count() != 3 {
-		t.Errorf("%d requests, want 3", rec.count())
+	if rec.Count() != 3 {
+		t.Errorf("%d requests, want 3", rec.Count())
 	}
 }
 
 func TestList_stopsWhenNextPageDoesNotMoveForward(t *testing.T) {
 	t.Parallel()
 	for _, next := range []int{1, 0, -4} {
-		var rec recorder
-		ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) { writePage(w, next, "a") })
+		var rec clienttest.Recorder
+		ts := rec.Server(t, func(_ int, w http.ResponseWriter, r *http.Request) { clienttest.WritePage(w, next, "a") })
 		_, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
 		if err == nil || !strings.Contains(err.Error(), "does not move forward") {
 			t.Errorf("next_page %d: %v", next, err)
 		}
-		if rec.count() != 1 {
-			t.Errorf("next_page %d: %d requests", next, rec.count())
+		if rec.Count() != 1 {
+			t.Errorf("next_page %d: %d requests", next, rec.Count())
 		}
 	}
 }
@@ -110,7 +111,7 @@ func TestList_hostileAnswers(t *testing.T) {
 		{"unknown fields", `{"next_page": null, "results": [{"_id": "a", "colour": "blue", "_links": {"self": "x"}}], "extra": {"x": [1, 2]}}`, 1, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			jobs, err := newTestClient(t, serve(t, c.body)).ListJobs(context.Background(), testWS, JobFilter{})
+			jobs, err := newTestClient(t, clienttest.Serve(t, c.body)).ListJobs(context.Background(), testWS, JobFilter{})
 			if c.wantErr == "" {
 				if err != nil || len(jobs) != c.wantJobs {
 					t.Fatalf("got %d jobs, err %v; want %d jobs", len(jobs), err, c.wantJobs)
@@ -132,13 +133,13 @@ func TestList_hostileAnswers(t *testing.T) {
 func TestList_nextPageThatNeverAdvances(t *testing.T) {
 	t.Parallel()
 	for _, next := range []string{"1", "0", "-3"} {
-		var rec recorder
-		ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		var rec clienttest.Recorder
+		ts := rec.Server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 			_, _ = io.WriteString(w, `{"next_page": `+next+`, "results": [{"_id": "a"}]}`)
 		})
 		_, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
-		if err == nil || !strings.Contains(err.Error(), "does not move forward") || rec.count() != 1 {
-			t.Errorf("next_page %s: %d requests, err %v", next, rec.count(), err)
+		if err == nil || !strings.Contains(err.Error(), "does not move forward") || rec.Count() != 1 {
+			t.Errorf("next_page %s: %d requests, err %v", next, rec.Count(), err)
 		}
 	}
 }
@@ -147,13 +148,13 @@ func TestList_nextPageThatNeverAdvances(t *testing.T) {
 // the next, is stopped at the first.
 func TestList_emptyPagesThatNeverEnd(t *testing.T) {
 	t.Parallel()
-	var rec recorder
-	ts := rec.server(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+	var rec clienttest.Recorder
+	ts := rec.Server(t, func(n int, w http.ResponseWriter, _ *http.Request) {
 		_, _ = fmt.Fprintf(w, `{"next_page": %d, "results": []}`, n+1)
 	})
 	_, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
-	if err == nil || !strings.Contains(err.Error(), "is empty but names a next page") || rec.count() != 1 {
-		t.Errorf("%d requests, err %v", rec.count(), err)
+	if err == nil || !strings.Contains(err.Error(), "is empty but names a next page") || rec.Count() != 1 {
+		t.Errorf("%d requests, err %v", rec.Count(), err)
 	}
 }
 
@@ -164,21 +165,21 @@ func TestList_sideBySideKeepsOrder(t *testing.T) {
 	t.Parallel()
 	for _, bound := range []int{1, 3, 8} {
 		for _, items := range []int{0, 1, 100, 101, 1000, 1050} {
-			s := &pagedServer{items: items, envelope: fullEnvelope, delay: 20 * time.Millisecond}
-			ts := s.start(t)
+			s := &clienttest.PagedServer{Items: items, Envelope: clienttest.FullEnvelope, Delay: 20 * time.Millisecond}
+			ts := s.Start(t)
 			jobs, err := newTestClient(t, ts.URL, func(c *Config) { c.MaxConcurrentRequests = bound }).ListJobs(context.Background(), testWS, JobFilter{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			pages := max((items+PageSize-1)/PageSize, 1)
-			if !slices.Equal(idsOf(jobs), jobIDs(items)) {
-				t.Errorf("bound %d, %d items: %d jobs, not in order", bound, items, len(jobs))
+			if !slices.Equal(idsOf(jobs), clienttest.JobIDs(items)) {
+				t.Errorf("bound %d, %d Items: %d jobs, not in order", bound, items, len(jobs))
 			}
-			if s.count() != pages {
-				t.Errorf("bound %d, %d items: %d requests, want %d", bound, items, s.count(), pages)
+			if s.Count() != pages {
+				t.Errorf("bound %d, %d Items: %d requests, want %d", bound, items, s.Count(), pages)
 			}
-			if s.held() > bound || bound > 1 && pages > 2 && s.held() < 2 || bound == 1 && s.held() != 1 {
-				t.Errorf("bound %d, %d items: the server held %d requests at once", bound, items, s.held())
+			if s.Held() > bound || bound > 1 && pages > 2 && s.Held() < 2 || bound == 1 && s.Held() != 1 {
+				t.Errorf("bound %d, %d Items: the server held %d requests at once", bound, items, s.Held())
 			}
 		}
 	}
@@ -200,14 +201,14 @@ func TestList_envelopes(t *testing.T) {
 		{[]string{"next_page", "count"}, true}, // a full first page tells the size
 		{[]string{"next_page", "page_size"}, false},
 	} {
-		s := &pagedServer{items: 950, envelope: tc.envelope, delay: 20 * time.Millisecond}
-		ts := s.start(t)
+		s := &clienttest.PagedServer{Items: 950, Envelope: tc.envelope, Delay: 20 * time.Millisecond}
+		ts := s.Start(t)
 		jobs, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
-		if err != nil || !slices.Equal(idsOf(jobs), jobIDs(950)) || s.count() != 10 {
-			t.Errorf("envelope %v: %d jobs, %d requests, %v", tc.envelope, len(jobs), s.count(), err)
+		if err != nil || !slices.Equal(idsOf(jobs), clienttest.JobIDs(950)) || s.Count() != 10 {
+			t.Errorf("envelope %v: %d jobs, %d requests, %v", tc.envelope, len(jobs), s.Count(), err)
 		}
-		if got := s.held() > 1; got != tc.parallel {
-			t.Errorf("envelope %v: held %d at once, want side by side: %t", tc.envelope, s.held(), tc.parallel)
+		if got := s.Held() > 1; got != tc.parallel {
+			t.Errorf("envelope %v: held %d at once, want side by side: %t", tc.envelope, s.Held(), tc.parallel)
 		}
 	}
 }
@@ -235,24 +236,24 @@ func TestList_everyEnvelope(t *testing.T) {
 					// Pages slow enough to overlap when asked side by side,
 					// where there are enough of them to tell.
 					watch := largest == 25 && bound > 1
-					s := &pagedServer{items: 260, envelope: envelope, largest: largest, emptyPastEnd: emptyPastEnd}
+					s := &clienttest.PagedServer{Items: 260, Envelope: envelope, Largest: largest, EmptyPastEnd: emptyPastEnd}
 					if watch {
-						s.delay = 20 * time.Millisecond
+						s.Delay = 20 * time.Millisecond
 					}
-					ts := s.start(t)
+					ts := s.Start(t)
 					jobs, err := newTestClient(t, ts.URL, func(c *Config) { c.MaxConcurrentRequests = bound }).ListJobs(context.Background(), testWS, JobFilter{})
-					if err != nil || !slices.Equal(idsOf(jobs), jobIDs(260)) {
+					if err != nil || !slices.Equal(idsOf(jobs), clienttest.JobIDs(260)) {
 						t.Errorf("%s: %d jobs, %v", name, len(jobs), err)
 						continue
 					}
 					size := cmp.Or(largest, PageSize)
 					pages := (260 + size - 1) / size
 					told := has("next_page") || has("total_pages") || has("count")
-					if want := pages + map[bool]int{true: 0, false: 1}[told]; s.count() != want {
-						t.Errorf("%s: %d requests, want %d", name, s.count(), want)
+					if want := pages + map[bool]int{true: 0, false: 1}[told]; s.Count() != want {
+						t.Errorf("%s: %d requests, want %d", name, s.Count(), want)
 					}
-					if sideBySide := s.held() > 1; watch && sideBySide != (has("total_pages") || has("count")) || bound == 1 && sideBySide {
-						t.Errorf("%s: held %d requests at once", name, s.held())
+					if sideBySide := s.Held() > 1; watch && sideBySide != (has("total_pages") || has("count")) || bound == 1 && sideBySide {
+						t.Errorf("%s: held %d requests at once", name, s.Held())
 					}
 				}
 			}
@@ -288,8 +289,8 @@ func TestList_thatDoesNotAddUp(t *testing.T) {
 			return map[string]any{"total_pages": 3, "next_page": nil, "results": page1to3(1)}
 		}, 2, "changed while it was read, twice in a row"},
 	} {
-		var rec recorder
-		ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		var rec clienttest.Recorder
+		ts := rec.Server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 			page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 			if page > 3 {
 				http.Error(w, `{"detail": "Invalid page."}`, http.StatusNotFound)
@@ -298,8 +299,8 @@ func TestList_thatDoesNotAddUp(t *testing.T) {
 			_ = json.NewEncoder(w).Encode(tc.answer(page))
 		})
 		_, err := newTestClient(t, ts.URL, func(c *Config) { c.MaxConcurrentRequests = 1 }).ListJobs(context.Background(), testWS, JobFilter{})
-		if err == nil || !strings.Contains(err.Error(), tc.want) || rec.count() != tc.requests {
-			t.Errorf("%s: %d requests (want %d), err %v; want one saying %q", tc.name, rec.count(), tc.requests, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || rec.Count() != tc.requests {
+			t.Errorf("%s: %d requests (want %d), err %v; want one saying %q", tc.name, rec.Count(), tc.requests, err, tc.want)
 		}
 	}
 }
@@ -307,7 +308,7 @@ func TestList_thatDoesNotAddUp(t *testing.T) {
 // page1to3 is page 1, 2 or 3 of 260 jobs, 100 a page.
 func page1to3(page int) []Job {
 	jobs := []Job{}
-	for _, id := range jobIDs(260)[min((page-1)*100, 260):min(page*100, 260)] {
+	for _, id := range clienttest.JobIDs(260)[min((page-1)*100, 260):min(page*100, 260)] {
 		jobs = append(jobs, Job{ID: id})
 	}
 	return jobs
@@ -331,16 +332,16 @@ func TestList_pagesDoNotEndForever(t *testing.T) {
 // followed one page after another, as it names them.
 func TestList_notNumberedOneByOne(t *testing.T) {
 	t.Parallel()
-	s := &pagedServer{items: 300, envelope: fullEnvelope}
-	s.hook = func(_ *pagedServer, _, page int, w http.ResponseWriter, _ *http.Request) bool {
+	s := &clienttest.PagedServer{Items: 300, Envelope: clienttest.FullEnvelope}
+	s.Hook = func(_ *clienttest.PagedServer, _, page int, w http.ResponseWriter, _ *http.Request) bool {
 		next := map[int]any{1: 5, 5: 9, 9: nil}[page]
 		_ = json.NewEncoder(w).Encode(map[string]any{"count": 3, "total_pages": 3, "next_page": next, "results": []Job{{ID: strconv.Itoa(page)}}})
 		return true
 	}
-	ts := s.start(t)
+	ts := s.Start(t)
 	jobs, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
-	if err != nil || !slices.Equal(idsOf(jobs), []string{"1", "5", "9"}) || !slices.Equal(s.pages, []int{1, 5, 9}) {
-		t.Errorf("jobs %v, pages asked %v, %v", idsOf(jobs), s.pages, err)
+	if err != nil || !slices.Equal(idsOf(jobs), []string{"1", "5", "9"}) || !slices.Equal(s.Pages, []int{1, 5, 9}) {
+		t.Errorf("jobs %v, pages asked %v, %v", idsOf(jobs), s.Pages, err)
 	}
 }
 
@@ -348,8 +349,8 @@ func TestList_notNumberedOneByOne(t *testing.T) {
 // share one bound: the server never holds more than it.
 func TestList_boundIsShared(t *testing.T) {
 	t.Parallel()
-	s := &pagedServer{items: 2000, envelope: fullEnvelope, delay: 5 * time.Millisecond}
-	ts := s.start(t)
+	s := &clienttest.PagedServer{Items: 2000, Envelope: clienttest.FullEnvelope, Delay: 5 * time.Millisecond}
+	ts := s.Start(t)
 	c := newTestClient(t, ts.URL, func(c *Config) { c.MaxConcurrentRequests = 3 })
 	var wg sync.WaitGroup
 	for range 4 {
@@ -360,8 +361,8 @@ func TestList_boundIsShared(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if s.held() > 3 || s.count() != 80 {
-		t.Errorf("held %d at once (at most 3), %d requests (want 80)", s.held(), s.count())
+	if s.Held() > 3 || s.Count() != 80 {
+		t.Errorf("held %d at once (at most 3), %d requests (want 80)", s.Held(), s.Count())
 	}
 }
 
@@ -372,8 +373,8 @@ func TestList_underFaults(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var mu sync.Mutex
 	var faults atomic.Int64
-	s := &pagedServer{items: 3000, envelope: fullEnvelope, delay: time.Millisecond}
-	s.hook = func(_ *pagedServer, _, _ int, w http.ResponseWriter, _ *http.Request) bool {
+	s := &clienttest.PagedServer{Items: 3000, Envelope: clienttest.FullEnvelope, Delay: time.Millisecond}
+	s.Hook = func(_ *clienttest.PagedServer, _, _ int, w http.ResponseWriter, _ *http.Request) bool {
 		mu.Lock()
 		fail := rng.Float64() < 0.3
 		status := []int{429, 503}[rng.IntN(2)]
@@ -385,13 +386,13 @@ func TestList_underFaults(t *testing.T) {
 		}
 		return fail
 	}
-	ts := s.start(t)
+	ts := s.Start(t)
 	jobs, err := newTestClient(t, ts.URL, func(c *Config) { c.MaxRetries = 10; c.MaxConcurrentRequests = 4 }).ListJobs(context.Background(), testWS, JobFilter{})
-	if err != nil || !slices.Equal(idsOf(jobs), jobIDs(3000)) {
+	if err != nil || !slices.Equal(idsOf(jobs), clienttest.JobIDs(3000)) {
 		t.Fatalf("%d jobs, %v", len(jobs), err)
 	}
-	if faults.Load() == 0 || s.held() > 4 || int64(s.count()) != 30+faults.Load() {
-		t.Errorf("%d faults, held %d at once (at most 4), %d requests (want 30 + the faults)", faults.Load(), s.held(), s.count())
+	if faults.Load() == 0 || s.Held() > 4 || int64(s.Count()) != 30+faults.Load() {
+		t.Errorf("%d faults, held %d at once (at most 4), %d requests (want 30 + the faults)", faults.Load(), s.Held(), s.Count())
 	}
 }
 
@@ -402,19 +403,19 @@ func TestList_changedWhileRead(t *testing.T) {
 	t.Parallel()
 	for _, bound := range []int{1, 8} {
 		for _, changes := range []int{1, 2} {
-			s := &pagedServer{items: 500, envelope: fullEnvelope}
+			s := &clienttest.PagedServer{Items: 500, Envelope: clienttest.FullEnvelope}
 			left := changes
-			s.hook = func(s *pagedServer, _, page int, _ http.ResponseWriter, _ *http.Request) bool {
-				s.mu.Lock()
-				defer s.mu.Unlock()
+			s.Hook = func(s *clienttest.PagedServer, _, page int, _ http.ResponseWriter, _ *http.Request) bool {
+				s.Mu.Lock()
+				defer s.Mu.Unlock()
 				if page == 3 && left > 0 {
 					// A job is created before page 3 is served.
 					left--
-					s.items++
+					s.Items++
 				}
 				return false
 			}
-			ts := s.start(t)
+			ts := s.Start(t)
 			c := newTestClient(t, ts.URL, func(c *Config) { c.MaxConcurrentRequests = bound })
 			resets := 0
 			v, jobs := Collect[Job](nil, 0)
@@ -423,7 +424,7 @@ func TestList_changedWhileRead(t *testing.T) {
 			err := c.EachJobPage(context.Background(), testWS, JobFilter{}, v)
 			switch changes {
 			case 1:
-				if err != nil || resets != 1 || !slices.Equal(idsOf(*jobs), jobIDs(501)) {
+				if err != nil || resets != 1 || !slices.Equal(idsOf(*jobs), clienttest.JobIDs(501)) {
 					t.Errorf("bound %d, one change: %d jobs, %d resets, %v", bound, len(*jobs), resets, err)
 				}
 			case 2:
@@ -439,20 +440,20 @@ func TestList_changedWhileRead(t *testing.T) {
 // its first page (404) is a change too: the list is read again.
 func TestList_shrunkWhileRead(t *testing.T) {
 	t.Parallel()
-	s := &pagedServer{items: 1000, envelope: fullEnvelope}
+	s := &clienttest.PagedServer{Items: 1000, Envelope: clienttest.FullEnvelope}
 	shrunk := false
-	s.hook = func(s *pagedServer, _, page int, _ http.ResponseWriter, _ *http.Request) bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
+	s.Hook = func(s *clienttest.PagedServer, _, page int, _ http.ResponseWriter, _ *http.Request) bool {
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
 		if page == 2 && !shrunk {
 			shrunk = true
-			s.items = 850
+			s.Items = 850
 		}
 		return false
 	}
-	ts := s.start(t)
+	ts := s.Start(t)
 	jobs, err := newTestClient(t, ts.URL).ListJobs(context.Background(), testWS, JobFilter{})
-	if err != nil || !slices.Equal(idsOf(jobs), jobIDs(850)) {
+	if err != nil || !slices.Equal(idsOf(jobs), clienttest.JobIDs(850)) {
 		t.Errorf("%d jobs, %v", len(jobs), err)
 	}
 }
@@ -462,12 +463,12 @@ func TestList_shrunkWhileRead(t *testing.T) {
 func TestList_limitAsksNoMoreThanNeeded(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ limit, requests int }{{1, 1}, {100, 1}, {101, 2}, {150, 2}, {450, 5}, {5000, 10}} {
-		s := &pagedServer{items: 1000, envelope: fullEnvelope}
-		ts := s.start(t)
+		s := &clienttest.PagedServer{Items: 1000, Envelope: clienttest.FullEnvelope}
+		ts := s.Start(t)
 		v, jobs := Collect[Job](nil, tc.limit)
 		err := newTestClient(t, ts.URL).EachJobPage(context.Background(), testWS, JobFilter{}, v)
-		if err != nil || !slices.Equal(idsOf(*jobs), jobIDs(min(tc.limit, 1000))) || s.count() != tc.requests {
-			t.Errorf("limit %d: %d jobs, %d requests (want %d), %v", tc.limit, len(*jobs), s.count(), tc.requests, err)
+		if err != nil || !slices.Equal(idsOf(*jobs), clienttest.JobIDs(min(tc.limit, 1000))) || s.Count() != tc.requests {
+			t.Errorf("limit %d: %d jobs, %d requests (want %d), %v", tc.limit, len(*jobs), s.Count(), tc.requests, err)
 		}
 	}
 }
@@ -476,8 +477,8 @@ func TestList_limitAsksNoMoreThanNeeded(t *testing.T) {
 // and the pages asked beside it are given up.
 func TestList_stopsAtTheFoundPage(t *testing.T) {
 	t.Parallel()
-	s := &pagedServer{items: 3000, envelope: fullEnvelope, delay: 5 * time.Millisecond}
-	ts := s.start(t)
+	s := &clienttest.PagedServer{Items: 3000, Envelope: clienttest.FullEnvelope, Delay: 5 * time.Millisecond}
+	ts := s.Start(t)
 	v, found := Collect(func(j Job) bool { return j.ID == "job-00250" }, 1)
 	err := newTestClient(t, ts.URL).EachJobPage(context.Background(), testWS, JobFilter{}, v)
 	if err != nil || len(*found) != 1 {
@@ -485,7 +486,7 @@ func TestList_stopsAtTheFoundPage(t *testing.T) {
 	}
 	// Page 3 holds it: pages up to 18 were asked at most (16 ahead of
 	// page 2, then of page 3), and some given up before they arrived.
-	if n := s.count(); n < 3 || n > 18 {
+	if n := s.Count(); n < 3 || n > 18 {
 		t.Errorf("%d requests, want 3 to 18", n)
 	}
 }

@@ -15,8 +15,12 @@ import (
 	"time"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/clienttest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/clienttest/testclient"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/pacing"
 )
+
+const testWS = "00000000-0000-4000-8000-000000000001"
 
 // quotaServer lets limit requests through per window, refusing the rest with 429.
 type quotaServer struct {
@@ -105,7 +109,7 @@ func TestPacing_holdsUntilReset(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			q, url := newQuotaServer(t, limit, window, tell)
-			c := newTestClient(t, url, func(c *client.Config) { c.MaxConcurrentRequests = 4; c.MaxRetries = 20 })
+			c := testclient.New(t, url, func(c *client.Config) { c.MaxConcurrentRequests = 4; c.MaxRetries = 20 })
 			start := time.Now()
 			var wg sync.WaitGroup
 			errs := make(chan error, requests)
@@ -162,14 +166,14 @@ func TestPacing_nonsenseIgnored(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var rec recorder
-			ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+			var rec clienttest.Recorder
+			ts := rec.Server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 				for _, h := range headers {
 					w.Header().Set(h[0], h[1])
 				}
 				w.WriteHeader(http.StatusNoContent)
 			})
-			c := newTestClient(t, ts.URL)
+			c := testclient.New(t, ts.URL)
 			ctx, cancel := client.WithLimit(context.Background(), "timeouts.read", 10*time.Second)
 			defer cancel()
 			start := time.Now()
@@ -178,29 +182,18 @@ func TestPacing_nonsenseIgnored(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if took := time.Since(start); took > 2*time.Second || rec.count() != 5 {
-				t.Errorf("5 requests took %v, %d sent", took, rec.count())
+			if took := time.Since(start); took > 2*time.Second || rec.Count() != 5 {
+				t.Errorf("5 requests took %v, %d sent", took, rec.Count())
 			}
 		})
 	}
 }
 
-func holdingServer(t *testing.T) (*recorder, string) {
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("X-RateLimit-Limit", "100")
-		w.Header().Set("X-RateLimit-Remaining", "0")
-		w.Header().Set("X-RateLimit-Reset", "12")
-		w.WriteHeader(http.StatusNoContent)
-	})
-	return &rec, ts.URL
-}
-
 func TestPacing_sharedByServiceAndKey(t *testing.T) {
-	rec, url := holdingServer(t)
-	a := newTestClient(t, url)
-	b := newTestClient(t, url)
-	other := newTestClient(t, url, func(c *client.Config) { c.APIKey = "key-456" })
+	rec, url := clienttest.HoldingServer(t)
+	a := testclient.New(t, url)
+	b := testclient.New(t, url)
+	other := testclient.New(t, url, func(c *client.Config) { c.APIKey = "key-456" })
 	if shared := pacing.For(url+"/", "key-123"); shared != pacing.For(strings.TrimSuffix(url, "/")+"/", "key-123") || shared == pacing.For(url+"/", "key-456") {
 		t.Fatal("clients of the same service and key do not share one pacer, or of another key do")
 	}
@@ -209,18 +202,18 @@ func TestPacing_sharedByServiceAndKey(t *testing.T) {
 	}
 	ctx, cancel := client.WithLimit(context.Background(), "timeouts.read", time.Second)
 	defer cancel()
-	if err := b.CancelJob(ctx, testWS, "j"); !errors.As(err, new(*client.RateLimitError)) || rec.count() != 1 {
-		t.Errorf("the other client of the key: %d requests, %v", rec.count(), err)
+	if err := b.CancelJob(ctx, testWS, "j"); !errors.As(err, new(*client.RateLimitError)) || rec.Count() != 1 {
+		t.Errorf("the other client of the key: %d requests, %v", rec.Count(), err)
 	}
-	if err := other.CancelJob(ctx, testWS, "j"); err != nil || rec.count() != 2 {
-		t.Errorf("a client of another key: %d requests, %v", rec.count(), err)
+	if err := other.CancelJob(ctx, testWS, "j"); err != nil || rec.Count() != 2 {
+		t.Errorf("a client of another key: %d requests, %v", rec.Count(), err)
 	}
 }
 
 // TestPacing_learnsFromRefusals: bare 429s beyond 20 a second teach a rate.
 func TestPacing_learnsFromRefusals(t *testing.T) {
 	q, url := newQuotaServer(t, 2, 100*time.Millisecond, nil)
-	c := newTestClient(t, url, func(c *client.Config) { c.MaxConcurrentRequests = 4; c.MaxRetries = client.NoRetryLimit })
+	c := testclient.New(t, url, func(c *client.Config) { c.MaxConcurrentRequests = 4; c.MaxRetries = client.NoRetryLimit })
 	start := time.Now()
 	stop := start.Add(2500 * time.Millisecond)
 	var wg sync.WaitGroup
@@ -323,7 +316,7 @@ func TestPacing_smoothsToTheRate(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			b, url := newBucketServer(t, rate, tell)
-			c := newTestClient(t, url)
+			c := testclient.New(t, url)
 			sendFor(c, 33*time.Millisecond, time.Now().Add(span))
 			// 10 at once, then 20 a second: 60 in 3 s; bursts and resets: 40.
 			if n, r := b.served.Load(), b.refused.Load(); n < 50 || r != 0 {
@@ -345,7 +338,7 @@ func TestPacing_sharesWithOtherProcesses(t *testing.T) {
 			var wg sync.WaitGroup
 			for i := range 4 {
 				// Another key is another pacer, as another process has.
-				c := newTestClient(t, url, func(c *client.Config) { c.APIKey = fmt.Sprintf("key-%d", i); c.MaxRetries = client.NoRetryLimit })
+				c := testclient.New(t, url, func(c *client.Config) { c.APIKey = fmt.Sprintf("key-%d", i); c.MaxRetries = client.NoRetryLimit })
 				wg.Go(func() { sendFor(c, 20*time.Millisecond, stop) })
 			}
 			wg.Wait()

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/clienttest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/clienttest/testclient"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/request"
 )
 
@@ -61,25 +63,25 @@ func TestClient_cutBodyOfAReadIsRetried(t *testing.T) {
 	t.Parallel()
 	for _, how := range cutWays {
 		t.Run(how, func(t *testing.T) {
-			var rec recorder
-			ts := rec.server(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+			var rec clienttest.Recorder
+			ts := rec.Server(t, func(n int, w http.ResponseWriter, _ *http.Request) {
 				if n <= 2 {
 					cutAnswer(t, w, 200, how)
 					return
 				}
 				_, _ = io.WriteString(w, connectorJSON)
 			})
-			got, err := newTestClient(t, ts.URL).GetConnector(context.Background(), testWS, "c-1")
-			if err != nil || got.Name != "n" || rec.count() != 3 {
-				t.Fatalf("%d requests, err %v; want success at the third", rec.count(), err)
+			got, err := testclient.New(t, ts.URL).GetConnector(context.Background(), testWS, "c-1")
+			if err != nil || got.Name != "n" || rec.Count() != 3 {
+				t.Fatalf("%d requests, err %v; want success at the third", rec.Count(), err)
 			}
 			// Cut every time, it fails as a 502 would, at max_retries.
-			var always recorder
-			ts = always.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { cutAnswer(t, w, 200, how) })
-			_, err = newTestClient(t, ts.URL).GetConnector(context.Background(), testWS, "c-1")
+			var always clienttest.Recorder
+			ts = always.Server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { cutAnswer(t, w, 200, how) })
+			_, err = testclient.New(t, ts.URL).GetConnector(context.Background(), testWS, "c-1")
 			var e *client.Error
-			if !errors.As(err, &e) || e.StatusCode != 200 || !e.Capped || always.count() != 4 || !strings.Contains(err.Error(), "the answer was cut short") {
-				t.Errorf("cut every time: %d requests, %v", always.count(), err)
+			if !errors.As(err, &e) || e.StatusCode != 200 || !e.Capped || always.Count() != 4 || !strings.Contains(err.Error(), "the answer was cut short") {
+				t.Errorf("cut every time: %d requests, %v", always.Count(), err)
 			}
 		})
 	}
@@ -92,31 +94,31 @@ func TestClient_cutBodyOfAWrite(t *testing.T) {
 	t.Parallel()
 	for _, how := range cutWays {
 		t.Run(how, func(t *testing.T) {
-			var rec recorder
-			ts := rec.server(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			var rec clienttest.Recorder
+			ts := rec.Server(t, func(n int, w http.ResponseWriter, r *http.Request) {
 				if n == 1 {
 					cutAnswer(t, w, map[string]int{"POST": 201, "PATCH": 200}[r.Method], how)
 					return
 				}
 				_, _ = io.WriteString(w, connectorJSON)
 			})
-			c := newTestClient(t, ts.URL)
+			c := testclient.New(t, ts.URL)
 			_, err := c.CreateConnector(context.Background(), testWS, client.ConnectorSpec{Name: "n", Token: "t"})
 			var e *client.Error
-			if !errors.As(err, &e) || e.StatusCode != 201 || !e.MayHaveTakenEffect() || rec.count() != 1 || !strings.Contains(err.Error(), "the answer was cut short") {
-				t.Errorf("create cut short: %d requests, %v; want a lost answer after one", rec.count(), err)
+			if !errors.As(err, &e) || e.StatusCode != 201 || !e.MayHaveTakenEffect() || rec.Count() != 1 || !strings.Contains(err.Error(), "the answer was cut short") {
+				t.Errorf("create cut short: %d requests, %v; want a lost answer after one", rec.Count(), err)
 			}
 
-			var upd recorder
-			ts = upd.server(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			var upd clienttest.Recorder
+			ts = upd.Server(t, func(n int, w http.ResponseWriter, r *http.Request) {
 				if n == 1 {
 					cutAnswer(t, w, 200, how)
 					return
 				}
 				_, _ = io.WriteString(w, connectorJSON)
 			})
-			if _, err := newTestClient(t, ts.URL).UpdateConnector(context.Background(), testWS, "c-1", client.ConnectorUpdate{Name: new("n")}); err != nil || upd.count() != 2 {
-				t.Errorf("update cut short: %d requests, %v; want success at the second", upd.count(), err)
+			if _, err := testclient.New(t, ts.URL).UpdateConnector(context.Background(), testWS, "c-1", client.ConnectorUpdate{Name: new("n")}); err != nil || upd.Count() != 2 {
+				t.Errorf("update cut short: %d requests, %v; want success at the second", upd.Count(), err)
 			}
 		})
 	}
@@ -151,8 +153,8 @@ func TestClient_gatewayPagesQuotedBriefly(t *testing.T) {
 		{"JSON detail of several lines", "application/json", `{"detail": "first\nsecond"}`, "first second"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var rec recorder
-			ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+			var rec clienttest.Recorder
+			ts := rec.Server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 				if c.contentType != "" {
 					w.Header().Set("Content-Type", c.contentType)
 				} else {
@@ -161,7 +163,7 @@ func TestClient_gatewayPagesQuotedBriefly(t *testing.T) {
 				w.WriteHeader(http.StatusBadGateway)
 				_, _ = io.WriteString(w, c.body)
 			})
-			err := newTestClient(t, ts.URL, func(cfg *client.Config) { cfg.MaxRetries = 0 }).CancelJob(context.Background(), testWS, "j1")
+			err := testclient.New(t, ts.URL, func(cfg *client.Config) { cfg.MaxRetries = 0 }).CancelJob(context.Background(), testWS, "j1")
 			var e *client.Error
 			if !errors.As(err, &e) || e.StatusCode != http.StatusBadGateway || e.Message != c.message {
 				t.Errorf("message %q, want %q (%v)", e.Message, c.message, err)
@@ -175,13 +177,13 @@ func TestClient_gatewayPagesQuotedBriefly(t *testing.T) {
 // with the first refusal's status and message, and names its own request.
 func TestClient_keyRefusedSendsNoMore(t *testing.T) {
 	t.Parallel()
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+	var rec clienttest.Recorder
+	ts := rec.Server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)
 		_, _ = io.WriteString(w, `{"detail": "Invalid API key."}`)
 	})
-	c := newTestClient(t, ts.URL)
+	c := testclient.New(t, ts.URL)
 	_, err := c.GetConnector(context.Background(), testWS, "c-1")
 	var e *client.Error
 	if !errors.As(err, &e) || e.StatusCode != 401 || e.KeyRefused || !e.Sent {
@@ -210,7 +212,7 @@ func TestClient_keyRefusedSendsNoMore(t *testing.T) {
 			t.Fatalf("call %d (%s): %#v", i, call.op, err)
 		}
 	}
-	if n := rec.count(); n != 1 {
+	if n := rec.Count(); n != 1 {
 		t.Errorf("%d requests sent with a refused key, want the first alone", n)
 	}
 }
@@ -220,15 +222,15 @@ func TestClient_keyRefusedSendsNoMore(t *testing.T) {
 // target, nothing is retried, and the key is not taken for refused.
 func TestClient_redirectsRefused(t *testing.T) {
 	t.Parallel()
-	var target recorder
-	elsewhere := target.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusCreated) })
+	var target clienttest.Recorder
+	elsewhere := target.Server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusCreated) })
 	for _, status := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
-		var front recorder
-		ts := front.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		var front clienttest.Recorder
+		ts := front.Server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Location", strings.Replace(elsewhere.URL, "://", "://u:proxy-pass@", 1)+r.URL.Path+"?token=q-secret")
 			w.WriteHeader(status)
 		})
-		cl := newTestClient(t, ts.URL)
+		cl := testclient.New(t, ts.URL)
 		_, createErr := cl.CreateConnector(context.Background(), testWS, client.ConnectorSpec{Name: "n", Token: "tok-secret"})
 		_, readErr := cl.GetConnector(context.Background(), testWS, "c-1")
 		for _, err := range []error{createErr, readErr} {
@@ -241,15 +243,15 @@ func TestClient_redirectsRefused(t *testing.T) {
 				t.Errorf("HTTP %d: %v, want the target %s without credentials or query", status, err, want)
 			}
 		}
-		if front.count() != 2 {
-			t.Errorf("HTTP %d: the front saw %d requests, want 2: no retry", status, front.count())
+		if front.Count() != 2 {
+			t.Errorf("HTTP %d: the front saw %d requests, want 2: no retry", status, front.Count())
 		}
 		if _, err := cl.GetConnector(context.Background(), testWS, "c-1"); !errors.As(err, new(*client.RedirectError)) {
 			t.Errorf("HTTP %d: a later request: %v", status, err)
 		}
 	}
-	if target.count() != 0 {
-		t.Errorf("%d requests reached the redirect's target", target.count())
+	if target.Count() != 0 {
+		t.Errorf("%d requests reached the redirect's target", target.Count())
 	}
 }
 
@@ -262,7 +264,7 @@ func TestClient_answersChecked(t *testing.T) {
 	other := strings.Replace(connectorJSON, `"_id": "c-1"`, `"_id": "c-9"`, 1)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, other) }))
 	defer ts.Close()
-	cl := newTestClient(t, ts.URL)
+	cl := testclient.New(t, ts.URL)
 	_, readErr := cl.GetConnector(context.Background(), testWS, "c-1")
 	name := "m"
 	_, updateErr := cl.UpdateConnector(context.Background(), testWS, "c-1", client.ConnectorUpdate{Name: &name})
@@ -273,7 +275,7 @@ func TestClient_answersChecked(t *testing.T) {
 		}
 	}
 	// IDs are one in any letter case: an ID asked in upper case is answered.
-	if _, err := newTestClient(t, ts.URL).GetConnector(context.Background(), testWS, "C-9"); err != nil {
+	if _, err := testclient.New(t, ts.URL).GetConnector(context.Background(), testWS, "C-9"); err != nil {
 		t.Errorf("C-9 answered as c-9: %v", err)
 	}
 
@@ -292,7 +294,7 @@ func TestClient_answersChecked(t *testing.T) {
 			w.WriteHeader(http.StatusCreated)
 			_, _ = io.WriteString(w, c.body)
 		}))
-		got, err := newTestClient(t, ts.URL).CreateConnector(context.Background(), testWS, client.ConnectorSpec{Name: "sent", Token: "tok-secret"})
+		got, err := testclient.New(t, ts.URL).CreateConnector(context.Background(), testWS, client.ConnectorSpec{Name: "sent", Token: "tok-secret"})
 		ts.Close()
 		if got != nil || !client.MayHaveTakenEffect(err) || client.StatusCode(err) != http.StatusCreated || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "tok-secret") {
 			t.Errorf("%s: %v, %v; want a lost answer saying %s", c.name, got, err, c.want)

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/clienttest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/clienttest/testclient"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/request"
 )
 
@@ -20,15 +22,15 @@ import (
 func TestClient_errorNamesTheWholePath(t *testing.T) {
 	t.Parallel()
 	for _, suffix := range []string{"", "/api/v1", "/api/v1/"} {
-		var rec recorder
-		ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		var rec clienttest.Recorder
+		ts := rec.Server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 			if r.URL.Query().Get("page") != "" {
-				writePage(w, 1, "a") // a next page that does not move forward
+				clienttest.WritePage(w, 1, "a") // a next page that does not move forward
 				return
 			}
 			http.Error(w, `{"detail": "no such connector"}`, http.StatusNotFound)
 		})
-		c := newTestClient(t, ts.URL+suffix)
+		c := testclient.New(t, ts.URL+suffix)
 		base := strings.TrimSuffix(suffix, "/")
 		var e *client.Error
 		_, err := c.GetConnector(context.Background(), testWS, "c1")
@@ -50,12 +52,12 @@ func TestClient_everyFailureNamesTheWholePath(t *testing.T) {
 	for _, suffix := range []string{"", "/api/v1/"} {
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Query().Get("page") != "" {
-				writePage(w, nil) // next_page null: not a failure
+				clienttest.WritePage(w, nil) // next_page null: not a failure
 				return
 			}
 			http.Error(w, `{"detail": "no"}`, http.StatusConflict)
 		}))
-		c := newTestClient(t, ts.URL+suffix, func(cfg *client.Config) { cfg.MaxRetries = 0 })
+		c := testclient.New(t, ts.URL+suffix, func(cfg *client.Config) { cfg.MaxRetries = 0 })
 		want := strings.TrimSuffix(suffix, "/") + "/developers/workspaces/" + testWS + "/jobs/j1/run/"
 		cancelled, cancel := context.WithCancel(context.Background())
 		cancel()
@@ -98,7 +100,7 @@ func TestClient_typedErrors(t *testing.T) {
 			w.WriteHeader(c.status)
 			_, _ = io.WriteString(w, c.body)
 		}))
-		err := newTestClient(t, ts.URL, func(cfg *client.Config) { cfg.MaxRetries = 0 }).CancelJob(context.Background(), testWS, "j1")
+		err := testclient.New(t, ts.URL, func(cfg *client.Config) { cfg.MaxRetries = 0 }).CancelJob(context.Background(), testWS, "j1")
 		ts.Close()
 		var e *client.Error
 		if !errors.As(err, &e) {
@@ -120,7 +122,7 @@ func TestClient_errorMessageMasksTheAPIKey(t *testing.T) {
 		_, _ = fmt.Fprintf(w, `{"detail": "Invalid API key %s."}`, r.Header.Get("Authorization"))
 	}))
 	defer ts.Close()
-	err := newTestClient(t, ts.URL).CancelJob(context.Background(), testWS, "j")
+	err := testclient.New(t, ts.URL).CancelJob(context.Background(), testWS, "j")
 	if err == nil || strings.Contains(err.Error(), "key-123") || !strings.Contains(err.Error(), "Invalid API key ***.") {
 		t.Errorf("error: %v", err)
 	}
@@ -136,7 +138,7 @@ func TestClient_errorMessageMasksAKeyTheCutWouldSplit(t *testing.T) {
 		_, _ = fmt.Fprintf(w, `{"detail": "%s%s"}`, strings.Repeat("x", request.MaxMessageRunes-10), r.Header.Get("Authorization"))
 	}))
 	defer ts.Close()
-	err := newTestClient(t, ts.URL, func(c *client.Config) { c.APIKey = key }).CancelJob(context.Background(), testWS, "j")
+	err := testclient.New(t, ts.URL, func(c *client.Config) { c.APIKey = key }).CancelJob(context.Background(), testWS, "j")
 	if err == nil || strings.Contains(err.Error(), key[:10]) {
 		t.Errorf("a part of the key is shown: %v", err)
 	}
@@ -152,7 +154,7 @@ func TestClient_errorMessageMasksTheConnectorToken(t *testing.T) {
 		_, _ = fmt.Fprintf(w, "cannot accept %s", body)
 	}))
 	defer ts.Close()
-	c := newTestClient(t, ts.URL)
+	c := testclient.New(t, ts.URL)
 	_, err := c.CreateConnector(context.Background(), testWS, client.ConnectorSpec{Name: "desk", URL: "https://acme.example.com", Token: "tok-secret-1", AgentEmail: "a@b.c"})
 	if err == nil || strings.Contains(err.Error(), "tok-secret-1") || !strings.Contains(err.Error(), `"token":"***"`) {
 		t.Errorf("create: %v", err)
@@ -176,7 +178,7 @@ func TestClient_mayHaveTakenEffect(t *testing.T) {
 		want   bool
 	}{{500, "", true}, {502, "", true}, {504, "", true}, {400, "", false}, {409, "", false}, {429, "", false}, {503, "", false}} {
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(c.status) }))
-		err := newTestClient(t, ts.URL, func(cfg *client.Config) { cfg.MaxRetries = 0 }).TriggerJob(context.Background(), testWS, "j", false)
+		err := testclient.New(t, ts.URL, func(cfg *client.Config) { cfg.MaxRetries = 0 }).TriggerJob(context.Background(), testWS, "j", false)
 		ts.Close()
 		var e *client.Error
 		if !errors.As(err, &e) || e.MayHaveTakenEffect() != c.want || client.MayHaveTakenEffect(fmt.Errorf("wrapped: %w", err)) != c.want {
@@ -193,19 +195,19 @@ func TestClient_mayHaveTakenEffect(t *testing.T) {
 		_, _ = io.WriteString(w, `{"_id": "c1", "na`)
 	}))
 	defer ts.Close()
-	_, err := newTestClient(t, ts.URL).CreateConnector(context.Background(), testWS, client.ConnectorSpec{Name: "x"})
+	_, err := testclient.New(t, ts.URL).CreateConnector(context.Background(), testWS, client.ConnectorSpec{Name: "x"})
 	var e *client.Error
 	if !errors.As(err, &e) || !e.MayHaveTakenEffect() {
 		t.Errorf("an unreadable 201: %v, want one that may have taken effect", err)
 	}
 
 	// The answer lost: the server hangs up after reading the request.
-	var rec recorder
-	lost := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+	var rec clienttest.Recorder
+	lost := rec.Server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		conn, _, _ := w.(http.Hijacker).Hijack()
 		conn.Close()
 	})
-	err = newTestClient(t, lost.URL).TriggerJob(context.Background(), testWS, "j", false)
+	err = testclient.New(t, lost.URL).TriggerJob(context.Background(), testWS, "j", false)
 	if !errors.As(err, &e) || !e.MayHaveTakenEffect() {
 		t.Errorf("a lost answer: %v, want one that may have taken effect", err)
 	}
@@ -214,7 +216,7 @@ func TestClient_mayHaveTakenEffect(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	closed := "http://" + ln.Addr().String()
 	ln.Close()
-	err = newTestClient(t, closed, func(cfg *client.Config) { cfg.MaxRetries = 0 }).TriggerJob(context.Background(), testWS, "j", false)
+	err = testclient.New(t, closed, func(cfg *client.Config) { cfg.MaxRetries = 0 }).TriggerJob(context.Background(), testWS, "j", false)
 	if !errors.As(err, &e) || e.MayHaveTakenEffect() {
 		t.Errorf("no connection: %v, want one that did not take effect", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/clienttest/testclient"
 )
 
 // silentService answers nothing until answer is set, then each after delay.
@@ -276,7 +277,7 @@ func TestClient_stalledBodiesShareOneBudget(t *testing.T) {
 // and may have taken effect: a lost answer.
 func TestClient_stalledBodyOfACreate(t *testing.T) {
 	url, requests := stallingService(t)
-	c := newTestClient(t, url, func(c *client.Config) { c.RequestTimeout = 100 * time.Millisecond })
+	c := testclient.New(t, url, func(c *client.Config) { c.RequestTimeout = 100 * time.Millisecond })
 	_, err := c.CreateConnector(context.Background(), testWS, client.ConnectorSpec{Name: "n"})
 	if _, e := noAnswer(t, err); !e.MayHaveTakenEffect() || requests.Load() != 1 {
 		t.Errorf("%d requests, may have taken effect %v: %v", requests.Load(), e.MayHaveTakenEffect(), err)

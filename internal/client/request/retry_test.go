@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/clienttest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/clienttest/testclient"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/pacing"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
 )
@@ -38,8 +40,8 @@ func TestClient_retries(t *testing.T) {
 		{401, false, false},
 	} {
 		for _, op := range []string{"get", "trigger"} {
-			var rec recorder
-			ts := rec.server(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			var rec clienttest.Recorder
+			ts := rec.Server(t, func(n int, w http.ResponseWriter, r *http.Request) {
 				if n <= 2 {
 					w.WriteHeader(c.status)
 					return
@@ -48,9 +50,9 @@ func TestClient_retries(t *testing.T) {
 					w.WriteHeader(201)
 					return
 				}
-				writePage(w, nil)
+				clienttest.WritePage(w, nil)
 			})
-			cl := newTestClient(t, ts.URL)
+			cl := testclient.New(t, ts.URL)
 			var err error
 			retried := c.getRetried
 			if op == "get" {
@@ -59,11 +61,11 @@ func TestClient_retries(t *testing.T) {
 				err = cl.TriggerJob(context.Background(), testWS, "j1", false)
 				retried = c.triggerRetried
 			}
-			if retried && (err != nil || rec.count() != 3) {
-				t.Errorf("%s on %d: err %v after %d requests, want success after 3", op, c.status, err, rec.count())
+			if retried && (err != nil || rec.Count() != 3) {
+				t.Errorf("%s on %d: err %v after %d requests, want success after 3", op, c.status, err, rec.Count())
 			}
-			if !retried && (client.StatusCode(err) != c.status || rec.count() != 1) {
-				t.Errorf("%s on %d: err %v after %d requests, want the error after 1", op, c.status, err, rec.count())
+			if !retried && (client.StatusCode(err) != c.status || rec.Count() != 1) {
+				t.Errorf("%s on %d: err %v after %d requests, want the error after 1", op, c.status, err, rec.Count())
 			}
 		}
 	}
@@ -71,11 +73,11 @@ func TestClient_retries(t *testing.T) {
 
 func TestClient_retriesStopAtMaxRetries(t *testing.T) {
 	for _, max := range []int{0, 2} {
-		var rec recorder
-		ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) })
-		err := newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetries = max }).CancelJob(context.Background(), testWS, "j")
-		if client.StatusCode(err) != 503 || rec.count() != max+1 {
-			t.Errorf("max_retries %d: %d requests, err %v", max, rec.count(), err)
+		var rec clienttest.Recorder
+		ts := rec.Server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) })
+		err := testclient.New(t, ts.URL, func(c *client.Config) { c.MaxRetries = max }).CancelJob(context.Background(), testWS, "j")
+		if client.StatusCode(err) != 503 || rec.Count() != max+1 {
+			t.Errorf("max_retries %d: %d requests, err %v", max, rec.Count(), err)
 		}
 		if want := fmt.Sprintf("attempt(s)? over [0-9.a-z]+, at max_retries \\(%d\\)\\)$", max); !regexp.MustCompile(want).MatchString(err.Error()) {
 			t.Errorf("max_retries %d: the error does not name max_retries: %v", max, err)
@@ -89,23 +91,23 @@ func TestClient_retriesStopAtMaxRetries(t *testing.T) {
 // attempts were made over how long. A limit on the count still ends them
 // first.
 func TestClient_retriesWithinBudget(t *testing.T) {
-	var rec recorder
+	var rec clienttest.Recorder
 	down := 15
-	ts := rec.server(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+	ts := rec.Server(t, func(n int, w http.ResponseWriter, _ *http.Request) {
 		if n <= down {
 			w.WriteHeader([]int{429, 500, 502, 503, 504}[n%5])
 			return
 		}
-		writePage(w, nil, "a")
+		clienttest.WritePage(w, nil, "a")
 	})
-	c := newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetries = client.NoRetryLimit })
-	if jobs, err := listJobs(c, context.Background()); err != nil || len(jobs) != 1 || rec.count() != down+1 {
-		t.Fatalf("after %d failures: %d jobs, %d requests, %v", down, len(jobs), rec.count(), err)
+	c := testclient.New(t, ts.URL, func(c *client.Config) { c.MaxRetries = client.NoRetryLimit })
+	if jobs, err := listJobs(c, context.Background()); err != nil || len(jobs) != 1 || rec.Count() != down+1 {
+		t.Fatalf("after %d failures: %d jobs, %d requests, %v", down, len(jobs), rec.Count(), err)
 	}
 
 	down = 1 << 30
 	start := time.Now()
-	err := newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetries = client.NoRetryLimit; c.RetryBudget = 300 * time.Millisecond }).CancelJob(context.Background(), testWS, "j")
+	err := testclient.New(t, ts.URL, func(c *client.Config) { c.MaxRetries = client.NoRetryLimit; c.RetryBudget = 300 * time.Millisecond }).CancelJob(context.Background(), testWS, "j")
 	took := time.Since(start)
 	var e *client.Error
 	if !errors.As(err, &e) || e.StatusCode == 0 || e.Attempts < 10 || took > time.Second || e.Tried > took {
@@ -115,11 +117,11 @@ func TestClient_retriesWithinBudget(t *testing.T) {
 		t.Errorf("the error does not say how long it tried: %v", err)
 	}
 
-	before := rec.count()
-	err = newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetries = 2 }).CancelJob(context.Background(), testWS, "j")
-	if !errors.As(err, &e) || e.Attempts != 3 || rec.count()-before != 3 || !strings.Contains(err.Error(), "(gave up after 3 attempts over ") || strings.Contains(err.Error(), "at the end") ||
+	before := rec.Count()
+	err = testclient.New(t, ts.URL, func(c *client.Config) { c.MaxRetries = 2 }).CancelJob(context.Background(), testWS, "j")
+	if !errors.As(err, &e) || e.Attempts != 3 || rec.Count()-before != 3 || !strings.Contains(err.Error(), "(gave up after 3 attempts over ") || strings.Contains(err.Error(), "at the end") ||
 		!strings.HasSuffix(err.Error(), ", at max_retries (2))") {
-		t.Errorf("max retries 2: %d requests, %v", rec.count()-before, err)
+		t.Errorf("max retries 2: %d requests, %v", rec.Count()-before, err)
 	}
 }
 
@@ -129,8 +131,8 @@ func TestClient_retriesWithinBudget(t *testing.T) {
 func TestClient_namedLimitEndsRequest(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	var rec recorder
-	ts := rec.server(t, func(n int, w http.ResponseWriter, r *http.Request) {
+	var rec clienttest.Recorder
+	ts := rec.Server(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("page") == "" {
 			w.Header().Set("Retry-After", "0")
 			w.WriteHeader(503)
@@ -141,7 +143,7 @@ func TestClient_namedLimitEndsRequest(t *testing.T) {
 		case <-r.Context().Done():
 		}
 	})
-	c := newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetries = client.NoRetryLimit; c.MinBackoff = 20 * time.Millisecond })
+	c := testclient.New(t, ts.URL, func(c *client.Config) { c.MaxRetries = client.NoRetryLimit; c.MinBackoff = 20 * time.Millisecond })
 	for _, tc := range []struct {
 		name string
 		call func(context.Context) error
@@ -180,35 +182,35 @@ func TestClient_connectionErrors(t *testing.T) {
 	count := func(c *client.Config) {
 		c.Log = func(context.Context, string, map[string]any) { attempts.Add(1) }
 	}
-	err = newTestClient(t, closed, count).TriggerJob(context.Background(), testWS, "j", false)
+	err = testclient.New(t, closed, count).TriggerJob(context.Background(), testWS, "j", false)
 	if err == nil || attempts.Load() != 4 {
 		t.Errorf("trigger to a closed port: %d attempts, err %v; want 4 attempts", attempts.Load(), err)
 	}
 
 	// The server reads the request, then hangs up without answering.
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+	var rec clienttest.Recorder
+	ts := rec.Server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		conn, _, _ := w.(http.Hijacker).Hijack()
 		conn.Close()
 	})
-	err = newTestClient(t, ts.URL).TriggerJob(context.Background(), testWS, "j", false)
-	if err == nil || rec.count() != 1 {
-		t.Errorf("trigger whose answer was lost: %d requests, err %v; want 1", rec.count(), err)
+	err = testclient.New(t, ts.URL).TriggerJob(context.Background(), testWS, "j", false)
+	if err == nil || rec.Count() != 1 {
+		t.Errorf("trigger whose answer was lost: %d requests, err %v; want 1", rec.Count(), err)
 	}
-	err = newTestClient(t, ts.URL).CancelJob(context.Background(), testWS, "j")
-	if err == nil || rec.count() != 1+4 {
-		t.Errorf("cancel whose answer was lost: %d requests in all, err %v; want 1+4", rec.count(), err)
+	err = testclient.New(t, ts.URL).CancelJob(context.Background(), testWS, "j")
+	if err == nil || rec.Count() != 1+4 {
+		t.Errorf("cancel whose answer was lost: %d requests in all, err %v; want 1+4", rec.Count(), err)
 	}
 }
 
 func TestClient_contextCancelledDuringBackoff(t *testing.T) {
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+	var rec clienttest.Recorder
+	ts := rec.Server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Retry-After", "3600")
 		w.WriteHeader(429)
 	})
 	attempted := make(chan struct{}, 1)
-	c := newTestClient(t, ts.URL, func(c *client.Config) {
+	c := testclient.New(t, ts.URL, func(c *client.Config) {
 		c.MaxRetryAfter = time.Hour
 		c.RetryBudget = 2 * time.Hour
 		// Called when the attempt is over, just before the client waits.
@@ -221,8 +223,8 @@ func TestClient_contextCancelledDuringBackoff(t *testing.T) {
 	cancel()
 	select {
 	case err := <-done:
-		if client.StatusCode(err) != 429 || rec.count() != 1 {
-			t.Errorf("%d requests, err %v", rec.count(), err)
+		if client.StatusCode(err) != 429 || rec.Count() != 1 {
+			t.Errorf("%d requests, err %v", rec.Count(), err)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the client kept waiting out an hour's Retry-After after its context was cancelled")
@@ -282,23 +284,23 @@ func TestClient_retryAfterAndBackoff(t *testing.T) {
 // date, is capped; the wait ends with the context.
 func TestClient_farRetryAfter(t *testing.T) {
 	for _, header := range []string{"3600", "99999999999999999999", time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)} {
-		var rec recorder
-		ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		var rec clienttest.Recorder
+		ts := rec.Server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Retry-After", header)
 			w.WriteHeader(http.StatusServiceUnavailable)
 		})
-		cl := newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetryAfter = 20 * time.Millisecond; c.MaxRetries = 2 })
+		cl := testclient.New(t, ts.URL, func(c *client.Config) { c.MaxRetryAfter = 20 * time.Millisecond; c.MaxRetries = 2 })
 		start := time.Now()
 		err := cl.CancelJob(context.Background(), testWS, "j")
-		if client.StatusCode(err) != http.StatusServiceUnavailable || rec.count() != 3 {
-			t.Errorf("Retry-After %q: %d requests, err %v", header, rec.count(), err)
+		if client.StatusCode(err) != http.StatusServiceUnavailable || rec.Count() != 3 {
+			t.Errorf("Retry-After %q: %d requests, err %v", header, rec.Count(), err)
 		}
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("Retry-After %q was not capped: %v", header, d)
 		}
 
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-		uncapped := newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetryAfter = time.Hour })
+		uncapped := testclient.New(t, ts.URL, func(c *client.Config) { c.MaxRetryAfter = time.Hour })
 		start = time.Now()
 		err = uncapped.CancelJob(ctx, testWS, "j")
 		cancel()
@@ -315,15 +317,15 @@ func TestClient_unreachableStopsAtMaxRetries(t *testing.T) {
 	var log attemptLog
 	c := budgetClient(t, "http://"+nettest.RefusingAddr(t), time.Minute, &log, func(c *client.Config) { c.MaxRetries = 2 })
 	_, err := c.GetConnector(context.Background(), testWS, "c-1")
-	if ce := unreachable(t, err); ce.StoppedBy != "max_retries (2)" || log.count() != 3 {
-		t.Errorf("first request: %d attempts, stopped by %q; want 3, by max_retries (2)", log.count(), ce.StoppedBy)
+	if ce := unreachable(t, err); ce.StoppedBy != "max_retries (2)" || log.Count() != 3 {
+		t.Errorf("first request: %d attempts, stopped by %q; want 3, by max_retries (2)", log.Count(), ce.StoppedBy)
 	}
 	for range 3 {
 		if err := c.TriggerJob(context.Background(), testWS, "j", false); unreachable(t, err).StoppedBy != "max_retries (2)" {
 			t.Errorf("a later trigger: %v", err)
 		}
 	}
-	if n := log.count(); n != 3+3 {
+	if n := log.Count(); n != 3+3 {
 		t.Errorf("%d attempts in all, want 3+3", n)
 	}
 }
@@ -333,17 +335,17 @@ func TestClient_unreachableStopsAtMaxRetries(t *testing.T) {
 // one is retried as long.
 func TestClient_unavailableKeepsItsOwnBudget(t *testing.T) {
 	const budget = 300 * time.Millisecond
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
+	var rec clienttest.Recorder
+	ts := rec.Server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
 	var log attemptLog
 	c := budgetClient(t, ts.URL, budget, &log)
 	for i := range 2 {
-		before := rec.count()
+		before := rec.Count()
 		start := time.Now()
 		_, err := c.GetConnector(context.Background(), testWS, "c-1")
 		var e *client.Error
-		if !errors.As(err, &e) || e.StatusCode != 503 || e.Limit != "the retry budget (300ms)" || rec.count()-before < 3 || time.Since(start) < budget/2 {
-			t.Errorf("request %d: %d attempts over %v, err %v; want retries for its own budget", i+1, rec.count()-before, time.Since(start), err)
+		if !errors.As(err, &e) || e.StatusCode != 503 || e.Limit != "the retry budget (300ms)" || rec.Count()-before < 3 || time.Since(start) < budget/2 {
+			t.Errorf("request %d: %d attempts over %v, err %v; want retries for its own budget", i+1, rec.Count()-before, time.Since(start), err)
 		}
 	}
 }
@@ -391,7 +393,7 @@ func TestRetries_waitPastLimitSaysSo(t *testing.T) {
 	ctx, cancel := client.WithLimit(context.Background(), "timeouts.create", 2*time.Second)
 	defer cancel()
 	start := time.Now()
-	err := newTestClient(t, ts.URL).CancelJob(ctx, testWS, "j")
+	err := testclient.New(t, ts.URL).CancelJob(ctx, testWS, "j")
 	var e *client.Error
 	if !errors.As(err, &e) || e.StatusCode != http.StatusTooManyRequests || time.Since(start) > time.Second {
 		t.Fatalf("after %v: %v", time.Since(start), err)
@@ -412,7 +414,7 @@ func TestClient_decodeErrors(t *testing.T) {
 		{`{"results": [{"_id": "a"`, "the answer was cut short (unexpected EOF)"},
 	} {
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, c.body) }))
-		_, err := listJobs(newTestClient(t, ts.URL), context.Background())
+		_, err := listJobs(testclient.New(t, ts.URL), context.Background())
 		ts.Close()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("body %q: %v", c.body, err)
@@ -422,29 +424,29 @@ func TestClient_decodeErrors(t *testing.T) {
 
 func TestClient_requestTimeout(t *testing.T) {
 	release := make(chan struct{})
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+	var rec clienttest.Recorder
+	ts := rec.Server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-release:
 		case <-r.Context().Done():
 		}
 	})
 	defer close(release)
-	err := newTestClient(t, ts.URL, func(c *client.Config) {
+	err := testclient.New(t, ts.URL, func(c *client.Config) {
 		c.RequestTimeout = 20 * time.Millisecond
 		c.MaxRetries = 1
 	}).CancelJob(context.Background(), testWS, "j")
-	if err == nil || !strings.Contains(err.Error(), "nothing answered at "+strings.TrimPrefix(ts.URL, "http://")+" within request_timeout (20ms)") || rec.count() != 2 {
-		t.Errorf("%d requests, err %v", rec.count(), err)
+	if err == nil || !strings.Contains(err.Error(), "nothing answered at "+strings.TrimPrefix(ts.URL, "http://")+" within request_timeout (20ms)") || rec.Count() != 2 {
+		t.Errorf("%d requests, err %v", rec.Count(), err)
 	}
 }
 
 func TestClient_logNeverSeesSecrets(t *testing.T) {
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(201) })
+	var rec clienttest.Recorder
+	ts := rec.Server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(201) })
 	var logged []string
 	var mu sync.Mutex
-	c := newTestClient(t, ts.URL, func(c *client.Config) {
+	c := testclient.New(t, ts.URL, func(c *client.Config) {
 		c.Log = func(_ context.Context, msg string, fields map[string]any) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -478,7 +480,7 @@ func TestClient_largeAnswers(t *testing.T) {
 		fmt.Fprintf(&b, `{"_id": "j%d", "name": %q}`, i, name)
 	}
 	b.WriteString("]}")
-	jobs, err := listJobs(newTestClient(t, serve(t, b.String())), context.Background())
+	jobs, err := listJobs(testclient.New(t, clienttest.Serve(t, b.String())), context.Background())
 	if err != nil || len(jobs) != 100 || *jobs[99].Name != name {
 		t.Fatalf("a 10 MB page: %d jobs, err %v", len(jobs), err)
 	}
@@ -500,7 +502,7 @@ func TestClient_largeAnswers(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	_, err = listJobs(newTestClient(t, endless.URL), context.Background())
+	_, err = listJobs(testclient.New(t, endless.URL), context.Background())
 	if err == nil || !strings.Contains(err.Error(), "larger than 16 MiB") {
 		t.Fatalf("an endless answer: %v, want an error saying it is too large", err)
 	}
@@ -526,7 +528,7 @@ func TestClient_largeAnswers(t *testing.T) {
 		}
 	}))
 	defer endlessError.Close()
-	err = newTestClient(t, endlessError.URL).TriggerJob(context.Background(), testWS, "j", false)
+	err = testclient.New(t, endlessError.URL).TriggerJob(context.Background(), testWS, "j", false)
 	if client.StatusCode(err) != http.StatusBadRequest || len(err.Error()) > 1000 {
 		t.Fatalf("an endless error body: status %d, message of %d bytes", client.StatusCode(err), len(err.Error()))
 	}
@@ -537,8 +539,8 @@ func TestClient_largeAnswers(t *testing.T) {
 func TestClient_stalledAnswer(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+	var rec clienttest.Recorder
+	ts := rec.Server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		_, _ = io.WriteString(w, `{"results": [`)
 		w.(http.Flusher).Flush()
@@ -548,12 +550,12 @@ func TestClient_stalledAnswer(t *testing.T) {
 		}
 	})
 	start := time.Now()
-	_, err := listJobs(newTestClient(t, ts.URL, func(c *client.Config) {
+	_, err := listJobs(testclient.New(t, ts.URL, func(c *client.Config) {
 		c.RequestTimeout = 50 * time.Millisecond
 		c.MaxRetries = 1
 	}), context.Background())
-	if err == nil || rec.count() != 2 {
-		t.Fatalf("a stalled answer: %d requests, err %v; want an error after 2", rec.count(), err)
+	if err == nil || rec.Count() != 2 {
+		t.Fatalf("a stalled answer: %d requests, err %v; want an error after 2", rec.Count(), err)
 	}
 	if !errors.Is(err, context.DeadlineExceeded) && !strings.Contains(err.Error(), "timeout") && !strings.Contains(err.Error(), "deadline") {
 		t.Errorf("the error does not say the request timed out: %v", err)
@@ -568,20 +570,20 @@ func TestClient_stalledAnswer(t *testing.T) {
 // that Terraform records what the service did; a read in flight is
 // abandoned; and nothing is sent once the context is cancelled.
 func TestClient_interruptedCreateIsLetFinish(t *testing.T) {
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+	var rec clienttest.Recorder
+	ts := rec.Server(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		time.Sleep(100 * time.Millisecond)
 		if r.Method == http.MethodPost {
 			w.WriteHeader(http.StatusCreated)
 			return
 		}
-		writePage(w, nil)
+		clienttest.WritePage(w, nil)
 	})
-	cl := newTestClient(t, ts.URL)
+	cl := testclient.New(t, ts.URL)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
-	if err := cl.TriggerJob(ctx, testWS, "j", false); err != nil || rec.count() != 1 {
-		t.Errorf("a trigger in flight when interrupted: %d requests, err %v; want it to finish", rec.count(), err)
+	if err := cl.TriggerJob(ctx, testWS, "j", false); err != nil || rec.Count() != 1 {
+		t.Errorf("a trigger in flight when interrupted: %d requests, err %v; want it to finish", rec.Count(), err)
 	}
 
 	ctx, cancel = context.WithCancel(context.Background())
@@ -591,7 +593,7 @@ func TestClient_interruptedCreateIsLetFinish(t *testing.T) {
 		t.Errorf("a read in flight when interrupted: err %v after %v; want it abandoned", err, time.Since(start))
 	}
 
-	if err := cl.TriggerJob(ctx, testWS, "j", false); !errors.Is(err, context.Canceled) || rec.count() != 2 {
-		t.Errorf("a trigger after the interruption: %d requests in all, err %v; want none sent", rec.count(), err)
+	if err := cl.TriggerJob(ctx, testWS, "j", false); !errors.Is(err, context.Canceled) || rec.Count() != 2 {
+		t.Errorf("a trigger after the interruption: %d requests in all, err %v; want none sent", rec.Count(), err)
 	}
 }

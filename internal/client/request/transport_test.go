@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/clienttest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/clienttest/testclient"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
 )
 
@@ -65,7 +67,7 @@ func TestTransport_caCertificate(t *testing.T) {
 	base := "https://127.0.0.1:" + port
 
 	start := time.Now()
-	err := getConnector(t, newTestClient(t, base, func(c *client.Config) { c.MaxRetries = client.NoRetryLimit }))
+	err := getConnector(t, testclient.New(t, base, func(c *client.Config) { c.MaxRetries = client.NoRetryLimit }))
 	ce := connectFailure(t, err, client.UntrustedCertificate)
 	if time.Since(start) > 5*time.Second || client.OutOfTime(err) {
 		t.Errorf("an untrusted certificate was retried: %v", err)
@@ -78,12 +80,12 @@ func TestTransport_caCertificate(t *testing.T) {
 	}
 
 	for name, pem := range map[string]string{"the CA": ca.PEM, "a bundle": other.PEM + "\n# ACME\n" + ca.PEM} {
-		err := getConnector(t, newTestClient(t, base, func(c *client.Config) { c.CACertificate = pem }))
+		err := getConnector(t, testclient.New(t, base, func(c *client.Config) { c.CACertificate = pem }))
 		if client.StatusCode(err) != http.StatusNotFound {
 			t.Errorf("trusting %s: %v, want the service's 404", name, err)
 		}
 	}
-	if err := getConnector(t, newTestClient(t, base, func(c *client.Config) { c.CACertificate = other.PEM })); !errors.As(err, &ce) || ce.Failure != client.UntrustedCertificate {
+	if err := getConnector(t, testclient.New(t, base, func(c *client.Config) { c.CACertificate = other.PEM })); !errors.As(err, &ce) || ce.Failure != client.UntrustedCertificate {
 		t.Errorf("trusting another CA: %v", err)
 	}
 	if _, err := client.New(client.Config{BaseURL: base, CACertificate: "not a certificate"}); !errors.Is(err, client.ErrNoCertificate) {
@@ -98,7 +100,7 @@ func TestTransport_certificateNameAndTime(t *testing.T) {
 	t.Run("unknown host", func(t *testing.T) {
 		proxyEnv(t, "", "")
 		// .invalid names no host anywhere (RFC 2606).
-		err := getConnector(t, newTestClient(t, "https://dataintegration.invalid", func(c *client.Config) { c.MaxRetries = client.NoRetryLimit }))
+		err := getConnector(t, testclient.New(t, "https://dataintegration.invalid", func(c *client.Config) { c.MaxRetries = client.NoRetryLimit }))
 		var dns *net.DNSError
 		if errors.As(err, &dns) && !dns.IsNotFound {
 			t.Skipf("this machine's resolver does not answer: %v", err)
@@ -114,7 +116,7 @@ func TestTransport_certificateNameAndTime(t *testing.T) {
 	trust := func(c *client.Config) { c.CACertificate = ca.PEM; c.MaxRetries = client.NoRetryLimit }
 
 	port, _ := tlsService(t, ca, time.Now().Add(time.Hour), "api.example.com", "api-2.example.com")
-	err := getConnector(t, newTestClient(t, "https://127.0.0.1:"+port, trust))
+	err := getConnector(t, testclient.New(t, "https://127.0.0.1:"+port, trust))
 	_ = connectFailure(t, err, client.CertificateNameMismatch)
 	if want := "is for api.example.com, api-2.example.com, not for 127.0.0.1"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q, want it to say %q", err, want)
@@ -122,7 +124,7 @@ func TestTransport_certificateNameAndTime(t *testing.T) {
 
 	expired := time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
 	port, _ = tlsService(t, ca, expired, "127.0.0.1")
-	err = getConnector(t, newTestClient(t, "https://127.0.0.1:"+port, trust))
+	err = getConnector(t, testclient.New(t, "https://127.0.0.1:"+port, trust))
 	_ = connectFailure(t, err, client.CertificateExpired)
 	if want := "expired at " + expired.Format(time.RFC3339) + " (this machine's clock says"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q, want it to say %q", err, want)
@@ -151,7 +153,7 @@ func TestTransport_proxy(t *testing.T) {
 	t.Run("through the proxy", func(t *testing.T) {
 		proxyEnv(t, proxy.URL, "")
 		var logged strings.Builder
-		c := newTestClient(t, base, trust, func(c *client.Config) {
+		c := testclient.New(t, base, trust, func(c *client.Config) {
 			c.Log = func(_ context.Context, msg string, fields map[string]any) { fmt.Fprintln(&logged, msg, fields) }
 		})
 		before := reached.Load()
@@ -171,7 +173,7 @@ func TestTransport_proxy(t *testing.T) {
 	t.Run("NO_PROXY naming the host", func(t *testing.T) {
 		proxyEnv(t, proxy.URL, "example.com,sandbox.localhost")
 		before := len(proxy.Targets())
-		err := getConnector(t, newTestClient(t, base, trust))
+		err := getConnector(t, testclient.New(t, base, trust))
 		if n := len(proxy.Targets()) - before; n != 0 {
 			t.Errorf("the proxy tunnelled %d connections for a host NO_PROXY names", n)
 		}
@@ -198,7 +200,7 @@ func TestTransport_proxy(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			proxyEnv(t, c.proxyURL, "")
-			err := getConnector(t, newTestClient(t, base, trust))
+			err := getConnector(t, testclient.New(t, base, trust))
 			ce := connectFailure(t, err, c.want)
 			if !ce.Permanent() {
 				t.Errorf("%v would be retried", err)
@@ -297,20 +299,20 @@ func TestTransport_userAgent(t *testing.T) {
 			t.Errorf("UserAgent(%q, %q, %q) = %q, want %q", c.engine, c.version, c.appended, got, c.want)
 		}
 	}
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { http.NotFound(w, nil) })
-	c := newTestClient(t, ts.URL, func(c *client.Config) {
+	var rec clienttest.Recorder
+	ts := rec.Server(t, func(_ int, w http.ResponseWriter, _ *http.Request) { http.NotFound(w, nil) })
+	c := testclient.New(t, ts.URL, func(c *client.Config) {
 		c.Engine, c.Version, c.AppendUserAgent = "OpenTofu (+https://opentofu.org; compatible with Terraform 1.13.0)", "0.2.0", "ci/42"
 	})
 	_ = getConnector(t, c)
 	_ = getConnector(t, c)
-	for _, r := range rec.reqs {
+	for _, r := range rec.Reqs {
 		if got := r.UserAgent(); got != "OpenTofu (+https://opentofu.org; compatible with Terraform 1.13.0) terraform-provider-dataintegration/0.2.0 ci/42" {
 			t.Errorf("User-Agent %q", got)
 		}
 	}
-	if len(rec.reqs) != 2 {
-		t.Errorf("%d requests, want 2", len(rec.reqs))
+	if len(rec.Reqs) != 2 {
+		t.Errorf("%d requests, want 2", len(rec.Reqs))
 	}
 }
 
@@ -345,8 +347,8 @@ func TestTransport_schemeMismatch(t *testing.T) {
 				t.Errorf("%s: %q does not say %q", c.base, err, p)
 			}
 		}
-		if log.count() != 1 || time.Since(start) > 5*time.Second {
-			t.Errorf("%s: %d attempts over %v; want one", c.base, log.count(), time.Since(start))
+		if log.Count() != 1 || time.Since(start) > 5*time.Second {
+			t.Errorf("%s: %d attempts over %v; want one", c.base, log.Count(), time.Since(start))
 		}
 		if f := log.last(); f["failure"] != string(c.want) || f["error"] == nil {
 			t.Errorf("%s: log fields %v do not name the cause", c.base, f)
@@ -365,7 +367,7 @@ func TestTransport_proxyNotAnswering(t *testing.T) {
 	const password = "proxy-pass-S3cret"
 	silent := nettest.SilentAddr(t)
 	proxyEnv(t, "http://ci-runner:"+password+"@"+silent, "")
-	err := getConnector(t, newTestClient(t, "https://service.example.com:8443", func(c *client.Config) { c.RequestTimeout = 200 * time.Millisecond; c.MaxRetries = 0 }))
+	err := getConnector(t, testclient.New(t, "https://service.example.com:8443", func(c *client.Config) { c.RequestTimeout = 200 * time.Millisecond; c.MaxRetries = 0 }))
 	ce := connectFailure(t, err, client.ProxyNotAnswering)
 	want := "the proxy at " + silent + " accepted the connection but did not answer the request for a tunnel to service.example.com:8443 (CONNECT) within request_timeout (200ms)"
 	if ce.Proxy != silent || ce.Permanent() || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), password) {

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/clienttest"
+	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/clienttest/testclient"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/pacing"
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/nettest"
 )
@@ -31,8 +33,8 @@ func TestClient_retryAfterPausesEveryRequest(t *testing.T) {
 	// sent before the client read the 429 arrives within moments of it;
 	// one that arrives from 50 ms after it to the end of the pause was
 	// sent during the pause.
-	s := &pagedServer{items: 2000, envelope: fullEnvelope, delay: 150 * time.Millisecond}
-	s.hook = func(_ *pagedServer, _, page int, w http.ResponseWriter, _ *http.Request) bool {
+	s := &clienttest.PagedServer{Items: 2000, Envelope: clienttest.FullEnvelope, Delay: 150 * time.Millisecond}
+	s.Hook = func(_ *clienttest.PagedServer, _, page int, w http.ResponseWriter, _ *http.Request) bool {
 		mu.Lock()
 		defer mu.Unlock()
 		if since := time.Since(limited); !limited.IsZero() && since > 50*time.Millisecond && since < 950*time.Millisecond {
@@ -46,9 +48,9 @@ func TestClient_retryAfterPausesEveryRequest(t *testing.T) {
 		}
 		return false
 	}
-	ts := s.start(t)
-	jobs, err := listJobs(newTestClient(t, ts.URL), context.Background())
-	if err != nil || !slices.Equal(idsOf(jobs), jobIDs(2000)) {
+	ts := s.Start(t)
+	jobs, err := listJobs(testclient.New(t, ts.URL), context.Background())
+	if err != nil || !slices.Equal(idsOf(jobs), clienttest.JobIDs(2000)) {
 		t.Fatalf("%d jobs, %v", len(jobs), err)
 	}
 	mu.Lock()
@@ -56,8 +58,8 @@ func TestClient_retryAfterPausesEveryRequest(t *testing.T) {
 	if len(during) != 0 {
 		t.Errorf("pages %v were asked during the pause", during)
 	}
-	if s.count() != 21 {
-		t.Errorf("%d requests, want 21: 20 pages and one retry", s.count())
+	if s.Count() != 21 {
+		t.Errorf("%d requests, want 21: 20 pages and one retry", s.Count())
 	}
 }
 
@@ -78,10 +80,10 @@ func TestClient_retryAfterPausesOtherCalls(t *testing.T) {
 			http.Error(w, "slow down", http.StatusTooManyRequests)
 			return
 		}
-		writePage(w, nil, "a")
+		clienttest.WritePage(w, nil, "a")
 	}))
 	t.Cleanup(ts.Close)
-	c := newTestClient(t, ts.URL)
+	c := testclient.New(t, ts.URL)
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		if _, err := listJobs(c, context.Background()); err != nil {
@@ -104,12 +106,12 @@ func TestClient_retryAfterPausesOtherCalls(t *testing.T) {
 // TestClient_retryAfterPauseEndsWithContext: a request held by a pause gives up
 // when its context ends, without being sent.
 func TestClient_retryAfterPauseEndsWithContext(t *testing.T) {
-	var rec recorder
-	ts := rec.server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+	var rec clienttest.Recorder
+	ts := rec.Server(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Retry-After", "30")
 		http.Error(w, "slow down", http.StatusServiceUnavailable)
 	})
-	c := newTestClient(t, ts.URL, func(c *client.Config) { c.MaxRetries = 0 })
+	c := testclient.New(t, ts.URL, func(c *client.Config) { c.MaxRetries = 0 })
 	if _, err := listJobs(c, context.Background()); client.StatusCode(err) != http.StatusServiceUnavailable {
 		t.Fatalf("list: %v", err)
 	}
@@ -117,8 +119,8 @@ func TestClient_retryAfterPauseEndsWithContext(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	err := c.CancelJob(ctx, testWS, "j1")
-	if err == nil || time.Since(start) > time.Second || rec.count() != 1 {
-		t.Errorf("held cancel: %v after %v, %d requests (want only the list's)", err, time.Since(start), rec.count())
+	if err == nil || time.Since(start) > time.Second || rec.Count() != 1 {
+		t.Errorf("held cancel: %v after %v, %d requests (want only the list's)", err, time.Since(start), rec.Count())
 	}
 	var e *client.Error
 	if !errors.As(err, &e) || e.Sent {
@@ -156,11 +158,11 @@ func TestClient_unreachableSharesOneBudget(t *testing.T) {
 		t.Errorf("22 requests to a closed port took %v: more than one budget (%v)", took, budget)
 	}
 
-	before := log.count()
+	before := log.Count()
 	start = time.Now()
 	_, err := c.GetConnector(context.Background(), testWS, "c-1")
 	ce := unreachable(t, err)
-	if n := log.count() - before; n != 1 || time.Since(start) > budget/4 {
+	if n := log.Count() - before; n != 1 || time.Since(start) > budget/4 {
 		t.Errorf("after the budget: %d attempts over %v; want one, at once", n, time.Since(start))
 	}
 	for _, want := range []string{"nothing accepts connections at " + addr, "connection refused"} {
@@ -198,25 +200,25 @@ func TestClient_unreachableServiceFoundWhenBack(t *testing.T) {
 	}))
 	srv.Listener = ln
 	srv.Start()
-	before := log.count()
-	if _, err := c.GetConnector(context.Background(), testWS, "c-1"); err != nil || log.count()-before != 1 {
-		t.Fatalf("the service back: %d attempts, err %v; want one, which succeeds", log.count()-before, err)
+	before := log.Count()
+	if _, err := c.GetConnector(context.Background(), testWS, "c-1"); err != nil || log.Count()-before != 1 {
+		t.Fatalf("the service back: %d attempts, err %v; want one, which succeeds", log.Count()-before, err)
 	}
 
 	srv.Close()
-	before = log.count()
+	before = log.Count()
 	start := time.Now()
 	_, err = c.GetConnector(context.Background(), testWS, "c-1")
-	if _ = unreachable(t, err); log.count()-before < 3 || time.Since(start) < budget/2 {
-		t.Errorf("gone again: %d attempts over %v; want retries for a new budget (%v)", log.count()-before, time.Since(start), budget)
+	if _ = unreachable(t, err); log.Count()-before < 3 || time.Since(start) < budget/2 {
+		t.Errorf("gone again: %d attempts over %v; want retries for a new budget (%v)", log.Count()-before, time.Since(start), budget)
 	}
 }
 
 // TestPacing_waitPastLimitFailsUnsent: a request the count would hold past
 // its time limit fails at once, unsent, naming the header and the wait.
 func TestPacing_waitPastLimitFailsUnsent(t *testing.T) {
-	rec, url := holdingServer(t)
-	c := newTestClient(t, url)
+	rec, url := clienttest.HoldingServer(t)
+	c := testclient.New(t, url)
 	if err := c.CancelJob(context.Background(), testWS, "j"); err != nil {
 		t.Fatal(err)
 	}
@@ -227,8 +229,8 @@ func TestPacing_waitPastLimitFailsUnsent(t *testing.T) {
 	took := time.Since(start)
 	var e *client.Error
 	var rle *client.RateLimitError
-	if !errors.As(err, &e) || !errors.As(err, &rle) || rec.count() != 1 || took > 500*time.Millisecond {
-		t.Fatalf("after %v, %d requests: %v", took, rec.count(), err)
+	if !errors.As(err, &e) || !errors.As(err, &rle) || rec.Count() != 1 || took > 500*time.Millisecond {
+		t.Fatalf("after %v, %d requests: %v", took, rec.Count(), err)
 	}
 	if e.Sent || e.MayHaveTakenEffect() || rle.By != "X-RateLimit-Remaining" || rle.Wait < 11*time.Second || rle.Limit != "timeouts.read (2s)" {
 		t.Errorf("%#v, %#v", e, rle)
@@ -242,8 +244,8 @@ func TestPacing_waitPastLimitFailsUnsent(t *testing.T) {
 // TestPacing_heldHonoursCancel: a request held ends as soon as Terraform
 // interrupts it.
 func TestPacing_heldHonoursCancel(t *testing.T) {
-	rec, url := holdingServer(t)
-	c := newTestClient(t, url)
+	rec, url := clienttest.HoldingServer(t)
+	c := testclient.New(t, url)
 	if err := c.CancelJob(context.Background(), testWS, "j"); err != nil {
 		t.Fatal(err)
 	}
@@ -251,8 +253,8 @@ func TestPacing_heldHonoursCancel(t *testing.T) {
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
 	err := c.CancelJob(ctx, testWS, "j")
-	if took := time.Since(start); !errors.Is(err, context.Canceled) || took > time.Second || rec.count() != 1 {
-		t.Errorf("after %v, %d requests: %v", took, rec.count(), err)
+	if took := time.Since(start); !errors.Is(err, context.Canceled) || took > time.Second || rec.Count() != 1 {
+		t.Errorf("after %v, %d requests: %v", took, rec.Count(), err)
 	}
 }
 
