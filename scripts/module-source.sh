@@ -16,3 +16,21 @@ module_source() {
 	chmod -R u+w "$work/src"
 	src=$work/src
 }
+
+# drop_backends MODULE NAME... takes the remote-state backends NAME out of
+# the engine's backend table in $src (their imports and their entries; the
+# table calls azure "azurerm"). The provider's tests use the local backend
+# alone, and these backends bring in the cloud SDKs (Kubernetes, AWS, Google,
+# Alibaba, Tencent) that are most of an engine's build.
+drop_backends() {
+	local module=$1 init=$src/internal/backend/init/init.go b key keys=()
+	shift
+	for b in "$@"; do
+		sed -i "\#\"${module}/internal/backend/remote-state/${b}\"#d" "$init"
+		key=$b
+		[ "$b" = azure ] && key=azurerm
+		keys+=("$key")
+	done
+	local IFS='|'
+	sed -i -E "/^[[:space:]]*\"(${keys[*]})\":[[:space:]]+func\(/d" "$init"
+}
