@@ -22,12 +22,19 @@ const benchRate = 20
 type rateStyle struct {
 	label, headers string
 	refused        float64 // percent, the target of one apply
+	unlimited      bool    // no rate limit: the requests alone are measured
 }
 
 var rateStyles = []rateStyle{
 	{label: "Retry-After alone", headers: sandbox.RateLimitHeadersNone, refused: 10},
 	{label: "ietf", headers: sandbox.RateLimitHeadersIETF, refused: 2},
 	{label: "x-ratelimit", headers: sandbox.RateLimitHeadersX, refused: 2},
+	{label: "no limit", headers: sandbox.RateLimitHeadersNone, unlimited: true},
+}
+
+// perCreate is the requests a create cost, refusals included.
+func (r rateRun) perCreate(creates int) float64 {
+	return float64(r.requests) / float64(creates)
 }
 
 type rateRun struct {
@@ -69,8 +76,8 @@ func teamApplies(b *testing.B, eng *acctest.Engine, style rateStyle, teams, perT
 }
 
 func (r rateRun) teamsValue(made int, ratio float64) string {
-	return fmt.Sprintf("%d failed (%d connectors made); %.1f%% (%d of %d requests); %.2f× (%v)",
-		r.failed, made, r.refusedPercent(), r.refused, r.requests, ratio, r.wall.Round(100*time.Millisecond))
+	return fmt.Sprintf("%d failed (%d connectors made); %.2f requests a create; %.1f%% (%d of %d requests); %.2f× (%v)",
+		r.failed, made, r.perCreate(made), r.refusedPercent(), r.refused, r.requests, ratio, r.wall.Round(100*time.Millisecond))
 }
 
 // floorOf is creates ÷ rate: no engine start, no first burst.
@@ -98,6 +105,9 @@ resource "dataintegration_customer_service_connector" "c" {
 func limitedEnv(b *testing.B, style rateStyle, workspaces ...string) *acctest.Env {
 	b.Helper()
 	cfg := sandbox.Config{Jobs: 0, RateLimit: benchRate, RateLimitHeaders: style.headers}
+	if style.unlimited {
+		cfg.RateLimit = 0
+	}
 	for _, ws := range workspaces {
 		cfg.Keys = append(cfg.Keys, sandbox.KeyBinding{APIKey: sandbox.DefaultAPIKey, WorkspaceID: ws})
 	}
@@ -198,7 +208,8 @@ func expectConnectors(b *testing.B, e *acctest.Env, n int, what string) {
 }
 
 // BenchmarkRateLimited applies connectors behind 20 requests a second per key,
-// against each way of telling the quota (Retry-After alone, IETF, X-RateLimit).
+// against each way of telling the quota (Retry-After alone, IETF, X-RateLimit),
+// and with no limit; a style alone: -bench 'BenchmarkRateLimited/ietf'.
 // A missed target fails the run only with BENCH_RATE_TARGETS=1.
 func BenchmarkRateLimited(b *testing.B) {
 	if b.N > 1 {
@@ -206,10 +217,23 @@ func BenchmarkRateLimited(b *testing.B) {
 	}
 	eng := acctest.NewEngine(b)
 	var rows []acctest.BenchRow
-	add := func(r acctest.BenchRow) {
-		rows = append(rows, r)
-		fmt.Fprintf(os.Stderr, "measured: %s = %s\n", r.Figure, r.Value)
+	before := baselineProvider(b, os.Getenv("BENCH_RATE_BASELINE"))
+	for _, style := range rateStyles {
+		b.Run(strings.ReplaceAll(style.label, " ", "_"), func(b *testing.B) {
+			rows = append(rows, rateRows(b, eng, style, before)...)
+		})
 	}
+	fmt.Printf("\nMachine: %s/%s, %d CPUs, %s; %s %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), filepath.Base(eng.Path), eng.Info)
+	fmt.Printf("Rate limit %d requests a second per key, bursts of %d; the floor is the creates ÷ %d a second, computed.\n\n", benchRate, benchRate, benchRate)
+	acctest.PrintFigures(rows)
+	if os.Getenv("BENCH_RATE_TARGETS") == "1" {
+		acctest.Missed(b, rows)
+	}
+}
+
+// rateRows measures one style: an apply of 200, four of 100 at once (a
+// workspace each, then one workspace), and 20 beside 1,500 behind a limit.
+func rateRows(b *testing.B, eng *acctest.Engine, style rateStyle, before *benchProvider) []acctest.BenchRow {
 	const (
 		fleet    = 200
 		teams    = 4
@@ -218,19 +242,32 @@ func BenchmarkRateLimited(b *testing.B) {
 		newOnes  = 20
 		teamsAll = teams * perTeam
 	)
-	before := baselineProvider(b, os.Getenv("BENCH_RATE_BASELINE"))
-	for _, style := range rateStyles {
-		metric := strings.ReplaceAll(style.headers, "-", "")
+	var rows []acctest.BenchRow
+	add := func(r acctest.BenchRow) {
+		rows = append(rows, r)
+		fmt.Fprintf(os.Stderr, "measured: %s = %s\n", r.Figure, r.Value)
+	}
+	metric := strings.ReplaceAll(style.headers, "-", "")
+	if style.unlimited {
+		metric = "nolimit"
+	}
 
-		// 1. One apply of 200 connectors into an empty workspace.
-		e := limitedEnv(b, style)
-		one := applyAtOnce(b, eng, e, rateApply{dir: acctest.ConfigDir(b, acctest.FleetConnectorsHCL(fleet))})
-		if one.failed > 0 {
-			b.Fatalf("%s: the apply of %d connectors failed", style.label, fleet)
-		}
-		expectConnectors(b, e, fleet, "after the apply of 200")
-		perCreate := float64(one.requests) / fleet
-		ratio := float64(one.wall) / float64(floorOf(fleet))
+	// 1. One apply of 200 connectors into an empty workspace.
+	e := limitedEnv(b, style)
+	one := applyAtOnce(b, eng, e, rateApply{dir: acctest.ConfigDir(b, acctest.FleetConnectorsHCL(fleet))})
+	if one.failed > 0 {
+		b.Fatalf("%s: the apply of %d connectors failed", style.label, fleet)
+	}
+	expectConnectors(b, e, fleet, "after the apply of 200")
+	perCreate := one.perCreate(fleet)
+	ratio := float64(one.wall) / float64(floorOf(fleet))
+	if style.unlimited {
+		add(acctest.BenchRow{
+			Figure: fmt.Sprintf("%s: `apply` of %d connectors into an empty workspace: requests per create", style.label, fleet),
+			Value:  fmt.Sprintf("%.2f (%d requests, %d of them creates; %v)", perCreate, one.requests, one.creates, one.wall.Round(100*time.Millisecond)),
+			Target: "at most 1.5 requests a create", Met: perCreate <= 1.5,
+		})
+	} else {
 		add(acctest.BenchRow{
 			Figure: fmt.Sprintf("%s: `apply` of %d connectors into an empty workspace: requests per create, %% refused with 429, wall time against the floor (%v)", style.label, fleet, floorOf(fleet)),
 			Value: fmt.Sprintf("%.2f (%d requests, %d of them creates); %.1f%% (%d); %.2f× (%v)",
@@ -238,54 +275,53 @@ func BenchmarkRateLimited(b *testing.B) {
 			Target: fmt.Sprintf("at most 1.5 requests a create; at most %g%% refused; at most 1.7×", style.refused),
 			Met:    perCreate <= 1.5 && one.refusedPercent() <= style.refused && ratio <= 1.7,
 		})
-		b.ReportMetric(perCreate, metric+"-req/create")
 		b.ReportMetric(one.refusedPercent(), metric+"-%refused")
 		b.ReportMetric(ratio, metric+"-×floor")
+	}
+	b.ReportMetric(perCreate, metric+"-req/create")
 
-		// 2. Four applies of 100 at once sharing the key, a workspace each.
-		four, made, ratio := teamApplies(b, eng, style, teams, perTeam, false)
-		add(acctest.BenchRow{
-			Figure: fmt.Sprintf("%s: %d applies of %d connectors at once, one key, a workspace each: failed applies, %% refused with 429, wall time against the floor (%v)", style.label, teams, perTeam, floorOf(teamsAll)),
-			Value:  four.teamsValue(made, ratio),
-			Target: "none fails; at most 5% refused; at most 2×",
-			Met:    four.failed == 0 && made == teamsAll && four.refusedPercent() <= 5 && ratio <= 2,
-		})
-		b.ReportMetric(float64(four.failed), metric+"-failed/4")
-		b.ReportMetric(four.refusedPercent(), metric+"-%refused/4")
-		b.ReportMetric(ratio, metric+"-×floor/4")
+	// 2. Four applies of 100 at once sharing the key, a workspace each.
+	four, made, ratio := teamApplies(b, eng, style, teams, perTeam, false)
+	row := acctest.BenchRow{
+		Figure: fmt.Sprintf("%s: %d applies of %d connectors at once, one key, a workspace each: failed applies, requests a create, %% refused with 429, wall time against the floor (%v)", style.label, teams, perTeam, floorOf(teamsAll)),
+		Value:  four.teamsValue(made, ratio),
+		Target: "none fails; at most 1.5 requests a create; at most 5% refused; at most 2×",
+		Met:    four.failed == 0 && made == teamsAll && four.perCreate(made) <= 1.5 && four.refusedPercent() <= 5 && ratio <= 2,
+	}
+	if style.unlimited {
+		row.Target, row.Met = "none fails; at most 1.5 requests a create", four.failed == 0 && made == teamsAll && four.perCreate(made) <= 1.5
+	}
+	add(row)
+	b.ReportMetric(four.perCreate(made), metric+"-req/create/4")
 
-		// 2b. The same in one workspace: whole lists change under the others'
-		// creates, so the name checks go by name.
-		shared, made, ratio := teamApplies(b, eng, style, teams, perTeam, true)
-		add(acctest.BenchRow{
-			Figure: fmt.Sprintf("%s: %d applies of %d connectors at once, one key, one workspace: failed applies, %% refused with 429, wall time against the floor (%v)", style.label, teams, perTeam, floorOf(teamsAll)),
-			Value:  shared.teamsValue(made, ratio),
-			Target: "none fails",
-			Met:    shared.failed == 0 && made == teamsAll,
-		})
-		b.ReportMetric(float64(shared.failed), metric+"-failed/4-in-1")
-
-		// 3. 20 creates into 1,500 connectors, beside BENCH_RATE_BASELINE.
-		few := fewBesideMany(b, eng, style, nil, seeded, newOnes)
-		value := few.fewValue()
-		if before != nil {
-			was := fewBesideMany(b, eng, style, before, seeded, newOnes)
-			value += fmt.Sprintf("; %s: %s", before.name, was.fewValue())
-		}
-		// The target counts the creates and name checks answered, without the
-		// key checks; refusals are the rows above's share refused.
-		add(acctest.BenchRow{
-			Figure: fmt.Sprintf("%s: `apply` of %d connectors into a workspace of %d: requests answered besides the 2 key checks, and refused with 429", style.label, newOnes, seeded),
-			Value:  value,
-			Target: "at most 60 answered", Met: few.requests-few.refused-2 <= 60,
-		})
-		b.ReportMetric(float64(few.requests), metric+"-req/20-in-1500")
+	// 2b. The same in one workspace: whole lists change under the others'
+	// creates, so the name checks go by name.
+	shared, made, ratio := teamApplies(b, eng, style, teams, perTeam, true)
+	add(acctest.BenchRow{
+		Figure: fmt.Sprintf("%s: %d applies of %d connectors at once, one key, one workspace: failed applies, requests a create, %% refused with 429, wall time against the floor (%v)", style.label, teams, perTeam, floorOf(teamsAll)),
+		Value:  shared.teamsValue(made, ratio),
+		Target: "none fails",
+		Met:    shared.failed == 0 && made == teamsAll,
+	})
+	b.ReportMetric(shared.perCreate(made), metric+"-req/create/4-in-1")
+	if style.unlimited {
+		return rows
 	}
 
-	fmt.Printf("\nMachine: %s/%s, %d CPUs, %s; %s %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), filepath.Base(eng.Path), eng.Info)
-	fmt.Printf("Rate limit %d requests a second per key, bursts of %d; the floor is the creates ÷ %d a second, computed.\n\n", benchRate, benchRate, benchRate)
-	acctest.PrintFigures(rows)
-	if os.Getenv("BENCH_RATE_TARGETS") == "1" {
-		acctest.Missed(b, rows)
+	// 3. 20 creates into 1,500 connectors, beside BENCH_RATE_BASELINE.
+	few := fewBesideMany(b, eng, style, nil, seeded, newOnes)
+	value := few.fewValue()
+	if before != nil {
+		was := fewBesideMany(b, eng, style, before, seeded, newOnes)
+		value += fmt.Sprintf("; %s: %s", before.name, was.fewValue())
 	}
+	// The target counts the creates and name checks answered, without the
+	// key checks; refusals are the rows above's share refused.
+	add(acctest.BenchRow{
+		Figure: fmt.Sprintf("%s: `apply` of %d connectors into a workspace of %d: requests answered besides the 2 key checks, and refused with 429", style.label, newOnes, seeded),
+		Value:  value,
+		Target: "at most 60 answered", Met: few.requests-few.refused-2 <= 60,
+	})
+	b.ReportMetric(float64(few.requests), metric+"-req/20-in-1500")
+	return rows
 }

@@ -6,13 +6,24 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client"
 )
 
 // shareWindow is the longest a name check waits for the checks of the other
 // creates in progress in its workspace, so that one list answers them all.
-// A check goes at once when every create in progress waits on one.
-const shareWindow = 250 * time.Millisecond
+// A check goes at once when every create in progress waits on one. Behind a
+// rate limit the creates' requests queue for their turns, and each list
+// spared is a turn for a create: the checks then wait for the queue to pass,
+// up to pacedShareWindow.
+const (
+	shareWindow      = 250 * time.Millisecond
+	pacedShareWindow = 2 * time.Second
+	// settleWindow: creates begun within it are a fleet the engine is still
+	// starting, whose checks are worth waiting for.
+	settleWindow = 50 * time.Millisecond
+)
 
 // nameChecks answers the checks of a name before and after a create. A check
 // is answered by a list of the workspace that began after it was asked, never
@@ -28,6 +39,7 @@ type nameChecks struct {
 type workspaceNames struct {
 	ws       string       // as first given
 	creating int          // creates in progress
+	began    time.Time    // when the latest of them began
 	waiting  []*nameCheck // asked since the last list began
 	first    time.Time    // when the oldest of waiting was asked
 	listing  bool         // a list is under way
@@ -95,6 +107,7 @@ func (n *nameChecks) begin(ws string) (end func()) {
 	defer n.mu.Unlock()
 	w := n.of(ws)
 	w.creating++
+	w.began = time.Now()
 	return func() {
 		n.mu.Lock()
 		defer n.mu.Unlock()
@@ -113,12 +126,19 @@ func (n *nameChecks) counted(ws string, held int) {
 	n.of(ws).held = held
 }
 
-// onePage tells whether ws held one page of connectors at most, last counted.
-func (n *nameChecks) onePage(ws string) bool {
+// pages is the pages of the whole list of ws (at least one), from the
+// connectors it held when last counted; -1 when never counted.
+func (n *nameChecks) pages(ws string) int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	w := n.of(ws)
-	return w.held >= 0 && w.held <= w.pageSize
+	return n.of(ws).pages()
+}
+
+func (w *workspaceNames) pages() int {
+	if w.held < 0 {
+		return -1
+	}
+	return max(1, (w.held+w.pageSize-1)/w.pageSize)
 }
 
 func (n *nameChecks) made(ws string) {
@@ -170,15 +190,16 @@ func (n *nameChecks) consider(w *workspaceNames) {
 	if w.listing || len(w.waiting) == 0 {
 		return
 	}
-	if wait := shareWindow - time.Since(w.first); len(w.waiting) < w.creating && wait > 0 {
-		if w.timer == nil {
-			w.timer = time.AfterFunc(wait, func() {
-				n.mu.Lock()
-				defer n.mu.Unlock()
-				w.timer = nil
-				n.consider(w)
-			})
+	if wait := w.gather(); wait > 0 {
+		if w.timer != nil {
+			w.timer.Stop()
 		}
+		w.timer = time.AfterFunc(wait, func() {
+			n.mu.Lock()
+			defer n.mu.Unlock()
+			w.timer = nil
+			n.consider(w)
+		})
 		return
 	}
 	if w.timer != nil {
@@ -211,6 +232,9 @@ func (n *nameChecks) consider(w *workspaceNames) {
 	}
 	go func() {
 		found, err := w.list(ctx, c, names, byName, loose)
+		tflog.Debug(ctx, "Connector name checks answered", map[string]any{
+			"workspace_id": w.ws, "checks": len(round.checks), "by_name": byName || found.churned, "pages": found.pages, "failed": err != nil,
+		})
 		n.mu.Lock()
 		defer n.mu.Unlock()
 		if w.open == round {
@@ -232,6 +256,24 @@ func (n *nameChecks) consider(w *workspaceNames) {
 	}()
 }
 
+// gather is how much longer the waiting checks wait for others: until every
+// create in progress waits on one and none has begun for settleWindow (the
+// engine starts the next creates as slots free), at most the share window.
+func (w *workspaceNames) gather() time.Duration {
+	window := shareWindow
+	if w.client.Paced() {
+		window = pacedShareWindow
+	}
+	left := window - time.Since(w.first)
+	if left <= 0 {
+		return 0
+	}
+	if len(w.waiting) < w.creating {
+		return left
+	}
+	return min(left, settleWindow-time.Since(w.began))
+}
+
 // byName tells whether lists by name cost fewer requests than the whole
 // list: one request a name, where the service keeps to the name filter,
 // against the pages of the whole list, when their number is known.
@@ -245,8 +287,7 @@ func (w *workspaceNames) byName(names []string) bool {
 	if w.held < 0 {
 		return len(names) == 1
 	}
-	pages := max(1, (w.held+w.pageSize-1)/w.pageSize)
-	return len(names) < pages
+	return len(names) < w.pages()
 }
 
 type listed struct {

@@ -498,3 +498,31 @@ func TestNameChecks_troubledServiceListsApart(t *testing.T) {
 		t.Errorf("%d lists of one name, want one a check (%d)", n, len(names))
 	}
 }
+
+// TestNameChecks_waitForCreatesStillBeginning: while the engine starts creates,
+// each check waits settleWindow from the latest begun, so that checks of
+// creates begun a moment apart share one list; a check of a create begun
+// long ago goes at once.
+func TestNameChecks_waitForCreatesStillBeginning(t *testing.T) {
+	t.Parallel()
+	g := newGatedLists(t)
+	checks := &g.data.checks
+	endA := checks.begin(g.data.workspaceID)
+	a := g.check(t.Context(), "a")
+	time.Sleep(settleWindow / 2)
+	endB := checks.begin(g.data.workspaceID)
+	b := g.check(t.Context(), "b")
+	<-a
+	<-b
+	if n := g.lists.Load(); n != 1 {
+		t.Errorf("the checks of two creates begun %v apart sent %d lists (%d by name), want 1", settleWindow/2, n, g.byName.Load())
+	}
+	endB()
+	time.Sleep(settleWindow)
+	start := time.Now()
+	<-g.check(t.Context(), "a")
+	if took := time.Since(start); took >= settleWindow {
+		t.Errorf("with every create in progress checking and none begun lately, a check waited %v", took)
+	}
+	endA()
+}

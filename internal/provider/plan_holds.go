@@ -23,7 +23,9 @@ type planHolds struct {
 	read    map[string]string // connector ID in lower case: its workspace
 	planned map[string]string
 	creates map[string]bool // "workspace/name" of the creates planned
-	lists   map[string]*planList
+	// createsIn counts them by workspace (in lower case).
+	createsIn map[string]int
+	lists     map[string]*planList
 }
 
 // planList is a workspace's whole list, or one name's, shared by a walk's checks.
@@ -82,6 +84,12 @@ func (h *planHolds) create(ws, name string) (twice bool) {
 	}
 	key := strings.ToLower(ws) + "/" + name
 	twice = h.creates[key]
+	if !twice {
+		if h.createsIn == nil {
+			h.createsIn = map[string]int{}
+		}
+		h.createsIn[strings.ToLower(ws)]++
+	}
 	h.creates[key] = true
 	return twice
 }
@@ -102,16 +110,23 @@ func addNamePlannedTwice(diags *diag.Diagnostics, ws, name string) {
 }
 
 // plannedNamed returns the customer-service connectors of ws named name for a
-// plan: one whole list of the workspace answers every check of the walk when
-// it is one page, else one list a name does. A plan does not race an apply as
-// a create does (nameChecks): the apply's checks still run.
+// plan: one list a name, until the creates planned in the walk reach twice
+// the pages of the workspace's whole list; from then on one whole list
+// answers every check of the walk. A few creates in a large workspace list
+// by name alone, and many spend at most three times what knowing their count
+// would. A plan does not race an apply as a create does (nameChecks): the
+// apply's checks still run.
 func (d *providerData) plannedNamed(ctx context.Context, ws, name string) ([]client.Connector, error) {
-	whole := d.checks.onePage(ws)
+	h := &d.holds
+	h.mu.Lock()
+	planned := h.createsIn[strings.ToLower(ws)]
+	h.mu.Unlock()
+	pages := d.checks.pages(ws)
+	whole := pages >= 0 && (pages == 1 || planned >= 2*pages)
 	key := strings.ToLower(ws)
 	if !whole {
 		key += "/" + name
 	}
-	h := &d.holds
 	h.mu.Lock()
 	if h.lists == nil {
 		h.lists = map[string]*planList{}

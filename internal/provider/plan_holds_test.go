@@ -278,3 +278,32 @@ resource "terraform_data" "ws" {
 		},
 	})
 }
+
+// TestPlannedNamed_byNameUntilTwiceThePages: a walk's plans list their names
+// until its creates reach twice the pages of the whole list, which then
+// answers the rest of the walk.
+func TestPlannedNamed_byNameUntilTwiceThePages(t *testing.T) {
+	t.Parallel()
+	g := newGatedLists(t)
+	ws := g.data.workspaceID
+	names := make([]string, 250)
+	for i := range names {
+		names[i] = fmt.Sprintf("held %d", i)
+	}
+	if err := g.srv.AddConnectors(ws, names...); err != nil {
+		t.Fatal(err)
+	}
+	g.data.checks.counted(ws, len(names))
+	for i := range 8 {
+		name := fmt.Sprintf("held %d", i)
+		g.data.holds.create(ws, name)
+		found, err := g.data.plannedNamed(t.Context(), ws, name)
+		if err != nil || len(found) != 1 {
+			t.Fatalf("plan %d: found %v (%v), want the connector named %q", i, found, err, name)
+		}
+	}
+	// Three pages: five lists by name, then the whole list's three pages.
+	if n, byName := g.lists.Load(), g.byName.Load(); n != 8 || byName != 5 {
+		t.Errorf("8 plans sent %d lists, %d of them by name; want 8, 5", n, byName)
+	}
+}

@@ -80,11 +80,13 @@ type Pacer struct {
 	refAt   time.Time
 
 	// The rate learned from bare 429s; base 0 when none.
-	base, step   float64
-	decreased    time.Time
-	next         time.Time
-	held         time.Time
-	served       []time.Time
+	base, step float64
+	decreased  time.Time
+	next       time.Time
+	held       time.Time
+	served     []time.Time
+	// waited is when a request was last told to wait its turn.
+	waited       time.Time
 	sinceTrouble int
 }
 
@@ -143,6 +145,7 @@ func (p *Pacer) Reserve(now, end time.Time) (wait time.Duration, by string, rese
 	defer p.mu.Unlock()
 	p.rollover(now)
 	if p.tokens == 0 {
+		p.waited = now
 		if p.until.IsZero() {
 			return PollHeld, p.by, false, true
 		}
@@ -166,6 +169,9 @@ func (p *Pacer) Reserve(now, end time.Time) (wait time.Duration, by string, rese
 		return wait, by, false, false
 	}
 	p.next = turn.Add(time.Duration(float64(time.Second) / rate))
+	if wait > 0 {
+		p.waited = now
+	}
 	if wait > 0 && by == ByRefusals {
 		p.held = now
 	}
@@ -325,6 +331,14 @@ func (p *Pacer) refused(sent, now time.Time) {
 	if p.next.Before(now) {
 		p.next = now
 	}
+}
+
+// Holding tells whether a request was told to wait its turn within the last
+// span: requests then queue, and what one of them saves, each gains.
+func (p *Pacer) Holding(now time.Time, span time.Duration) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return !p.waited.IsZero() && now.Sub(p.waited) < span
 }
 
 func (p *Pacer) Troubled() bool {

@@ -491,3 +491,27 @@ func TestPacing_limitStillSlows(t *testing.T) {
 		t.Errorf("in the last 5 s behind 20 a second: %d served, %d refused", served, refused)
 	}
 }
+
+// TestPacing_holdingTellsOfARecentWait: Holding is true only within its span
+// of a request told to wait its turn.
+func TestPacing_holdingTellsOfARecentWait(t *testing.T) {
+	t.Parallel()
+	p := pacing.For("https://holding.example.com", "key")
+	now := time.Now()
+	if p.Holding(now, time.Second) {
+		t.Fatal("holding before any request")
+	}
+	seq, _ := p.Take(now, false)
+	h := http.Header{}
+	bucketStyles["X-RateLimit-Remaining"](h, 10, 0, 5)
+	p.Observe(seq, now, now, http.StatusOK, h)
+	if wait, _, _, _ := p.Reserve(now, now.Add(time.Minute)); wait <= 0 {
+		t.Fatalf("no request left in the window, and no wait (%v)", wait)
+	}
+	if !p.Holding(now.Add(500*time.Millisecond), time.Second) {
+		t.Error("not holding half a second after a wait")
+	}
+	if p.Holding(now.Add(1500*time.Millisecond), time.Second) {
+		t.Error("still holding a second and a half after a wait, with a span of one second")
+	}
+}

@@ -131,6 +131,12 @@ func (c *Client) pace(ctx context.Context, r *Call) error {
 	}
 }
 
+// Paced tells whether the rate limit held a request within the last second:
+// callers that can make one request serve many may then wait to.
+func (c *Client) Paced() bool {
+	return c.pacer.Holding(time.Now(), time.Second)
+}
+
 // Troubled tells whether the service answered 500, 502, 503 or 504 lately:
 // callers that would make many requests may then prefer them apart.
 func (c *Client) Troubled() bool {
