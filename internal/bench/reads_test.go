@@ -81,11 +81,37 @@ func BenchmarkConnectorReads(b *testing.B) {
 		rows = append(rows, r)
 		fmt.Fprintf(os.Stderr, "measured: %s = %s\n", r.Figure, r.Value)
 	}
-	cases := readCases(providers)
-	bound := client.DefaultMaxConcurrentRequests
+	r := readsBench{eng: eng, providers: providers, current: current, rounds: rounds, add: add}
 
 	// 1. A refresh of 500 connectors at 0 and 50 ms a request, against the
 	// yardstick's, which is the engine's own and no provider goes below.
+	b.Run("500", func(b *testing.B) { side = append(side, r.refresh500(b)...) })
+
+	// 2. A refresh of 3 connectors in a workspace of 1,500.
+	b.Run("3_of_1500", func(b *testing.B) { r.fewOfMany(b) })
+
+	// 3. A refresh of 200 connectors behind a rate limit of 20 requests a
+	// second, each plan starting with a full bucket.
+	b.Run("rate_limited", func(b *testing.B) { side = append(side, r.limitedRefresh(b)...) })
+
+	printBenchTable(eng, rows, side, rounds)
+	acctest.Missed(b, rows)
+}
+
+// readsBench is what the parts of BenchmarkConnectorReads share.
+type readsBench struct {
+	eng       *acctest.Engine
+	providers []*benchProvider
+	current   *benchProvider
+	rounds    int
+	add       func(acctest.BenchRow)
+}
+
+// refresh500 measures a refresh of 500 connectors at 0 and 50 ms a request.
+func (r readsBench) refresh500(b *testing.B) []sideRow {
+	eng, providers, current, rounds, add := r.eng, r.providers, r.current, r.rounds, r.add
+	var side []sideRow
+	bound := client.DefaultMaxConcurrentRequests
 	withYard := append(slices.Clone(providers), yardstick(b))
 	fleet := acctest.NewEnv(b, sandbox.Config{Jobs: 0})
 	fleet.RequireSandbox(b, "count the requests and add latency")
@@ -136,7 +162,12 @@ func BenchmarkConnectorReads(b *testing.B) {
 		}
 	}
 
-	// 2. A refresh of 3 connectors in a workspace of 1,500.
+	return side
+}
+
+// fewOfMany measures a refresh of 3 connectors in a workspace of 1,500.
+func (r readsBench) fewOfMany(b *testing.B) {
+	eng, providers, current, rounds, add := r.eng, r.providers, r.current, r.rounds, r.add
 	few := acctest.NewEnv(b, sandbox.Config{Jobs: 0})
 	c := few.Client(b)
 	for i := range 1497 {
@@ -145,7 +176,7 @@ func BenchmarkConnectorReads(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	dir = acctest.ConfigDir(b, acctest.FleetConnectorsHCL(3))
+	dir := acctest.ConfigDir(b, acctest.FleetConnectorsHCL(3))
 	eng.Run(b, dir, few.ServiceEnv(acctest.NoLogVars...), "apply", "-auto-approve", "-input=false")
 	if n := len(few.Sandbox.ConnectorIDs(few.WorkspaceID)); n != 1500 {
 		b.Fatalf("the workspace holds %d connectors, want 1,500", n)
@@ -164,10 +195,17 @@ func BenchmarkConnectorReads(b *testing.B) {
 		Target: "after: a handful, at most 7 (2×3+1)", Met: !slices.ContainsFunc(afterRuns, func(n int64) bool { return n > 7 }),
 	})
 
-	// 3. A refresh of 200 connectors behind a rate limit of 20 requests a
-	// second, each plan starting with a full bucket.
+}
+
+// limitedRefresh measures a refresh of 200 connectors behind a rate limit of
+// 20 requests a second told by Retry-After alone, each plan starting with a
+// full bucket.
+func (r readsBench) limitedRefresh(b *testing.B) []sideRow {
+	eng, providers, current, rounds, add := r.eng, r.providers, r.current, r.rounds, r.add
+	cases := readCases(providers)
+	var side []sideRow
 	limited := acctest.NewEnv(b, sandbox.Config{Jobs: 0})
-	dir = acctest.ConfigDir(b, acctest.FleetConnectorsHCL(200))
+	dir := acctest.ConfigDir(b, acctest.FleetConnectorsHCL(200))
 	eng.Run(b, dir, limited.ServiceEnv(acctest.NoLogVars...), "apply", "-auto-approve", "-input=false")
 	const rate = 20
 	plans, runs := planReads(b, eng, limited, dir, cases, rounds, func() {
@@ -178,14 +216,14 @@ func BenchmarkConnectorReads(b *testing.B) {
 	if err := limited.Sandbox.SetRateLimit(0); err != nil {
 		b.Fatal(err)
 	}
-	parts = nil
+	var parts []string
 	for _, p := range providers {
 		cost, refresh, plain := refreshCost(plans, p)
-		r := runs[benchCase{p: p, label: "refresh"}.name()]
+		run := runs[benchCase{p: p, label: "refresh"}.name()]
 		side = append(side,
 			sideRow{plan: "200 connectors at 20 requests a second", provider: p.name, env: "refresh", u: plans[benchCase{p: p, label: "refresh"}.name()], vs: fmt.Sprintf("less -refresh=false: %v", cost.Round(time.Millisecond))},
 			sideRow{plan: "200 connectors at 20 requests a second", provider: p.name, env: "-refresh=false", u: plans[benchCase{p: p, label: "-refresh=false"}.name()], vs: "the engine's own plan"})
-		parts = append(parts, fmt.Sprintf("%s %v (%v less %v; requests %v, refused for the rate %v)", p.name, cost.Round(time.Millisecond), refresh.Round(time.Millisecond), plain.Round(time.Millisecond), r.requests, r.limited))
+		parts = append(parts, fmt.Sprintf("%s %v (%v less %v; requests %v, refused for the rate %v)", p.name, cost.Round(time.Millisecond), refresh.Round(time.Millisecond), plain.Round(time.Millisecond), run.requests, run.limited))
 	}
 	cost, _, _ := refreshCost(plans, current)
 	add(acctest.BenchRow{
@@ -194,6 +232,5 @@ func BenchmarkConnectorReads(b *testing.B) {
 		Target: "after: at most 1.5 s", Met: cost <= 1500*time.Millisecond,
 	})
 
-	printBenchTable(eng, rows, side, rounds)
-	acctest.Missed(b, rows)
+	return side
 }
