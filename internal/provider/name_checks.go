@@ -46,7 +46,7 @@ type workspaceNames struct {
 	// open is the whole list under way until its first request is sent:
 	// checks asked until then join it.
 	open  *nameRound
-	timer *time.Timer // ends the wait of waiting at first + shareWindow
+	timer *time.Timer // ends the wait of waiting when gather says
 	// What tells the cost of a whole list: the connectors the workspace held
 	// when last counted (-1: unknown), plus those made since, and the items
 	// of a page (the first page of a whole list that had more).
