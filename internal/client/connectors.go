@@ -156,6 +156,13 @@ func (c *Client) EachConnectorPage(ctx context.Context, workspaceID string, f Co
 	return walk(ctx, c.Client, connectorListing(workspaceID, f), v)
 }
 
+// EachConnectorPageAsItGrows is EachConnectorPage for a list that others may
+// add to while it is read: one page after another, each connector once
+// (README.md, "Pages").
+func (c *Client) EachConnectorPageAsItGrows(ctx context.Context, workspaceID string, f ConnectorFilter, v Visitor[Connector]) error {
+	return walkGrowing(ctx, c.Client, connectorListing(workspaceID, f), v, func(c Connector) string { return c.ID })
+}
+
 // ReadConnector is GetConnector, answered from the workspace's shared list
 // when that costs fewer requests (README.md, "Reads of connectors").
 func (c *Client) ReadConnector(ctx context.Context, workspaceID, id string) (*Connector, error) {

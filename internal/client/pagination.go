@@ -66,8 +66,22 @@ func walk[T any](ctx context.Context, c *request.Client, l listing, v Visitor[T]
 }
 
 func walkFrom[T any](ctx context.Context, c *request.Client, l listing, first *Page[T], v Visitor[T]) error {
+	return walkTries(ctx, c, l, first, v, nil)
+}
+
+// walkGrowing reads a list one page after another and takes it though others
+// add items meanwhile (README.md, "Pages"). Where the service keeps its
+// order, an item added ahead of the page being read pushes the rest on: an
+// item present throughout is read at least once, and one pushed across a
+// page's end twice, which id drops (an item without one is kept). Only an item deleted can hide one, so a
+// count that falls, or fewer items than page 1 counted, is a changed list.
+func walkGrowing[T any](ctx context.Context, c *request.Client, l listing, v Visitor[T], id func(T) string) error {
+	return walkTries(ctx, c, l, nil, v, id)
+}
+
+func walkTries[T any](ctx context.Context, c *request.Client, l listing, first *Page[T], v Visitor[T], id func(T) string) error {
 	for try := 0; ; try++ {
-		err := walkOnce(ctx, c, l, first, v)
+		err := walkOnce(ctx, c, l, first, v, id)
 		first = nil
 		if !errors.Is(err, ErrListChanged) {
 			return err
@@ -91,21 +105,29 @@ type reading[T any] struct {
 	more     int
 	last     []T
 	lastPage int
+	// A list read as it grows (walkGrowing): the key of an item, the keys
+	// read, and the page read last, whose count and pages are the latest.
+	id     func(T) string
+	seen   map[string]bool
+	latest *Page[T]
 }
 
-func walkOnce[T any](ctx context.Context, c *request.Client, l listing, first *Page[T], v Visitor[T]) error {
+func walkOnce[T any](ctx context.Context, c *request.Client, l listing, first *Page[T], v Visitor[T], id func(T) string) error {
 	if first == nil {
 		var err error
 		if first, err = fetchPage[T](ctx, c, l, 1); err != nil {
 			return err
 		}
 	}
-	r := &reading[T]{c: c, l: l, v: v, first: first, pages: pageCount(first)}
+	r := &reading[T]{c: c, l: l, v: v, first: first, pages: pageCount(first), id: id, latest: first}
+	if id != nil {
+		r.seen = map[string]bool{}
+	}
 	next, err := r.take(first, 1)
 	if err != nil || next == 0 {
 		return err
 	}
-	if r.pages > 1 && next == 2 && c.Bound() > 1 {
+	if r.pages > 1 && next == 2 && c.Bound() > 1 && id == nil {
 		if next, err = sideBySide(ctx, r); err != nil || next == 0 {
 			return err
 		}
@@ -117,8 +139,12 @@ func (r *reading[T]) take(p *Page[T], k int) (int, error) {
 	if err := r.check(p, k); err != nil {
 		return 0, err
 	}
-	r.more = r.v.Page(p.Results)
-	r.read += int64(len(p.Results))
+	items := p.Results
+	if r.id != nil {
+		items = r.unseen(p)
+	}
+	r.more = r.v.Page(items)
+	r.read += int64(len(items))
 	r.last, r.lastPage = p.Results, k
 	if r.more == 0 {
 		return 0, nil
@@ -130,13 +156,32 @@ func (r *reading[T]) take(p *Page[T], k int) (int, error) {
 	return 0, r.ended()
 }
 
+// unseen is p's items not read before, in a list read as it grows; p's
+// count and pages become the latest.
+func (r *reading[T]) unseen(p *Page[T]) []T {
+	fresh := make([]T, 0, len(p.Results))
+	for _, it := range p.Results {
+		if key := r.id(it); key == "" || !r.seen[key] {
+			r.seen[key] = true
+			fresh = append(fresh, it)
+		}
+	}
+	r.latest = p
+	if n := pagesOf(p, len(r.first.Results)); n > 0 {
+		r.pages = n
+	}
+	return fresh
+}
+
 func (r *reading[T]) check(p *Page[T], k int) error {
 	switch {
-	case !sameSet(r.first, p):
+	case r.id != nil && r.shrank(p):
 		return ErrListChanged
-	case k > 1 && len(p.Results) > 0 && r.lastPage == k-1 && reflect.DeepEqual(p.Results, r.last):
+	case r.id == nil && !sameSet(r.first, p):
+		return ErrListChanged
+	case k > 1 && len(p.Results) > 0 && r.lastPage == k-1 && reflect.DeepEqual(p.Results, r.last) && sameSet(r.latest, p):
 		return r.l.unreadable(r.c, fmt.Errorf("the service's page %d holds the same items as page %d: it may not honour the %q parameter", k, k-1, queryPage))
-	case r.first.Count != nil && r.read+int64(len(p.Results)) > *r.first.Count:
+	case r.id == nil && r.first.Count != nil && r.read+int64(len(p.Results)) > *r.first.Count:
 		return r.l.unreadable(r.c, fmt.Errorf("the service's pages hold more items than its count (%d) by page %d", *r.first.Count, k))
 	}
 	return nil
@@ -163,8 +208,21 @@ func (r *reading[T]) after(p *Page[T], k int) (int, error) {
 	return k + 1, nil
 }
 
+// shrank: a list read as it grows has changed when its count or pages fall.
+func (r *reading[T]) shrank(p *Page[T]) bool {
+	fell := func(was, now *int64) bool { return was != nil && now != nil && *now < *was }
+	return fell(r.latest.Count, p.Count) || fell(r.latest.TotalPages, p.TotalPages)
+}
+
 func (r *reading[T]) ended() error {
-	if r.first.Count != nil && r.read != *r.first.Count {
+	switch {
+	case r.id != nil:
+		// Items added ahead of the pages read are not read; every item
+		// page 1 counted is, unless one was deleted.
+		if c := r.latest.Count; r.first.Count != nil && (r.read < *r.first.Count || c != nil && r.read > *c) {
+			return ErrListChanged
+		}
+	case r.first.Count != nil && r.read != *r.first.Count:
 		return ErrListChanged
 	}
 	return nil
@@ -236,17 +294,22 @@ func sideBySide[T any](ctx context.Context, r *reading[T]) (int, error) {
 // pageCount divides count by the first page's size, not page_size: the
 // service may serve fewer than asked.
 func pageCount[T any](first *Page[T]) int {
-	if t := first.TotalPages; t != nil && *t > 0 {
+	return pagesOf(first, len(first.Results))
+}
+
+// pagesOf is the pages p tells of, at size items a page.
+func pagesOf[T any](p *Page[T], size int) int {
+	if t := p.TotalPages; t != nil && *t > 0 {
 		return int(min(*t, maxPages))
 	}
-	size := int64(len(first.Results))
+	n := int64(size)
 	switch {
-	case first.Count == nil || size == 0:
+	case p.Count == nil || n == 0:
 		return 0
-	case *first.Count <= size:
+	case *p.Count <= n:
 		return 1
 	}
-	return int(min((*first.Count+size-1)/size, maxPages))
+	return int(min((*p.Count+n-1)/n, maxPages))
 }
 
 func sameSet[T any](first, p *Page[T]) bool {

@@ -550,3 +550,140 @@ func FuzzDecodePage(f *testing.F) {
 		}
 	})
 }
+
+// growingServer serves a list of connectors, in the order of ids, page by
+// page; before answers, holding mu, before each page is cut.
+type growingServer struct {
+	mu       sync.Mutex
+	ids      []string
+	envelope []string
+	before   func(s *growingServer, page int)
+	pages    []int // asked, in order
+	added    int
+}
+
+// add puts a new connector at index i of the order.
+func (s *growingServer) add(i int) {
+	s.added++
+	s.ids = slices.Insert(s.ids, i, fmt.Sprintf("new-%04d", s.added))
+}
+
+func (s *growingServer) start(t *testing.T) *httptest.Server {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		size, _ := strconv.Atoi(r.URL.Query().Get("page_size"))
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.pages = append(s.pages, page)
+		if s.before != nil {
+			s.before(s, page)
+		}
+		total := max((len(s.ids)+size-1)/size, 1)
+		if page < 1 || page > total {
+			http.Error(w, `{"detail": "Invalid page."}`, http.StatusNotFound)
+			return
+		}
+		env := map[string]any{}
+		for _, f := range s.envelope {
+			switch f {
+			case "count":
+				env["count"] = len(s.ids)
+			case "total_pages":
+				env["total_pages"] = total
+			case "next_page":
+				env["next_page"] = nil
+				if page < total {
+					env["next_page"] = page + 1
+				}
+			}
+		}
+		var results []map[string]any
+		for _, id := range s.ids[(page-1)*size : min(page*size, len(s.ids))] {
+			results = append(results, map[string]any{"_id": id, "name": "desk " + id, "connector_name": "customer_service"})
+		}
+		env["results"] = results
+		_ = json.NewEncoder(w).Encode(env)
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// TestList_readAsItGrows: connectors created while the list is read, ahead
+// of the page being read or behind it, push others across a page's end; a
+// list read as it grows still gives every connector it held at the start,
+// each once, whatever the envelope tells, one page after another.
+func TestList_readAsItGrows(t *testing.T) {
+	t.Parallel()
+	envelopes := [][]string{clienttest.FullEnvelope, {"count"}, {"total_pages"}, {"next_page"}}
+	places := map[string]func(s *growingServer) int{
+		"first":  func(*growingServer) int { return 0 },
+		"last":   func(s *growingServer) int { return len(s.ids) },
+		"random": func(s *growingServer) int { return rand.IntN(len(s.ids) + 1) },
+	}
+	for _, env := range envelopes {
+		for place, at := range places {
+			s := &growingServer{ids: clienttest.JobIDs(450), envelope: env}
+			s.before = func(s *growingServer, page int) {
+				for range page * 7 { // more than a page in all, at the last
+					s.add(at(s))
+				}
+			}
+			ts := s.start(t)
+			c := newTestClient(t, ts.URL, func(c *Config) { c.MaxConcurrentRequests = 8 })
+			v, got := Collect[Connector](nil, 0)
+			err := c.EachConnectorPageAsItGrows(context.Background(), testWS, ConnectorFilter{}, v)
+			seen := map[string]int{}
+			for _, conn := range *got {
+				seen[conn.ID]++
+			}
+			for _, id := range clienttest.JobIDs(450) {
+				if seen[id] != 1 {
+					t.Errorf("%v, added %s: %s read %d times, want once", env, place, id, seen[id])
+				}
+			}
+			for id, n := range seen {
+				if n != 1 {
+					t.Errorf("%v, added %s: %s read %d times", env, place, id, n)
+				}
+			}
+			for i, p := range s.pages {
+				if p != i+1 {
+					t.Fatalf("%v, added %s: pages asked %v, want one after another", env, place, s.pages)
+				}
+			}
+			if err != nil || len(s.pages) < 5 {
+				t.Errorf("%v, added %s: %d pages asked, %v", env, place, len(s.pages), err)
+			}
+		}
+	}
+}
+
+// TestList_readAsItGrowsFailsOnADelete: a connector deleted while the list is
+// read may pull another back across a page's end, unread: a count that
+// falls, or fewer read than page 1 counted, is a list changed, read again,
+// then failed.
+func TestList_readAsItGrowsFailsOnADelete(t *testing.T) {
+	t.Parallel()
+	for _, env := range [][]string{clienttest.FullEnvelope, {"count"}} {
+		for name, change := range map[string]func(s *growingServer){
+			"deleted":                             func(s *growingServer) { s.ids = s.ids[1:] },
+			"one deleted ahead, one added behind": func(s *growingServer) { s.ids = slices.Delete(s.ids, 220, 221); s.add(0) },
+		} {
+			s := &growingServer{ids: clienttest.JobIDs(250), envelope: env}
+			s.before = func(s *growingServer, page int) {
+				if page == 2 {
+					change(s)
+				}
+			}
+			ts := s.start(t)
+			resets := 0
+			v, got := Collect[Connector](nil, 0)
+			reset := v.Reset
+			v.Reset = func() { resets++; reset() }
+			err := newTestClient(t, ts.URL).EachConnectorPageAsItGrows(context.Background(), testWS, ConnectorFilter{}, v)
+			if !errors.Is(err, ErrListChanged) || !strings.Contains(err.Error(), "twice in a row") || resets != 1 {
+				t.Errorf("%v, %s: %d read, %d resets, %v; want the list changed twice", env, name, len(*got), resets, err)
+			}
+		}
+	}
+}

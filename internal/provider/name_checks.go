@@ -55,7 +55,7 @@ type workspaceNames struct {
 	// that lists by name do not cost one request each.
 	loose bool
 	// churning: a whole list changed under other creates while it was read;
-	// lists by name, which they leave alone, answer from then on.
+	// it is read as it grows from then on.
 	churning bool
 	// What the next list runs with: the client, and the context of the latest
 	// check without its end.
@@ -212,7 +212,7 @@ func (n *nameChecks) consider(w *workspaceNames) {
 		round.join(n, ch)
 	}
 	w.waiting, w.listing = nil, true
-	byName, loose, c := w.byName(distinctNames(round.checks)), w.loose, w.client
+	byName, loose, growing, c := w.byName(distinctNames(round.checks)), w.loose, w.churning, w.client
 	// The names asked, read when listed: checks join a whole list until it
 	// is sent, and a whole list that changes as it is read lists them.
 	names := func() []string {
@@ -231,9 +231,10 @@ func (n *nameChecks) consider(w *workspaceNames) {
 		})
 	}
 	go func() {
-		found, err := w.list(ctx, c, names, byName, loose)
+		found, err := w.list(ctx, c, names, byName, loose, growing)
 		tflog.Debug(ctx, "Connector name checks answered", map[string]any{
-			"workspace_id": w.ws, "checks": len(round.checks), "by_name": byName || found.churned, "pages": found.pages, "failed": err != nil,
+			"workspace_id": w.ws, "checks": len(round.checks), "by_name": byName || found.named, "growing": found.churned && !found.named,
+			"pages": found.pages, "failed": err != nil,
 		})
 		n.mu.Lock()
 		defer n.mu.Unlock()
@@ -281,9 +282,6 @@ func (w *workspaceNames) byName(names []string) bool {
 	if w.loose {
 		return false
 	}
-	if w.churning {
-		return true
-	}
 	if w.held < 0 {
 		return len(names) == 1
 	}
@@ -295,38 +293,56 @@ type listed struct {
 	pages    int
 	pageSize int
 	loose    bool
-	churned  bool // the whole list changed as it was read: listed by name
+	churned  bool // the whole list changed as it was read
+	named    bool // answered by one list a name
 }
 
-// list reads the connectors the checks need: the whole list, its pages side
-// by side, or one list a name, side by side.
-func (w *workspaceNames) list(ctx context.Context, c *client.Client, names func() []string, byName, loose bool) (listed, error) {
+// list reads the connectors the checks need: the whole list, or one list a
+// name, side by side.
+func (w *workspaceNames) list(ctx context.Context, c *client.Client, names func() []string, byName, loose, growing bool) (listed, error) {
+	if byName {
+		return listByName(ctx, c, w.ws, names())
+	}
+	out, err := readWhole(ctx, c, w.ws, growing)
+	if errors.Is(err, client.ErrListChanged) && !loose {
+		// Items deleted meanwhile too; a delete leaves a list of one
+		// name whole.
+		out, err = listByName(ctx, c, w.ws, names())
+		out.churned, out.named = true, true
+	}
+	return out, err
+}
+
+// readWhole reads the customer-service connectors of ws and counts the
+// pages: their pages side by side, or one after another as they grow, which
+// it falls back to when others change the list as it is read.
+func readWhole(ctx context.Context, c *client.Client, ws string, growing bool) (listed, error) {
 	f, match := connectorFilter(nil)
-	if !byName {
-		var out listed
-		keep, items := client.Collect(match, 0)
-		counting := client.Visitor[client.Connector]{
-			Page: func(page []client.Connector) int {
-				out.pages++
-				if out.pages == 1 {
-					out.pageSize = len(page)
-				}
-				return keep.Page(page)
-			},
-			Reset: func() { out.pages = 0; keep.Reset() },
-		}
-		err := c.EachConnectorPage(ctx, w.ws, f, counting)
-		out.items = *items
-		if !errors.Is(err, client.ErrListChanged) || loose {
+	var out listed
+	keep, items := client.Collect(match, 0)
+	counting := client.Visitor[client.Connector]{
+		Page: func(page []client.Connector) int {
+			out.pages++
+			if out.pages == 1 {
+				out.pageSize = len(page)
+			}
+			return keep.Page(page)
+		},
+		Reset: func() { out.pages = 0; keep.Reset() },
+	}
+	var err error
+	if !growing {
+		err = c.EachConnectorPage(ctx, ws, f, counting)
+		if !errors.Is(err, client.ErrListChanged) {
+			out.items = *items
 			return out, err
 		}
-		// Other creates keep changing the workspace's pages, and leave a
-		// list of one name alone.
-		out, err = listByName(ctx, c, w.ws, names())
+		counting.Reset()
 		out.churned = true
-		return out, err
 	}
-	return listByName(ctx, c, w.ws, names())
+	err = c.EachConnectorPageAsItGrows(ctx, ws, f, counting)
+	out.items = *items
+	return out, err
 }
 
 // listByName reads one list a name, side by side.
@@ -358,7 +374,7 @@ func (w *workspaceNames) learn(l listed, byName bool, err error) {
 	}
 	w.loose = w.loose || l.loose
 	w.churning = w.churning || l.churned
-	if !byName && !l.churned {
+	if !byName && !l.named {
 		w.held = len(l.items)
 		if l.pages > 1 && l.pageSize > 0 {
 			w.pageSize = l.pageSize

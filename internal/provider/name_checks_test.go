@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -171,6 +172,24 @@ func (g *gatedLists) sideCreate(t *testing.T, name string) {
 	}
 }
 
+// sideDelete deletes the connector of name by the sandbox's API, past the
+// provider's client.
+func (g *gatedLists) sideDelete(t *testing.T, name string) {
+	for _, id := range g.srv.ConnectorIDs(g.data.workspaceID) {
+		if c, ok := g.srv.Connector(g.data.workspaceID, id); ok && c.Name == name {
+			req := httptest.NewRequest(http.MethodDelete, fmt.Sprintf("/developers/workspaces/%s/connectors/%s/", g.data.workspaceID, id), nil)
+			req.Header.Set("Authorization", sandbox.DefaultAPIKey)
+			rec := httptest.NewRecorder()
+			g.srv.ServeHTTP(rec, req)
+			if rec.Code != http.StatusNoContent {
+				t.Errorf("delete %s: %d %s", name, rec.Code, rec.Body)
+			}
+			return
+		}
+	}
+	t.Errorf("no connector named %q", name)
+}
+
 func deskNamed(name string) client.ConnectorSpec {
 	return client.ConnectorSpec{Name: name, URL: "https://acme.example-helpdesk.com", Token: "t", AgentEmail: "agent@acme.com"}
 }
@@ -285,11 +304,11 @@ func seed(t *testing.T, data *providerData, n int) {
 	wg.Wait()
 }
 
-// TestNameChecks_churningWorkspaceListsByName: other creates that change
-// the workspace's pages while the whole list is read make it unreadable;
-// the checks are answered by lists of their names instead, and later ones
-// go by name at once.
-func TestNameChecks_churningWorkspaceListsByName(t *testing.T) {
+// TestNameChecks_churningWorkspaceReadAsItGrows: other creates that change
+// the workspace's pages while the whole list is read side by side make it
+// unreadable so; the checks are answered by the whole list read one page
+// after another as it grows, and later checks read it so at once.
+func TestNameChecks_churningWorkspaceReadAsItGrows(t *testing.T) {
 	t.Parallel()
 	g := newGatedLists(t)
 	ws := g.data.workspaceID
@@ -298,10 +317,7 @@ func TestNameChecks_churningWorkspaceListsByName(t *testing.T) {
 	var outside atomic.Int64
 	g.before = func(r *http.Request) {
 		if r.URL.Query().Get("page") == "2" && !r.URL.Query().Has("name") {
-			n := outside.Add(1)
-			if _, err := g.data.client.CreateConnector(context.Background(), ws, deskNamed(fmt.Sprintf("outside %d", n))); err != nil {
-				t.Error(err)
-			}
+			g.sideCreate(t, fmt.Sprintf("outside %d", outside.Add(1)))
 		}
 	}
 	round := func(names ...string) {
@@ -320,16 +336,16 @@ func TestNameChecks_churningWorkspaceListsByName(t *testing.T) {
 		}
 	}
 	round("seeded 1", "seeded 2", "seeded 3", "seeded 4")
-	if outside.Load() == 0 {
-		t.Fatal("no whole list was read: the test no longer changes the workspace under one")
+	if outside.Load() < 3 {
+		t.Fatalf("%d whole lists read, want the two side by side and the one as it grows", outside.Load())
 	}
-	if n := g.byName.Load(); n != 4 {
-		t.Errorf("%d lists of one name after the whole list changed twice, want 4", n)
+	if n := g.byName.Load(); n != 0 {
+		t.Errorf("%d lists of one name, want the whole list read as it grows", n)
 	}
-	lists := g.lists.Load()
+	lists, made := g.lists.Load(), outside.Load()
 	round("seeded 5", "seeded 6", "seeded 7", "seeded 8")
-	if n, byName := g.lists.Load()-lists, g.byName.Load()-4; n != 4 || byName != 4 {
-		t.Errorf("the next 4 checks sent %d lists (%d of one name), want 4 of one name", n, byName)
+	if n, byName, whole := g.lists.Load()-lists, g.byName.Load(), outside.Load()-made; n != 3 || byName != 0 || whole != 1 {
+		t.Errorf("the next 4 checks sent %d lists (%d of one name, %d whole), want one whole list of 3 pages", n, byName, whole)
 	}
 }
 
@@ -438,7 +454,7 @@ func TestNameChecks_listStopsWhenAllGiveUp(t *testing.T) {
 
 // TestNameChecks_joinedNamesListedWhenWholeListChurns: a check that joined a
 // whole list before it was sent is answered by the lists by name that
-// replace it when other creates change its pages.
+// replace it when others delete connectors as it is read.
 func TestNameChecks_joinedNamesListedWhenWholeListChurns(t *testing.T) {
 	t.Parallel()
 	g := newGatedLists(t, func(c *client.Config) { c.MaxConcurrentRequests = 1 })
@@ -446,17 +462,17 @@ func TestNameChecks_joinedNamesListedWhenWholeListChurns(t *testing.T) {
 	seed(t, g.data, 150) // two pages
 	id := made(t, g.data, deskNamed("held"))
 	g.data.checks.counted(ws, 0) // thought one page: a whole list for one name
-	var outside atomic.Int64
+	var deleted atomic.Int64
 	g.before = func(r *http.Request) {
 		if r.URL.Query().Get("page") == "2" && !r.URL.Query().Has("name") {
-			g.sideCreate(t, fmt.Sprintf("outside %d", outside.Add(1)))
+			g.sideDelete(t, "seeded "+strconv.Itoa(int(deleted.Add(1))+100))
 		}
 	}
 	if r := g.joinedBehindARead(t, id, "seeded 7"); r.err != nil || len(r.found) != 1 || r.found[0].Name != "seeded 7" {
 		t.Errorf("the check that joined the whole list found %v (%v), want its one connector", r.found, r.err)
 	}
-	if g.byName.Load() == 0 {
-		t.Error("the whole list did not change as it was read: the test no longer churns it")
+	if deleted.Load() < 4 || g.byName.Load() != 2 {
+		t.Errorf("%d whole lists read, %d lists by name; want 4 (2 side by side, 2 as it grows), then 2 by name", deleted.Load(), g.byName.Load())
 	}
 }
 

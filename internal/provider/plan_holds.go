@@ -143,13 +143,12 @@ func (d *providerData) plannedNamed(ctx context.Context, ws, name string) ([]cli
 		var items []client.Connector
 		var err error
 		if whole {
-			f, match := connectorFilter(nil)
-			v, found := client.Collect(match, 0)
-			err = d.client.EachConnectorPage(ctx, ws, f, v)
-			items = *found
+			var l listed
+			l, err = readWhole(ctx, d.client, ws, false)
+			items = l.items
 		}
 		if !whole || errors.Is(err, client.ErrListChanged) {
-			// Other creates keep changing the workspace's pages.
+			// Others delete from the workspace as it is read.
 			items, err = connectorsOfName(ctx, d.client, ws, name)
 			if whole && err == nil {
 				return exactly(items, name), nil
