@@ -15,12 +15,16 @@ const (
 	PollHeld = 50 * time.Millisecond
 
 	minRate  = 1.0
-	minStep  = 0.1
+	minStep  = 0.5
 	firstCut = 0.75
 	maxRate  = 1000.0
 	// servedSpan: a burst spent in a pacer's first moments is no rate.
 	servedSpan = time.Second
-	dropPacing = 2 * time.Second
+	// dropPacing: a rate learned from refusals that held no request this
+	// long is dropped. It outlasts the 2 s a create's name checks wait for
+	// each other while requests are held, which would otherwise drop the
+	// pace between every list and the creates it lets go.
+	dropPacing = 5 * time.Second
 	maxServed  = 4096
 	// TroubleAnswers: a service answering 5xx refuses whatever the rate; its
 	// 429s would halve the rate down to minRate.
@@ -326,8 +330,12 @@ func (p *Pacer) refused(sent, now time.Time) {
 	} else {
 		r = max(r*firstCut, minRate)
 	}
-	// A twentieth a second: the rises of a key's processes sum to one's.
-	p.base, p.step, p.decreased = r, max(r/20, minStep), now
+	// A twentieth a second of the first rate learned: the rises of a key's
+	// processes sum to one's, and one cut low regains as fast as the rest.
+	if cur == 0 {
+		p.step = max(r/20, minStep)
+	}
+	p.base, p.decreased = r, now
 	if p.next.Before(now) {
 		p.next = now
 	}

@@ -436,6 +436,39 @@ func TestPacing_refusalsRiseSlowly(t *testing.T) {
 	}
 }
 
+// TestPacing_cutRegainsAtTheFirstStep: a rate cut again regains a twentieth
+// of the first rate learned a second, as fast as a process of the key that
+// was never cut, not a twentieth of its own.
+func TestPacing_cutRegainsAtTheFirstStep(t *testing.T) {
+	p := pacing.For("http://cut-rise.test", "key")
+	now := servedThenRefused(p, 20)
+	first := 20 * pacing.FirstCut
+	later := now.Add(100 * time.Millisecond)
+	seq, _ := p.Take(later, true)
+	p.Observe(seq, later, later, http.StatusTooManyRequests, nil)
+	cut := p.Rate(later)
+	if cut >= first*0.75 {
+		t.Fatalf("a second 429: %v a second, want under half of %v", cut, first)
+	}
+	if got, want := p.Rate(later.Add(time.Second)), cut+first/20; math.Abs(got-want) > 1e-9 {
+		t.Errorf("a second after the cut to %v: %v a second, want %v", cut, got, want)
+	}
+}
+
+// TestPacing_keptThroughAWait: a process none of whose requests waited for a
+// few seconds (its name checks waiting on each other) keeps its pace; one
+// quiet for longer drops it.
+func TestPacing_keptThroughAWait(t *testing.T) {
+	p := pacing.For("http://kept.test", "key")
+	now := servedThenRefused(p, 20)
+	if got := p.Rate(now.Add(3 * time.Second)); got == 0 {
+		t.Error("dropped after 3 s without a wait")
+	}
+	if got := p.Rate(now.Add(6 * time.Second)); got != 0 {
+		t.Errorf("%v a second after 6 s without a wait, want none", got)
+	}
+}
+
 // simulate returns the requests served and refused in the last 5 of 10
 // simulated seconds.
 func simulate(p *pacing.Pacer, start time.Time, answer func(at time.Time) int) (served, refused int) {
