@@ -2,6 +2,7 @@ package provider
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -17,6 +18,10 @@ import (
 // addRequestError names who refused a request and why; summary serves when the
 // failure is not one every request shares (authentication, access).
 func addRequestError(diags *diag.Diagnostics, summary, workspaceID string, err error) {
+	if errors.Is(err, context.Canceled) {
+		diags.AddError(summary, "Interrupted before the service answered: the engine stopped the operation (Ctrl-C, or a SIGTERM to its process). Run the command again.")
+		return
+	}
 	var e *client.Error
 	if !errors.As(err, &e) {
 		diags.AddError(summary, err.Error())

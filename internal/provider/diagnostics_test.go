@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -160,6 +161,24 @@ func TestDiagnostics_keyRefusedIsShort(t *testing.T) {
 	}
 	if a := answer(later); !strings.Contains(a, "GET /jobs/ was not sent") || strings.Contains(a, "answered") {
 		t.Errorf("a request never sent is told as answered: %s", a)
+	}
+}
+
+// TestDiagnostics_interrupted: a request the engine stopped says so, not
+// Go's "context canceled", whether or not it came through the client.
+func TestDiagnostics_interrupted(t *testing.T) {
+	t.Parallel()
+	for _, err := range []error{
+		context.Canceled,
+		fmt.Errorf("check name: %w", context.Canceled),
+		&client.Error{Operation: "list connectors", Method: "GET", Path: "/c/", Err: context.Canceled},
+	} {
+		var diags diag.Diagnostics
+		addRequestError(&diags, "Unable to Check Workspace", sandbox.DefaultWorkspaceID, err)
+		onlyError(t, diags, "Unable to Check Workspace", "Interrupted before the service answered", "SIGTERM", "Run the command again")
+		if strings.Contains(diags[0].Detail(), "context canceled") {
+			t.Errorf("%v: %s", err, diags[0].Detail())
+		}
 	}
 }
 
