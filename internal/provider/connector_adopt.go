@@ -134,9 +134,9 @@ func (r *connectorResource) settleCreate(ctx context.Context, diags *diag.Diagno
 	if lerr != nil {
 		diags.AddError("Connector May Have Been Created", fmt.Sprintf(
 			"%s. The service may have created connector %q all the same, and looking for it failed too (%v). Nothing was recorded in the state. "+
-				"Look in workspace %s for a connector of that name created at %s: if there is one, import it (%s); "+
-				"while it is there, applying again fails with Connector Name Taken rather than create a second.",
-			lost, sent.Name, lerr, ws, start.UTC().Format(time.RFC3339), importCommand(ws, "<id>")))
+				"Look in workspace %s for a connector of that name created at %s: if there is one, import it "+
+				"(applying again fails with Connector Name Taken rather than create a second while it is there):\n\n%s",
+			lost, sent.Name, lerr, ws, start.UTC().Format(time.RFC3339), importBlock(ws, "<its id>")))
 		return nil, false
 	}
 	if len(found) == 0 {
@@ -196,10 +196,9 @@ func (r *connectorResource) nameFree(ctx context.Context, diags *diag.Diagnostic
 		"Workspace %s already holds a connector named %q: %s, created at %s. No second one was created: "+
 			"two connectors of one name would make two jobs of that name. "+
 			"Another apply or pipeline may have just created it, or someone else; or an apply of this resource was killed while creating it, which leaves it out of the state. "+
-			"If it is the one this resource stands for, adopt it with an import block, then apply again:\n\n"+
-			"import {\n  to = <this resource's address>\n  id = \"%s/%s\"\n}\n\n"+
+			"If it is the one this resource stands for, adopt it with an import block, then apply again:\n\n%s\n\n"+
 			"Otherwise give this resource another name, or delete that connector.",
-		ws, name.name, c.ID, c.CreatedAt, ws, c.ID))
+		ws, name.name, c.ID, c.CreatedAt, importBlock(ws, c.ID)))
 	return false
 }
 
@@ -212,16 +211,24 @@ func existedBefore(ws string, before []client.Connector) string {
 		"To manage one of them instead of creating a new one, import it:\n%s", len(before), adoptClockMargin, importList(ws, before))
 }
 
+// importList lists the connectors one line each, then an import block: it
+// works on every engine, where the import command's name differs between them.
 func importList(ws string, cs []client.Connector) string {
 	lines := make([]string, len(cs))
 	for i, c := range cs {
-		lines[i] = fmt.Sprintf("- %s (created at %s): %s", c.ID, c.CreatedAt, importCommand(ws, c.ID))
+		lines[i] = fmt.Sprintf("- %s (created at %s)", c.ID, c.CreatedAt)
 	}
-	return strings.Join(lines, "\n")
+	id := cs[0].ID
+	if len(cs) > 1 {
+		id = "<the one to keep>"
+	}
+	return strings.Join(lines, "\n") + "\n\n" + importBlock(ws, id)
 }
 
-func importCommand(ws, id string) string {
-	return fmt.Sprintf("terraform import <address> %s/%s", ws, id)
+// importBlock adopts connector id of ws into the resource whose address the
+// engine prints with the error, after "with"; the provider is never told it.
+func importBlock(ws, id string) string {
+	return fmt.Sprintf("import {\n  to = <the address after \"with\" above>\n  id = \"%s/%s\"\n}", ws, id)
 }
 
 // outlivesRivals tells whether c, just created, is the one of its name to keep: two

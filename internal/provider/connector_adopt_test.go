@@ -277,8 +277,9 @@ func TestConnector_createLostWithSeveralMade(t *testing.T) {
 	}
 	phrases := []string{"holds 2 connectors named \"desk\"", "none was recorded in the state"}
 	for _, id := range ids {
-		phrases = append(phrases, "terraform import <address> "+data.workspaceID+"/"+id)
+		phrases = append(phrases, "- "+id+" (created at ")
 	}
+	phrases = append(phrases, "import {\n  to = <the address after \"with\" above>\n  id = \""+data.workspaceID+"/<the one to keep>\"\n}")
 	onlyError(t, diags, "Connector May Have Been Created", phrases...)
 	if id != "" || !strings.Contains(diags[0].Detail(), twin) {
 		t.Errorf("recorded %q, diagnostics %v", id, diags)
@@ -319,7 +320,7 @@ func TestConnector_createLostAndLookupFails(t *testing.T) {
 	loseAnswers(t, srv, sandbox.FaultsAfter, "POST", "GET")
 	id, diags := createPastNameCheck(t, data)
 	onlyError(t, diags, "Connector May Have Been Created", "looking for it failed too", "list connectors: HTTP 502",
-		"terraform import <address> "+data.workspaceID+"/<id>")
+		"import {\n  to = <the address after \"with\" above>\n  id = \""+data.workspaceID+"/<its id>\"\n}")
 	if id != "" || len(srv.ConnectorIDs(data.workspaceID)) != 1 {
 		t.Errorf("recorded %q, connectors %v", id, srv.ConnectorIDs(data.workspaceID))
 	}
@@ -349,7 +350,7 @@ func TestConnector_createNameTaken(t *testing.T) {
 	before := srv.Stats().Requests
 	resp := createConnector(t, data)
 	onlyError(t, resp.Diagnostics, "Connector Name Taken", `already holds a connector named "desk": `+there,
-		"import {\n  to = <this resource's address>\n  id = \""+data.workspaceID+"/"+there+"\"\n}", "No second one was created")
+		"import {\n  to = <the address after \"with\" above>\n  id = \""+data.workspaceID+"/"+there+"\"\n}", "No second one was created")
 	if ids := srv.ConnectorIDs(data.workspaceID); len(ids) != 1 || stateID(t, resp) != "" {
 		t.Errorf("connectors %v, state %v", ids, resp.State.Raw)
 	}

@@ -248,11 +248,11 @@ func (r *connectorResource) checkPlannedName(ctx context.Context, req resource.M
 			"Workspace %s already holds a connector named %q: %s, created at %s. This plan creates a connector of that name there "+
 				"(a new one, or a replacement moved from another workspace, deleted from there first), and the create would fail: "+
 				"two connectors of one name would make two jobs of that name. Nothing was changed. "+
-				"If it is the one this resource stands for, adopt it with an import block:\n\n"+
-				"import {\n  to = <this resource's address>\n  id = \"%s/%s\"\n}\n\n"+
+				"If it is the one this resource stands for, adopt it with an import block:\n\n%s\n\n"+
 				"Otherwise give this resource another name, or delete that connector. "+
-				"If it is this resource's own, replaced (tainted, or -replace) by a plan with -refresh=false, plan again without -refresh=false.",
-			w, n, c.ID, c.CreatedAt, w, c.ID))
+				"If it is this resource's own, replaced (tainted, or -replace) by a plan with -refresh=false, plan again without -refresh=false. "+
+				"A destroy plans this create too, in the refresh it starts with: to destroy the rest meanwhile, destroy with -refresh=false.",
+			w, n, c.ID, c.CreatedAt, importBlock(w, c.ID)))
 		return
 	}
 }

@@ -558,7 +558,7 @@ func TestAccConnector_nameTaken(t *testing.T) {
 			{
 				Config: e.ProviderConfig() + args.HCL(),
 				ExpectError: acctest.Phrases("Connector Name Taken", fmt.Sprintf("already holds a connector named %q: %s", name, there.ID),
-					"import {", fmt.Sprintf(`id = "%s/%s"`, e.WorkspaceID, there.ID)),
+					"import {", fmt.Sprintf(`id = "%s/%s"`, e.WorkspaceID, there.ID), "destroy with -refresh=false"),
 			},
 			{
 				Config: e.ProviderConfig() + args.HCL() + fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", acctest.ConnectorAddress, e.WorkspaceID+"/"+there.ID),
