@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -324,4 +325,69 @@ func rateRows(b *testing.B, eng *acctest.Engine, style rateStyle, before *benchP
 	})
 	b.ReportMetric(float64(few.requests), metric+"-req/20-in-1500")
 	return rows
+}
+
+// BenchmarkBlindWrites sets the tree beside BENCH_BLIND_BASELINE, taking
+// turns for three rounds: four applies of 100 at once on one key, a
+// workspace each, behind Retry-After alone (what a process's first writes,
+// sent before anything tells the limit, have refused), and one apply of 200
+// with no limit (what spacing those writes costs where nothing would refuse).
+func BenchmarkBlindWrites(b *testing.B) {
+	if b.N > 1 {
+		b.Skip("one run is the measure: use -benchtime 1x, as `make bench` does")
+	}
+	before := baselineProvider(b, os.Getenv("BENCH_BLIND_BASELINE"))
+	if before == nil {
+		b.Skip("BENCH_BLIND_BASELINE names no provider to set beside the tree")
+	}
+	eng := acctest.NewEngine(b)
+	const rounds = 3
+	var refused, walls [2][]float64
+	for range rounds {
+		for i, p := range []*benchProvider{before, nil} {
+			var env []string
+			if p != nil {
+				env = p.env
+			}
+			var applies []rateApply
+			var workspaces []string
+			for t := range 4 {
+				ws := fmt.Sprintf("00000000-0000-4000-8000-%012d", t+1)
+				applies = append(applies, rateApply{dir: acctest.ConfigDir(b, prefixedConnectorsHCL(100, fmt.Sprintf("team %c", 'a'+t))), workspace: ws, env: env})
+				workspaces = append(workspaces, ws)
+			}
+			four := applyAtOnce(b, eng, limitedEnv(b, rateStyles[0], workspaces...), applies...)
+			one := applyAtOnce(b, eng, limitedEnv(b, rateStyles[3]), rateApply{dir: acctest.ConfigDir(b, acctest.FleetConnectorsHCL(200)), env: env})
+			if four.failed+one.failed > 0 {
+				b.Fatalf("%d applies failed", four.failed+one.failed)
+			}
+			refused[i] = append(refused[i], four.refusedPercent())
+			walls[i] = append(walls[i], one.wall.Seconds())
+		}
+	}
+	figures := func(xs []float64, f string) string {
+		s := make([]string, len(xs))
+		for i, x := range xs {
+			s[i] = fmt.Sprintf(f, x)
+		}
+		return strings.Join(s, ", ")
+	}
+	ratios := make([]float64, rounds)
+	for i := range rounds {
+		ratios[i] = walls[1][i] / walls[0][i]
+	}
+	rows := []acctest.BenchRow{
+		{
+			Figure: "Retry-After alone: 4 applies of 100 at once, one key, a workspace each: % refused with 429, each round",
+			Value:  fmt.Sprintf("after %s; %s %s", figures(refused[1], "%.1f%%"), before.name, figures(refused[0], "%.1f%%")),
+			Target: "at most 5% each round", Met: slices.Max(refused[1]) <= 5,
+		},
+		{
+			Figure: "no limit: `apply` of 200 connectors: wall time after against before, each round",
+			Value:  fmt.Sprintf("%s (after %s s; before %s s)", figures(ratios, "%.2f×"), figures(walls[1], "%.2f"), figures(walls[0], "%.2f")),
+			Report: true,
+		},
+	}
+	acctest.PrintFigures(rows)
+	acctest.Missed(b, rows)
 }

@@ -31,3 +31,9 @@ func ReadQuota(h http.Header, now time.Time) (Quota, bool) {
 	q, ok := readQuota(h, now)
 	return Quota{By: q.by, Remaining: q.remaining, Reset: q.reset}, ok
 }
+
+const (
+	MinGap    = minGap
+	MaxGap    = maxGap
+	BlindSpan = blindSpan
+)

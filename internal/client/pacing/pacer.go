@@ -26,6 +26,15 @@ const (
 	// pace between every list and the creates it lets go.
 	dropPacing = 5 * time.Second
 	maxServed  = 4096
+	// A process told nothing of the limit (no header, no rate learned)
+	// spaces the writes of its first blindSpan by the time an answer takes,
+	// within minGap and maxGap: where other processes of the key spend the
+	// quota too, a first 429 then teaches the pacer before the rest of a
+	// burst of creates go. Reads go side by side: a refused read is only
+	// sent again.
+	blindSpan = time.Second
+	minGap    = 5 * time.Millisecond
+	maxGap    = 10 * time.Millisecond
 	// TroubleAnswers: a service answering 5xx refuses whatever the rate; its
 	// 429s would halve the rate down to minRate.
 	TroubleAnswers = 32
@@ -39,6 +48,8 @@ const (
 	shareRise       = 0.1
 
 	ByRefusals = "429 answers"
+	// ByBlind holds a write while nothing tells the limit.
+	ByBlind = "writes spaced until the limit is known"
 )
 
 // One Pacer per service and key for the process; keyed by a hash.
@@ -92,6 +103,9 @@ type Pacer struct {
 	// waited is when a request was last told to wait its turn.
 	waited       time.Time
 	sinceTrouble int
+	// firstWrite, nextWrite and answerTime space blind writes.
+	firstWrite, nextWrite time.Time
+	answerTime            time.Duration
 }
 
 // rollover counts on this process's share of the limit: other processes
@@ -143,8 +157,9 @@ func (p *Pacer) cutShare(seq uint64, now time.Time, f float64) {
 }
 
 // Reserve: a rate's turn is reserved; a window's end is not, and the
-// caller looks again. A hold of unknown end ends with the next answer.
-func (p *Pacer) Reserve(now, end time.Time) (wait time.Duration, by string, reserved, fits bool) {
+// caller looks again. A hold of unknown end ends with the next answer. A
+// write (a create, update or delete) is spaced while the pacer is blind.
+func (p *Pacer) Reserve(now, end time.Time, write bool) (wait time.Duration, by string, reserved, fits bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.rollover(now)
@@ -161,7 +176,7 @@ func (p *Pacer) Reserve(now, end time.Time) (wait time.Duration, by string, rese
 		rate, by = hr, p.by
 	}
 	if rate == 0 {
-		return 0, "", false, true
+		return p.blindWrite(now, end, write)
 	}
 	// Turns are kept as times, not as x/time/rate's tokens, whose debt a change of rate (rising each second) would re-price.
 	turn := now
@@ -180,6 +195,37 @@ func (p *Pacer) Reserve(now, end time.Time) (wait time.Duration, by string, rese
 		p.held = now
 	}
 	return wait, by, true, true
+}
+
+// blindWrite spaces a write of the first blindSpan of a pacer that knows
+// neither a rate from refusals nor a published limit.
+func (p *Pacer) blindWrite(now, end time.Time, write bool) (time.Duration, string, bool, bool) {
+	if !write || p.published() > 0 {
+		return 0, "", false, true
+	}
+	if p.firstWrite.IsZero() {
+		p.firstWrite = now
+	}
+	if now.Sub(p.firstWrite) >= blindSpan {
+		return 0, "", false, true
+	}
+	turn := now
+	if p.nextWrite.After(turn) {
+		turn = p.nextWrite
+	}
+	if turn.After(end) {
+		return 0, "", false, true
+	}
+	p.nextWrite = turn.Add(min(max(p.answerTime, minGap), maxGap))
+	return turn.Sub(now), ByBlind, true, true
+}
+
+// Knows tells whether a rate or a limit holds the requests: a write whose
+// blind turn came after that asks for a turn again.
+func (p *Pacer) Knows(now time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.rate(now) > 0 || p.published() > 0
 }
 
 func (p *Pacer) Take(now time.Time, force bool) (uint64, bool) {
@@ -203,6 +249,9 @@ func (p *Pacer) Observe(seq uint64, sent, now time.Time, status int, h http.Head
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.flying--
+	if status != 0 && !sent.IsZero() {
+		p.answerTime = now.Sub(sent)
+	}
 	switch {
 	case ok:
 		p.count(seq, now, q)

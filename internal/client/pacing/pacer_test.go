@@ -474,7 +474,7 @@ func TestPacing_keptThroughAWait(t *testing.T) {
 func simulate(p *pacing.Pacer, start time.Time, answer func(at time.Time) int) (served, refused int) {
 	end := start.Add(10 * time.Second)
 	for at := start; at.Before(end); at = at.Add(20 * time.Millisecond) {
-		wait, _, _, _ := p.Reserve(at, end.Add(time.Hour))
+		wait, _, _, _ := p.Reserve(at, end.Add(time.Hour), false)
 		at = at.Add(wait)
 		seq, _ := p.Take(at, true)
 		status := answer(at)
@@ -538,7 +538,7 @@ func TestPacing_holdingTellsOfARecentWait(t *testing.T) {
 	h := http.Header{}
 	bucketStyles["X-RateLimit-Remaining"](h, 10, 0, 5)
 	p.Observe(seq, now, now, http.StatusOK, h)
-	if wait, _, _, _ := p.Reserve(now, now.Add(time.Minute)); wait <= 0 {
+	if wait, _, _, _ := p.Reserve(now, now.Add(time.Minute), false); wait <= 0 {
 		t.Fatalf("no request left in the window, and no wait (%v)", wait)
 	}
 	if !p.Holding(now.Add(500*time.Millisecond), time.Second) {
@@ -546,5 +546,79 @@ func TestPacing_holdingTellsOfARecentWait(t *testing.T) {
 	}
 	if p.Holding(now.Add(1500*time.Millisecond), time.Second) {
 		t.Error("still holding a second and a half after a wait, with a span of one second")
+	}
+}
+
+// TestPacing_blindWritesSpaced: a pacer told nothing of the limit spaces the
+// writes of its first seconds by the time an answer takes, within bounds,
+// and leaves reads, and writes once a limit is published, side by side.
+func TestPacing_blindWritesSpaced(t *testing.T) {
+	p := pacing.NewPacer()
+	now := time.Now()
+	far := now.Add(time.Hour)
+	if wait, _, _, _ := p.Reserve(now, far, true); wait != 0 {
+		t.Fatalf("the first write waits %v", wait)
+	}
+	if wait, _, _, _ := p.Reserve(now, far, false); wait != 0 {
+		t.Errorf("a read waits %v", wait)
+	}
+	if wait, _, _, _ := p.Reserve(now, far, true); wait != pacing.MinGap {
+		t.Errorf("the second write at once waits %v, want %v", wait, pacing.MinGap)
+	}
+	seq, _ := p.Take(now, true)
+	p.Observe(seq, now, now.Add(time.Second), http.StatusNoContent, nil)
+	if wait, _, _, _ := p.Reserve(now, far, true); wait != 2*pacing.MinGap {
+		t.Errorf("the third write waits %v, want %v", wait, 2*pacing.MinGap)
+	}
+	if wait, _, _, _ := p.Reserve(now, far, true); wait != 2*pacing.MinGap+pacing.MaxGap {
+		t.Errorf("after an answer of a second, the fourth write waits %v, want %v more", wait, pacing.MaxGap)
+	}
+	if wait, _, _, _ := p.Reserve(now.Add(pacing.BlindSpan), far, true); wait != 0 {
+		t.Errorf("a write after the first %v waits %v", pacing.BlindSpan, wait)
+	}
+
+	told := pacing.NewPacer()
+	h := http.Header{}
+	h.Set("X-RateLimit-Limit", "100")
+	h.Set("X-RateLimit-Remaining", "99")
+	h.Set("X-RateLimit-Reset", "1")
+	seq, _ = told.Take(now, true)
+	told.Observe(seq, now, now, http.StatusNoContent, h)
+	for i := range 3 {
+		if wait, _, _, _ := told.Reserve(now, far, true); wait != 0 {
+			t.Errorf("write %d under a published limit waits %v", i+1, wait)
+		}
+	}
+}
+
+// TestPacing_blindBurstLearnsFromItsFirstRefusal: writes sent at once by a
+// client that knows nothing of the limit: the first refused teaches the
+// pacer before the others go, where all of them would have been refused.
+func TestPacing_blindBurstLearnsFromItsFirstRefusal(t *testing.T) {
+	q, url := newQuotaServer(t, 4, time.Second, nil)
+	c := testclient.New(t, url, func(c *client.Config) { c.MaxConcurrentRequests = 8; c.MaxRetries = client.NoRetryLimit })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for range 2 {
+		if err := c.CancelJob(ctx, testWS, "j"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() { _ = c.CancelJob(ctx, testWS, "j") })
+	}
+	wg.Wait()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	refused := 0
+	for _, h := range q.hits {
+		if h.refused && h.at.Sub(start) < 300*time.Millisecond {
+			refused++
+		}
+	}
+	if refused > 2 {
+		t.Errorf("%d of the 8 writes refused in their first 300 ms, want at most 2 (2 of the 4 left before them)", refused)
 	}
 }

@@ -6,6 +6,7 @@ package request
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"github.com/dataintegration/terraform-provider-dataintegration/internal/client/pacing"
@@ -112,7 +113,7 @@ func (c *Client) pause(ctx context.Context, status int, d time.Duration) {
 // pace waits before a slot is taken, so that requests held hold no slots.
 func (c *Client) pace(ctx context.Context, r *Call) error {
 	for {
-		wait, by, reserved, fits := c.pacer.Reserve(time.Now(), r.end)
+		wait, by, reserved, fits := c.pacer.Reserve(time.Now(), r.end, r.Method != http.MethodGet)
 		switch {
 		case wait <= 0:
 			return nil
@@ -125,7 +126,7 @@ func (c *Client) pace(ctx context.Context, r *Call) error {
 		if err := Sleep(ctx, wait); err != nil {
 			return err
 		}
-		if reserved {
+		if reserved && (by != pacing.ByBlind || !c.pacer.Knows(time.Now())) {
 			return nil
 		}
 	}
