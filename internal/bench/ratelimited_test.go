@@ -53,11 +53,12 @@ func (r rateRun) refusedPercent() float64 {
 
 // teamApplies runs teams applies of perTeam connectors at once under one key;
 // it returns the run, the connectors made and the wall time against the floor.
-func teamApplies(b *testing.B, eng *acctest.Engine, style rateStyle, teams, perTeam int, oneWorkspace bool) (rateRun, int, float64) {
+// env selects a provider other than the tree's (nil: the tree's).
+func teamApplies(b *testing.B, eng *acctest.Engine, style rateStyle, teams, perTeam int, oneWorkspace bool, env []string) (rateRun, int, float64) {
 	var workspaces []string
 	var applies []rateApply
 	for t := range teams {
-		a := rateApply{dir: acctest.ConfigDir(b, prefixedConnectorsHCL(perTeam, fmt.Sprintf("team %c", 'a'+t)))}
+		a := rateApply{dir: acctest.ConfigDir(b, prefixedConnectorsHCL(perTeam, fmt.Sprintf("team %c", 'a'+t))), env: env}
 		if !oneWorkspace {
 			a.workspace = fmt.Sprintf("00000000-0000-4000-8000-%012d", t+1)
 			workspaces = append(workspaces, a.workspace)
@@ -282,7 +283,7 @@ func rateRows(b *testing.B, eng *acctest.Engine, style rateStyle, before *benchP
 	b.ReportMetric(perCreate, metric+"-req/create")
 
 	// 2. Four applies of 100 at once sharing the key, a workspace each.
-	four, made, ratio := teamApplies(b, eng, style, teams, perTeam, false)
+	four, made, ratio := teamApplies(b, eng, style, teams, perTeam, false, nil)
 	row := acctest.BenchRow{
 		Figure: fmt.Sprintf("%s: %d applies of %d connectors at once, one key, a workspace each: failed applies, requests a create, %% refused with 429, wall time against the floor (%v)", style.label, teams, perTeam, floorOf(teamsAll)),
 		Value:  four.teamsValue(made, ratio),
@@ -297,7 +298,7 @@ func rateRows(b *testing.B, eng *acctest.Engine, style rateStyle, before *benchP
 
 	// 2b. The same in one workspace: whole lists change under the others'
 	// creates, so the name checks go by name.
-	shared, made, ratio := teamApplies(b, eng, style, teams, perTeam, true)
+	shared, made, ratio := teamApplies(b, eng, style, teams, perTeam, true, nil)
 	add(acctest.BenchRow{
 		Figure: fmt.Sprintf("%s: %d applies of %d connectors at once, one key, one workspace: failed applies, requests a create, %% refused with 429, wall time against the floor (%v)", style.label, teams, perTeam, floorOf(teamsAll)),
 		Value:  shared.teamsValue(made, ratio),
@@ -349,14 +350,7 @@ func BenchmarkBlindWrites(b *testing.B) {
 			if p != nil {
 				env = p.env
 			}
-			var applies []rateApply
-			var workspaces []string
-			for t := range 4 {
-				ws := fmt.Sprintf("00000000-0000-4000-8000-%012d", t+1)
-				applies = append(applies, rateApply{dir: acctest.ConfigDir(b, prefixedConnectorsHCL(100, fmt.Sprintf("team %c", 'a'+t))), workspace: ws, env: env})
-				workspaces = append(workspaces, ws)
-			}
-			four := applyAtOnce(b, eng, limitedEnv(b, rateStyles[0], workspaces...), applies...)
+			four, _, _ := teamApplies(b, eng, rateStyles[0], 4, 100, false, env)
 			one := applyAtOnce(b, eng, limitedEnv(b, rateStyles[3]), rateApply{dir: acctest.ConfigDir(b, acctest.FleetConnectorsHCL(200)), env: env})
 			if four.failed+one.failed > 0 {
 				b.Fatalf("%d applies failed", four.failed+one.failed)
